@@ -1,0 +1,56 @@
+// Errors. A user-facing error names where it happened (file:line:col where
+// there is one) and what was expected; the CLI maps UserError to exit code 1
+// and anything else to 2.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace fusebox {
+
+struct SourceLocation {
+  std::string file;  // empty when unknown
+  int line = 0;      // 1-based, 0 when unknown
+  int column = 0;    // 1-based, 0 when unknown
+  bool known() const { return line > 0; }
+  std::string str() const;  // "file:line:col" (or "file" / "" when less is known)
+};
+
+// Something the user can fix: a malformed definition, a bad input, a bad config.
+class UserError : public std::runtime_error {
+ public:
+  explicit UserError(const std::string& message)
+      : std::runtime_error(message), detail_(message) {}
+  UserError(const SourceLocation& where, const std::string& message);
+  const SourceLocation& where() const { return where_; }
+  // The message without the location prefix.
+  const std::string& detail() const { return detail_; }
+
+ private:
+  SourceLocation where_;
+  std::string detail_;
+};
+
+// A broken invariant inside fusebox: a bug, not the user's fault.
+class InternalError : public std::logic_error {
+ public:
+  explicit InternalError(const std::string& message) : std::logic_error(message) {}
+};
+
+}  // namespace fusebox
+
+// FUSEBOX_CHECK(cond, fmt, args...): internal invariant.
+#define FUSEBOX_CHECK(cond, ...)                                                          \
+  do {                                                                                    \
+    if (!(cond))                                                                          \
+      throw ::fusebox::InternalError(fmt::format("{}:{}: check failed: {}: {}", __FILE__, \
+                                                 __LINE__, #cond, fmt::format(__VA_ARGS__))); \
+  } while (0)
+
+// FUSEBOX_USER_CHECK(cond, fmt, args...): a condition on user input.
+#define FUSEBOX_USER_CHECK(cond, ...)                                        \
+  do {                                                                       \
+    if (!(cond)) throw ::fusebox::UserError(fmt::format(__VA_ARGS__));       \
+  } while (0)

@@ -1,0 +1,20 @@
+// Host conversions for the 16-bit float types (round to nearest even).
+// Narrowing keeps NaN a quiet NaN (sign preserved), saturates nothing: values
+// past the largest finite value by at least half an ulp become infinity.
+#pragma once
+
+#include <cstdint>
+
+namespace fusebox {
+
+float halfToFloat(uint16_t bits);
+uint16_t floatToHalf(float value);
+float bfloat16ToFloat(uint16_t bits);
+uint16_t floatToBfloat16(float value);
+
+// Rounds a double straight to the 16-bit format. Going through float first
+// would round twice and can be off by one ulp on ties.
+uint16_t doubleToHalf(double value);
+uint16_t doubleToBfloat16(double value);
+
+}  // namespace fusebox

@@ -1,0 +1,135 @@
+// The C++ builder API: creates expressions with shape inference and PyTorch's
+// type promotion. Each op takes the fusion from its operands. Bad arguments
+// (wrong rank, out-of-range dims, incompatible constant extents, wrong dtypes)
+// throw UserError with a message saying what was expected.
+#pragma once
+
+#include <fusebox/ir/fusion.h>
+
+#include <optional>
+#include <vector>
+
+namespace fusebox {
+
+// ---- inputs ----------------------------------------------------------------
+// nvFuser's define_tensor: shape entries -1 (symbolic), 1 (broadcast) or a fixed
+// size. `contiguity` has one entry per dim in logical order (nullopt for
+// broadcast dims; empty = contiguous); `stride_order` as nvFuser's (empty =
+// row-major). The tensor is added as a fusion input.
+TensorView* defineTensor(Fusion& f, const std::vector<int64_t>& shape, DataType dtype,
+                         const std::vector<std::optional<bool>>& contiguity = {},
+                         const std::vector<int64_t>& stride_order = {});
+// A rank-n input with all extents symbolic, contiguous.
+TensorView* defineSymbolicTensor(Fusion& f, int64_t ndims, DataType dtype = DataType::Float);
+// A symbolic scalar input (nvFuser's define_scalar(dtype=...)).
+Scalar* defineScalar(Fusion& f, DataType dtype);
+
+// ---- elementwise -------------------------------------------------------------
+// Operands may be tensors or scalars. Tensors of different rank are aligned on
+// the right (PyTorch broadcasting; missing leading dims become broadcasts).
+// If every operand is a scalar the result is a scalar.
+Val* unaryOp(UnaryOpType op, Val* x);
+TensorView* unaryOp(UnaryOpType op, TensorView* x);
+Val* binaryOp(BinaryOpType op, Val* a, Val* b);
+TensorView* binaryOp(BinaryOpType op, TensorView* a, Val* b);
+TensorView* binaryOp(BinaryOpType op, Val* a, TensorView* b);
+TensorView* binaryOp(BinaryOpType op, TensorView* a, TensorView* b);
+Val* ternaryOp(TernaryOpType op, Val* a, Val* b, Val* c);
+Val* castOp(DataType dtype, Val* x);
+TensorView* castOp(DataType dtype, TensorView* x);
+
+// Shorthands used throughout tests.
+#define FUSEBOX_DECLARE_BINARY(fn)                  \
+  Val* fn(Val* a, Val* b);                          \
+  TensorView* fn(TensorView* a, Val* b);            \
+  TensorView* fn(Val* a, TensorView* b);            \
+  TensorView* fn(TensorView* a, TensorView* b);
+FUSEBOX_DECLARE_BINARY(add)
+FUSEBOX_DECLARE_BINARY(sub)
+FUSEBOX_DECLARE_BINARY(mul)
+FUSEBOX_DECLARE_BINARY(div)
+FUSEBOX_DECLARE_BINARY(pow)
+FUSEBOX_DECLARE_BINARY(maximum)
+FUSEBOX_DECLARE_BINARY(minimum)
+FUSEBOX_DECLARE_BINARY(lt)
+FUSEBOX_DECLARE_BINARY(gt)
+FUSEBOX_DECLARE_BINARY(eq)
+#undef FUSEBOX_DECLARE_BINARY
+Val* ceilDiv(Val* a, Val* b);
+TensorView* neg(TensorView* x);
+TensorView* exp(TensorView* x);
+TensorView* tanh(TensorView* x);
+TensorView* where(Val* cond, Val* a, Val* b);
+
+// ---- data movement -------------------------------------------------------------
+TensorView* set(TensorView* x);
+// A segmentation hint: the producer and consumer go to different segments.
+TensorView* segmentSet(TensorView* x);
+// Inserts broadcast dims: is_broadcast_dim has one entry per output dim.
+TensorView* broadcast(TensorView* x, const std::vector<bool>& is_broadcast_dim);
+// nvFuser's broadcast_in_dim: input dim i becomes output dim broadcast_dims[i];
+// other output dims are new broadcasts expanded to `shape` (broadcast + expand).
+TensorView* broadcastInDim(TensorView* x, const std::vector<Val*>& shape,
+                           const std::vector<int64_t>& broadcast_dims);
+// Removes broadcast (or extent-1) dims. Negative dims count from the end.
+TensorView* squeeze(TensorView* x, const std::vector<int64_t>& dims);
+// Expands broadcast dims to `shape`; -1 (a constant) keeps a dim.
+TensorView* expand(TensorView* x, const std::vector<Val*>& shape);
+// torch.reshape; at most one -1 entry, inferred.
+TensorView* reshape(TensorView* x, const std::vector<Val*>& new_shape);
+// Output dim i is input dim dims[i].
+TensorView* permute(TensorView* x, const std::vector<int64_t>& dims);
+
+// ---- reductions ---------------------------------------------------------------
+// Axes may be negative; empty axes reduce every dim. keepdim adds a broadcast.
+// dtype: accumulate/output type; default as torch (ints and bool sum to int64).
+TensorView* reduction(ReductionOpType op, TensorView* x, std::vector<int64_t> axes,
+                      bool keepdim = false, std::optional<DataType> dtype = std::nullopt);
+TensorView* sum(TensorView* x, std::vector<int64_t> axes, bool keepdim = false,
+                std::optional<DataType> dtype = std::nullopt);
+TensorView* max(TensorView* x, std::vector<int64_t> axes, bool keepdim = false);
+TensorView* variance(TensorView* x, std::vector<int64_t> axes, int64_t correction = 1,
+                     bool keepdim = false);
+struct VarMeanResult {
+  TensorView* var;
+  TensorView* mean;
+};
+VarMeanResult varMean(TensorView* x, std::vector<int64_t> axes, int64_t correction = 1,
+                      bool keepdim = false);
+struct WelfordResult {
+  TensorView* avg;
+  TensorView* var_sum;
+  TensorView* n;
+};
+WelfordResult welford(TensorView* x, std::vector<int64_t> axes);
+
+// ---- resize ---------------------------------------------------------------------
+// starts/stops/steps: one per dim (steps may be empty = all 1). Indices are
+// clamped to [0, extent] as torch does for constant indices.
+TensorView* slice(TensorView* x, const std::vector<Val*>& starts, const std::vector<Val*>& stops,
+                  const std::vector<Val*>& steps = {});
+// pad_widths in torch order: (left, right) of the last dim first. value
+// defaults to 0.
+TensorView* pad(TensorView* x, const std::vector<Val*>& pad_widths, Val* value = nullptr);
+TensorView* cat(const std::vector<TensorView*>& xs, int64_t dim);
+
+// ---- creation ---------------------------------------------------------------------
+TensorView* full(Fusion& f, const std::vector<Val*>& shape, Val* fill_value, DataType dtype);
+TensorView* iota(Fusion& f, Val* length, Val* start, Val* step, DataType dtype);
+// Philox-based random numbers; seed/offset both given or both null.
+TensorView* uniform(Fusion& f, const std::vector<Val*>& shape, Val* low, Val* high,
+                    DataType dtype, Val* seed = nullptr, Val* offset = nullptr);
+TensorView* normal(Fusion& f, const std::vector<Val*>& shape, Val* mean, Val* std,
+                   DataType dtype, Val* seed = nullptr, Val* offset = nullptr);
+
+// ---- matmul ---------------------------------------------------------------------------
+// torch.matmul semantics (1-D operands, batch broadcasting).
+TensorView* matmul(TensorView* a, TensorView* b);
+// torch.nn.functional.linear: a[..., K] x weight[N, K]^T (+ bias[N]).
+TensorView* linear(TensorView* a, TensorView* weight, TensorView* bias = nullptr);
+
+// ---- helpers -----------------------------------------------------------------------------
+// Normalizes a possibly negative dim against rank; throws UserError naming `what`.
+int64_t normalizeDim(int64_t dim, int64_t rank, const char* what);
+
+}  // namespace fusebox

@@ -1,0 +1,136 @@
+// Operation kinds and their attributes. Every Expr carries an OpType and, for
+// the ops that need one, an attribute struct from ExprAttrs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace fusebox {
+
+// Operand layout per op (inputs listed in order; "S" = scalar, "T" = tensor):
+//   Set, SegmentSet   T                              -> T
+//   Unary             T|S                            -> T|S   attr UnaryOpType
+//   Binary            T|S, T|S                       -> T|S   attr BinaryOpType
+//   Ternary           T|S x3                         -> T|S   attr TernaryOpType
+//   Cast              T|S                            -> T|S   (target = output dtype)
+//   Broadcast         T                              -> T     attr BroadcastAttr
+//   Squeeze           T                              -> T     attr SqueezeAttr
+//   Expand            T, S x out_rank (-1 = keep)    -> T
+//   Reshape           T, S x out_rank                -> T
+//   Permute           T                              -> T     attr PermuteAttr
+//   Reduction         T                              -> T     attr ReductionAttr
+//   Var               T                              -> T (var)              attr VarianceAttr
+//   VarMean           T                              -> T (var), T (mean)    attr VarianceAttr
+//   Welford           T                              -> T (avg), T (var_sum), T (n, int64)
+//                                                               attr VarianceAttr (correction unused)
+//   Slice             T, S x rank (start), S x rank (stop), S x rank (step) -> T
+//   Pad               T, S (value), S x 2k (widths, torch order: last dim first) -> T
+//   Cat               T x n                          -> T     attr CatAttr
+//   Full              S (fill), S x rank (shape)     -> T
+//   Iota              S (length), S (start), S (step) -> T (1-D)
+//   Rand              S x rank (shape), S (a), S (b)[, S (seed), S (offset)] -> T  attr RandAttr
+//   Matmul            T, T                           -> T
+//   Linear            T (input), T (weight)[, T (bias)] -> T
+enum class OpType {
+  Set,
+  SegmentSet,
+  Unary,
+  Binary,
+  Ternary,
+  Cast,
+  Broadcast,
+  Squeeze,
+  Expand,
+  Reshape,
+  Permute,
+  Reduction,
+  Var,
+  VarMean,
+  Welford,
+  Slice,
+  Pad,
+  Cat,
+  Full,
+  Iota,
+  Rand,
+  Matmul,
+  Linear,
+};
+
+enum class UnaryOpType {
+  Abs, Neg, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sqrt, Rsqrt, Reciprocal,
+  Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh, Asinh, Acosh, Atanh,
+  Sigmoid, Relu, Silu, Erf, Erfc, Erfinv, Lgamma,
+  Floor, Ceil, Round, Trunc, Frac, Sign,
+  LogicalNot, BitwiseNot, IsFinite, IsInf, IsNan, IsNegInf, IsPosInf,
+};
+
+enum class BinaryOpType {
+  Add, Sub, Mul, Div, TrueDiv, Fmod, Remainder, Pow, Atan2, Maximum, Minimum, CeilDiv,
+  Eq, Ne, Lt, Le, Gt, Ge,
+  LogicalAnd, LogicalOr, BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseLeftShift, BitwiseRightShift,
+};
+
+enum class TernaryOpType { Where, Clamp, Lerp, Threshold };
+
+enum class ReductionOpType { Sum, Prod, Max, Min };
+
+enum class RandomDistribution { Uniform, Normal };
+
+struct BroadcastAttr {
+  std::vector<bool> is_broadcast_dim;  // one per output dim; true = new broadcast dim
+  bool operator==(const BroadcastAttr&) const = default;
+};
+struct SqueezeAttr {
+  std::vector<int64_t> dims;  // input dims removed, sorted ascending
+  bool operator==(const SqueezeAttr&) const = default;
+};
+struct PermuteAttr {
+  std::vector<int64_t> dims;  // output dim i is input dim dims[i]
+  bool operator==(const PermuteAttr&) const = default;
+};
+struct ReductionAttr {
+  ReductionOpType op;
+  std::vector<int64_t> axes;  // reduced input dims, sorted ascending
+  bool operator==(const ReductionAttr&) const = default;
+};
+struct VarianceAttr {
+  std::vector<int64_t> axes;  // reduced input dims, sorted ascending
+  int64_t correction = 1;
+  bool operator==(const VarianceAttr&) const = default;
+};
+struct CatAttr {
+  int64_t dim;
+  bool operator==(const CatAttr&) const = default;
+};
+struct RandAttr {
+  RandomDistribution dist;
+  bool has_seed = false;  // seed and offset operands present
+  bool operator==(const RandAttr&) const = default;
+};
+
+using ExprAttrs = std::variant<std::monostate, UnaryOpType, BinaryOpType, TernaryOpType,
+                               BroadcastAttr, SqueezeAttr, PermuteAttr, ReductionAttr,
+                               VarianceAttr, CatAttr, RandAttr>;
+
+// Names as nvFuser's Python frontend spells them (fd.ops.<name>).
+std::string_view toString(OpType t);
+std::string_view toString(UnaryOpType t);
+std::string_view toString(BinaryOpType t);
+std::string_view toString(TernaryOpType t);
+std::string_view toString(ReductionOpType t);
+std::string_view toString(RandomDistribution t);
+std::optional<UnaryOpType> parseUnaryOpType(std::string_view name);
+std::optional<BinaryOpType> parseBinaryOpType(std::string_view name);
+std::optional<TernaryOpType> parseTernaryOpType(std::string_view name);
+std::optional<ReductionOpType> parseReductionOpType(std::string_view name);
+
+// Every enumerator, for tables and exhaustive tests.
+const std::vector<UnaryOpType>& allUnaryOpTypes();
+const std::vector<BinaryOpType>& allBinaryOpTypes();
+const std::vector<TernaryOpType>& allTernaryOpTypes();
+
+}  // namespace fusebox

@@ -1,0 +1,327 @@
+#include <fusebox/ir/fusion.h>
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <queue>
+#include <unordered_set>
+
+namespace fusebox {
+
+Fusion::Fusion() = default;
+Fusion::~Fusion() = default;
+
+Scalar* Fusion::newScalar(DataType dtype) {
+  auto* s = new Scalar(this, dtype, next_scalar_++, std::nullopt);
+  vals_.emplace_back(s);
+  return s;
+}
+
+Scalar* Fusion::constant(ScalarValue value, DataType dtype) {
+  auto* s = new Scalar(this, dtype, next_scalar_++, castScalar(value, dtype));
+  vals_.emplace_back(s);
+  return s;
+}
+
+IterDomain* Fusion::newIterDomain(Scalar* extent, IterType type, Scalar* expanded_extent) {
+  FUSEBOX_CHECK(extent != nullptr && extent->fusion() == this, "extent must belong to the fusion");
+  FUSEBOX_CHECK(expanded_extent == nullptr || type == IterType::Broadcast,
+                "only broadcast domains have an expanded extent");
+  auto* id = new IterDomain(this, next_iter_domain_++, extent, type, expanded_extent);
+  vals_.emplace_back(id);
+  return id;
+}
+
+TensorView* Fusion::newTensor(std::vector<IterDomain*> logical, DataType dtype) {
+  for (auto* id : logical)
+    FUSEBOX_CHECK(id != nullptr && id->fusion() == this, "domain must belong to the fusion");
+  auto* tv = new TensorView(this, next_tensor_++, std::move(logical), dtype);
+  vals_.emplace_back(tv);
+  return tv;
+}
+
+Expr* Fusion::newExpr(OpType op, std::vector<Val*> inputs, std::vector<Val*> outputs,
+                      ExprAttrs attrs) {
+  for (auto* v : inputs) FUSEBOX_CHECK(v && v->fusion() == this, "operand of another fusion");
+  for (auto* v : outputs) {
+    FUSEBOX_CHECK(v && v->fusion() == this, "output of another fusion");
+    FUSEBOX_CHECK(v->definition_ == nullptr, "{} already has a definition", v->toString());
+  }
+  auto* e = new Expr(this, next_expr_++, op, std::move(inputs), std::move(outputs),
+                     std::move(attrs));
+  exprs_.emplace_back(e);
+  for (auto* v : e->outputs_) v->definition_ = e;
+  for (auto* v : e->inputs_)
+    if (std::find(v->uses_.begin(), v->uses_.end(), e) == v->uses_.end()) v->uses_.push_back(e);
+  return e;
+}
+
+void Fusion::addInput(Val* v) {
+  FUSEBOX_CHECK(v->fusion() == this, "input of another fusion");
+  FUSEBOX_CHECK(v->definition() == nullptr, "an input cannot have a definition");
+  FUSEBOX_CHECK(std::find(inputs_.begin(), inputs_.end(), v) == inputs_.end(),
+                "{} is already an input", v->toString());
+  inputs_.push_back(v);
+}
+
+void Fusion::addOutput(Val* v) {
+  FUSEBOX_CHECK(v->fusion() == this, "output of another fusion");
+  outputs_.push_back(v);
+}
+
+void Fusion::replaceOutput(Val* old_out, Val* new_out) {
+  std::replace(outputs_.begin(), outputs_.end(), old_out, new_out);
+  if (old_out->isTensor() && new_out->isTensor()) {
+    auto it = required_stride_orders_.find(old_out->as<TensorView>());
+    if (it != required_stride_orders_.end()) {
+      auto order = std::move(it->second);
+      required_stride_orders_.erase(it);
+      required_stride_orders_[new_out->as<TensorView>()] = std::move(order);
+    }
+  }
+  auto alias = aliases_.find(old_out);
+  if (alias != aliases_.end()) {
+    Val* in = alias->second;
+    aliases_.erase(alias);
+    aliases_[new_out] = in;
+  }
+}
+
+void Fusion::removeOutput(Val* v) {
+  outputs_.erase(std::remove(outputs_.begin(), outputs_.end(), v), outputs_.end());
+  if (v->isTensor()) required_stride_orders_.erase(v->as<TensorView>());
+  aliases_.erase(v);
+}
+
+void Fusion::setRequiredStrideOrder(TensorView* output, std::vector<int64_t> stride_order) {
+  FUSEBOX_USER_CHECK(output->isFusionOutput(), "{} is not a fusion output", output->toString());
+  FUSEBOX_USER_CHECK(
+      static_cast<int64_t>(stride_order.size()) == output->nDims() && isPermutation(stride_order),
+      "stride_order for output {} must be a permutation of 0..{}, got [{}]", output->toString(),
+      output->nDims() - 1, fmt::join(stride_order, ", "));
+  required_stride_orders_[output] = std::move(stride_order);
+}
+
+const std::vector<int64_t>* Fusion::requiredStrideOrder(const TensorView* output) const {
+  auto it = required_stride_orders_.find(output);
+  return it == required_stride_orders_.end() ? nullptr : &it->second;
+}
+
+void Fusion::aliasOutputToInput(Val* out, Val* in) {
+  FUSEBOX_USER_CHECK(in->isFusionInput(), "alias target {} is not a fusion input", in->toString());
+  FUSEBOX_USER_CHECK(out->isFusionOutput(), "{} is not a fusion output", out->toString());
+  aliases_[out] = in;
+}
+
+Val* Fusion::aliasedInput(const Val* out) const {
+  auto it = aliases_.find(out);
+  return it == aliases_.end() ? nullptr : it->second;
+}
+
+std::vector<Expr*> Fusion::exprs() const {
+  // Collect what the outputs need through operands, then order it with Kahn's
+  // algorithm, always taking the earliest-created ready expression, so the
+  // order is topological, deterministic and close to the order of definition.
+  std::unordered_set<Expr*> needed;
+  std::vector<Val*> stack(outputs_.begin(), outputs_.end());
+  while (!stack.empty()) {
+    Val* v = stack.back();
+    stack.pop_back();
+    Expr* def = v->definition();
+    if (def == nullptr || !needed.insert(def).second) continue;
+    for (Val* in : def->inputs()) stack.push_back(in);
+  }
+  std::unordered_map<Expr*, int64_t> pending;
+  auto later = [](Expr* a, Expr* b) { return a->name() > b->name(); };
+  std::priority_queue<Expr*, std::vector<Expr*>, decltype(later)> ready(later);
+  for (Expr* e : needed) {
+    int64_t n = 0;
+    for (Val* in : e->inputs())
+      if (in->definition() && needed.count(in->definition())) ++n;
+    pending[e] = n;
+    if (n == 0) ready.push(e);
+  }
+  std::vector<Expr*> order;
+  while (!ready.empty()) {
+    Expr* e = ready.top();
+    ready.pop();
+    order.push_back(e);
+    for (Val* out : e->outputs())
+      for (Expr* use : out->uses())
+        if (needed.count(use)) {
+          // An expression reading the same value twice still counts it once per operand.
+          int64_t times = std::count(use->inputs().begin(), use->inputs().end(), out);
+          if ((pending[use] -= times) == 0) ready.push(use);
+        }
+  }
+  FUSEBOX_CHECK(order.size() == needed.size(), "the fusion has a cycle");
+  return order;
+}
+
+std::vector<Expr*> Fusion::tensorExprs() const {
+  auto all = exprs();
+  std::vector<Expr*> out;
+  std::copy_if(all.begin(), all.end(), std::back_inserter(out),
+               [](Expr* e) { return e->isTensorOp(); });
+  return out;
+}
+
+std::vector<Val*> Fusion::allVals() const {
+  std::vector<Val*> out;
+  for (auto& v : vals_) out.push_back(v.get());
+  return out;
+}
+
+std::vector<Expr*> Fusion::allExprs() const {
+  std::vector<Expr*> out;
+  for (auto& e : exprs_) out.push_back(e.get());
+  return out;
+}
+
+std::vector<TensorView*> Fusion::allTensors() const {
+  std::vector<TensorView*> out;
+  for (auto& v : vals_)
+    if (v->isTensor()) out.push_back(static_cast<TensorView*>(v.get()));
+  return out;
+}
+
+std::vector<TensorView*> Fusion::usedTensors() const {
+  std::vector<TensorView*> out;
+  std::unordered_set<Val*> seen;
+  auto add = [&](Val* v) {
+    if (v->isTensor() && seen.insert(v).second) out.push_back(v->as<TensorView>());
+  };
+  for (Val* in : inputs_) add(in);
+  for (Expr* e : exprs()) {
+    for (Val* v : e->inputs()) add(v);
+    for (Val* v : e->outputs()) add(v);
+  }
+  for (Val* v : outputs_) add(v);
+  return out;
+}
+
+void Fusion::unlinkUses(Expr* e) {
+  for (Val* in : e->inputs_) {
+    auto& uses = in->uses_;
+    uses.erase(std::remove(uses.begin(), uses.end(), e), uses.end());
+  }
+}
+
+void Fusion::replaceInput(Expr* expr, Val* old_val, Val* new_val) {
+  FUSEBOX_CHECK(new_val->fusion() == this, "replacement of another fusion");
+  bool found = false;
+  for (auto& in : expr->inputs_)
+    if (in == old_val) {
+      in = new_val;
+      found = true;
+    }
+  FUSEBOX_CHECK(found, "{} is not an operand of expr {}", old_val->toString(), expr->name());
+  auto& old_uses = old_val->uses_;
+  old_uses.erase(std::remove(old_uses.begin(), old_uses.end(), expr), old_uses.end());
+  if (std::find(new_val->uses_.begin(), new_val->uses_.end(), expr) == new_val->uses_.end())
+    new_val->uses_.push_back(expr);
+}
+
+void Fusion::replaceAllUsesWith(Val* old_val, Val* new_val) {
+  if (old_val == new_val) return;
+  auto uses = old_val->uses();  // copy: replaceInput edits it
+  for (Expr* e : uses) replaceInput(e, old_val, new_val);
+  if (old_val->isFusionOutput()) replaceOutput(old_val, new_val);
+}
+
+void Fusion::removeExpr(Expr* expr) {
+  unlinkUses(expr);
+  for (Val* out : expr->outputs_)
+    if (out->definition_ == expr) out->definition_ = nullptr;
+  auto it = std::find_if(exprs_.begin(), exprs_.end(),
+                         [expr](const std::unique_ptr<Expr>& p) { return p.get() == expr; });
+  FUSEBOX_CHECK(it != exprs_.end(), "expr {} is not owned by this fusion", expr->name());
+  exprs_.erase(it);
+}
+
+int64_t Fusion::removeDeadExprs() {
+  // Live: what outputs need through operands, plus the definitions of the
+  // extents of every live tensor (a reshape's output extent is computed by
+  // scalar expressions that no operand names).
+  std::unordered_set<Expr*> live;
+  std::vector<Val*> stack(outputs_.begin(), outputs_.end());
+  auto pushDomain = [&](TensorView* tv) {
+    for (IterDomain* id : tv->logical()) {
+      stack.push_back(id->extent());
+      if (id->expandedExtent()) stack.push_back(id->expandedExtent());
+    }
+  };
+  for (Val* in : inputs_)
+    if (in->isTensor()) pushDomain(in->as<TensorView>());
+  while (!stack.empty()) {
+    Val* v = stack.back();
+    stack.pop_back();
+    if (v->isTensor()) pushDomain(v->as<TensorView>());
+    Expr* def = v->definition();
+    if (def == nullptr || !live.insert(def).second) continue;
+    for (Val* in : def->inputs()) stack.push_back(in);
+    for (Val* out : def->outputs()) stack.push_back(out);
+  }
+  std::vector<Expr*> dead;
+  for (auto& e : exprs_)
+    if (!live.count(e.get())) dead.push_back(e.get());
+  for (Expr* e : dead) removeExpr(e);
+  return static_cast<int64_t>(dead.size());
+}
+
+std::unique_ptr<Fusion> Fusion::clone(std::unordered_map<const Val*, Val*>* map) const {
+  auto copy = std::make_unique<Fusion>();
+  std::unordered_map<const Val*, Val*> local;
+  auto& m = map ? *map : local;
+  auto mapped = [&](const Val* v) -> Val* {
+    if (v == nullptr) return nullptr;
+    auto it = m.find(v);
+    FUSEBOX_CHECK(it != m.end(), "clone: {} used before it was created", v->toString());
+    return it->second;
+  };
+  // Values are created before anything refers to them (an IterDomain after its
+  // extent, a tensor after its domain), so creation order is a valid copy order.
+  for (const auto& up : vals_) {
+    const Val* v = up.get();
+    Val* nv = nullptr;
+    if (auto* s = dynamic_cast<const Scalar*>(v)) {
+      nv = s->value() ? copy->constant(*s->value(), s->dtype()) : copy->newScalar(s->dtype());
+    } else if (auto* id = dynamic_cast<const IterDomain*>(v)) {
+      nv = copy->newIterDomain(mapped(id->extent())->as<Scalar>(), id->iterType(),
+                               id->expandedExtent() ? mapped(id->expandedExtent())->as<Scalar>()
+                                                    : nullptr);
+    } else {
+      auto* tv = v->as<TensorView>();
+      std::vector<IterDomain*> logical;
+      for (auto* id : tv->logical()) logical.push_back(mapped(id)->as<IterDomain>());
+      auto* ntv = copy->newTensor(std::move(logical), tv->dtype());
+      if (tv->hasAllocation()) {
+        std::vector<IterDomain*> alloc;
+        for (auto* id : tv->allocation()) alloc.push_back(mapped(id)->as<IterDomain>());
+        ntv->setAllocation(std::move(alloc));
+      }
+      ntv->contiguity_ = tv->contiguity_;
+      nv = ntv;
+    }
+    nv->name_ = v->name_;
+    m[v] = nv;
+  }
+  for (const auto& up : exprs_) {
+    std::vector<Val*> ins, outs;
+    for (Val* v : up->inputs()) ins.push_back(mapped(v));
+    for (Val* v : up->outputs()) outs.push_back(mapped(v));
+    Expr* ne = copy->newExpr(up->op(), std::move(ins), std::move(outs), up->attrs());
+    ne->name_ = up->name_;
+  }
+  for (Val* v : inputs_) copy->inputs_.push_back(mapped(v));
+  for (Val* v : outputs_) copy->outputs_.push_back(mapped(v));
+  for (const auto& [tv, order] : required_stride_orders_)
+    copy->required_stride_orders_[mapped(tv)->as<TensorView>()] = order;
+  for (const auto& [out, in] : aliases_) copy->aliases_[mapped(out)] = mapped(in);
+  copy->next_tensor_ = next_tensor_;
+  copy->next_iter_domain_ = next_iter_domain_;
+  copy->next_scalar_ = next_scalar_;
+  copy->next_expr_ = next_expr_;
+  return copy;
+}
+
+}  // namespace fusebox
