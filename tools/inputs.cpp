@@ -1,0 +1,160 @@
+// Making a fusion's inputs from the script's list, overrides and .npy files.
+#include "cli_common.h"
+
+#include <fusebox/error.h>
+#include <fusebox/npy.h>
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+
+namespace fusebox::cli {
+namespace {
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::optional<double> parseNumber(const std::string& s) {
+  if (s == "True" || s == "true") return 1.0;
+  if (s == "False" || s == "false") return 0.0;
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size()) return std::nullopt;
+  return v;
+}
+
+// "16x512x4096" or "16x512x4096:bfloat16" -> InputSpec of random values.
+InputSpec parseShapeSpec(const std::string& name, const std::string& spec, DataType default_dtype) {
+  InputSpec out;
+  out.kind = InputSpec::Kind::Randn;
+  out.dtype = default_dtype;
+  std::string dims = spec;
+  if (auto colon = spec.find(':'); colon != std::string::npos) {
+    dims = spec.substr(0, colon);
+    auto dtype_name = spec.substr(colon + 1);
+    auto dtype = parseDataType(dtype_name);
+    FUSEBOX_USER_CHECK(dtype.has_value(),
+                       "--input {}: unknown dtype '{}' (expected one of bool, int32, int64, "
+                       "float16, bfloat16, float32, float64)",
+                       name, dtype_name);
+    out.dtype = *dtype;
+  }
+  if (dims == "scalar" || dims.empty()) return out;  // rank 0
+  size_t pos = 0;
+  while (pos <= dims.size()) {
+    size_t next = dims.find('x', pos);
+    if (next == std::string::npos) next = dims.size();
+    std::string part = dims.substr(pos, next - pos);
+    int64_t extent = -1;
+    auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), extent);
+    FUSEBOX_USER_CHECK(ec == std::errc() && ptr == part.data() + part.size() && extent >= 0,
+                       "--input {}={}: expected a shape like 16x512x4096[:dtype], a .npy file or a "
+                       "number; '{}' is not a size",
+                       name, spec, part);
+    out.shape.push_back(extent);
+    pos = next + 1;
+  }
+  if (!isFloatingType(out.dtype)) {
+    out.kind = InputSpec::Kind::Randint;
+    out.low = 0;
+    out.high = out.dtype == DataType::Bool ? 2 : 10;
+  }
+  return out;
+}
+
+}  // namespace
+
+InputOverride parseInputOverride(const std::string& text) {
+  auto eq = text.find('=');
+  FUSEBOX_USER_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < text.size(),
+                     "--input '{}': expected NAME=SPEC, e.g. T0=16x512:float, T0=x.npy, S0=1.5 "
+                     "or #0=8x8",
+                     text);
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+std::vector<Argument> makeInputs(const PythonDefinition& def,
+                                 const std::vector<InputOverride>& overrides, uint64_t seed) {
+  const auto& inputs = def.fusion->inputs();
+  std::vector<std::optional<std::string>> chosen(inputs.size());
+  for (const auto& o : overrides) {
+    std::optional<size_t> index;
+    if (!o.name.empty() && o.name[0] == '#') {
+      size_t i = 0;
+      auto [ptr, ec] = std::from_chars(o.name.data() + 1, o.name.data() + o.name.size(), i);
+      if (ec == std::errc() && ptr == o.name.data() + o.name.size() && i < inputs.size()) index = i;
+    } else {
+      for (size_t i = 0; i < def.input_names.size(); ++i)
+        if (def.input_names[i] == o.name) index = i;
+    }
+    if (!index) {
+      std::vector<std::string> known;
+      for (size_t i = 0; i < inputs.size(); ++i)
+        known.push_back(fmt::format("{} (#{})", i < def.input_names.size() ? def.input_names[i] : "?", i));
+      throw UserError(fmt::format("--input {}: no fusion input has that name or position; inputs: {}",
+                                  o.name, fmt::join(known, ", ")));
+    }
+    chosen[*index] = o.spec;
+  }
+
+  std::vector<Argument> args;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::string name = i < def.input_names.size() ? def.input_names[i] : fmt::format("#{}", i);
+    Val* input = inputs[i];
+    if (chosen[i]) {
+      const std::string& spec = *chosen[i];
+      if (endsWith(spec, ".npy")) {
+        args.emplace_back(loadNpy(spec));
+      } else if (input->isScalar()) {
+        auto number = parseNumber(spec);
+        FUSEBOX_USER_CHECK(number.has_value(), "--input {}={}: {} is a scalar, expected a number",
+                           name, spec, name);
+        args.emplace_back(castScalar(*number, input->dtype()));
+      } else {
+        args.push_back(materializeInput(parseShapeSpec(name, spec, input->dtype()), seed + i));
+      }
+      continue;
+    }
+    FUSEBOX_USER_CHECK(def.has_inputs_list,
+                       "input {} has no value: the script has no `inputs = [...]` list; give one "
+                       "with --input {}=SHAPE[:dtype], --input {}=FILE.npy or --input {}=NUMBER",
+                       name, name, name, name);
+    FUSEBOX_USER_CHECK(i < def.inputs.size(),
+                       "input {} has no value: the script's inputs list has {} entries for {} "
+                       "fusion inputs; give it with --input {}=...",
+                       name, def.inputs.size(), inputs.size(), name);
+    args.push_back(materializeInput(def.inputs[i], seed + i));
+  }
+  return args;
+}
+
+std::string summarize(const Argument& value) {
+  if (auto* s = std::get_if<ScalarValue>(&value)) return "scalar " + toString(*s);
+  const Tensor& t = std::get<Tensor>(value);
+  std::string s = t.describe();
+  if (t.numel() == 0) return s + " (empty)";
+  auto values = t.toDoubles();
+  double lo = INFINITY, hi = -INFINITY, total = 0;
+  int64_t nonfinite = 0;
+  for (double v : values) {
+    if (!std::isfinite(v)) {
+      ++nonfinite;
+      continue;
+    }
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    total += v;
+  }
+  int64_t finite = static_cast<int64_t>(values.size()) - nonfinite;
+  std::vector<std::string> first;
+  for (size_t i = 0; i < values.size() && i < 4; ++i) first.push_back(fmt::format("{:.6g}", values[i]));
+  s += fmt::format(" min={:.6g} max={:.6g} mean={:.6g} first=[{}{}]", lo, hi,
+                   finite ? total / finite : NAN, fmt::join(first, ", "),
+                   values.size() > 4 ? ", ..." : "");
+  if (nonfinite) s += fmt::format(" non-finite={}", nonfinite);
+  return s;
+}
+
+}  // namespace fusebox::cli

@@ -1,0 +1,30 @@
+// The `fusebox` command-line program.
+#include "cli_common.h"
+
+#include <fusebox/error.h>
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+  using namespace fusebox;
+  CLI::App app{"fusebox: a fusion compiler for NVIDIA GPUs with plugin passes and schedulers"};
+  app.require_subcommand(1);
+  std::vector<cli::Command> commands = {cli::addRunCommand(app), cli::addPrintCommand(app)};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help prints and exits 0; any other parse error is the user's.
+    return app.exit(e) == 0 ? cli::kOk : cli::kUserError;
+  }
+  try {
+    for (auto& command : commands)
+      if (command.app->parsed()) return command.run();
+    return cli::kInternalError;
+  } catch (const UserError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return cli::kUserError;
+  } catch (const std::exception& e) {
+    std::cerr << "internal error: " << e.what() << "\n";
+    return cli::kInternalError;
+  }
+}
