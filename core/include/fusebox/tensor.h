@@ -1,5 +1,7 @@
 // A strided tensor on the host (and, later, wrapping device memory). Sizes and
-// strides count elements. Copies share storage, like torch.Tensor.
+// strides count elements; strides are non-negative (0 = expanded). Copies share
+// storage, like torch.Tensor. Host storage is 64-byte aligned. Bad shapes,
+// strides, indices or views throw UserError.
 #pragma once
 
 #include <fusebox/dtype.h>
@@ -8,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fusebox {
@@ -85,6 +88,14 @@ class Tensor {
   std::vector<int64_t> strides_;
   int64_t offset_ = 0;
 };
+
+// Short dtype names for messages and describe(): "bool", "int32", "int64", "half",
+// "bfloat16", "float", "double".
+std::string_view dtypeName(DataType t);
+
+// Copies every element of `src` into `dst` (same sizes; dtypes may differ: values
+// convert as the evaluator stores them, half types rounding to nearest even).
+void copyInto(const Tensor& src, Tensor& dst);
 
 // Row-major strides for `sizes`.
 std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& sizes);
