@@ -30,20 +30,31 @@ namespace fusebox {
 struct InputSpec {
   enum class Kind { Randn, Rand, Ones, Zeros, Full, Randint, MakeTensor, Scalar };
   Kind kind = Kind::Randn;
+  // The tensor's sizes as the fusion sees them: the constructor's shape, or the
+  // `size` of `.as_strided(size, stride)` when there is one.
   std::vector<int64_t> shape;
   DataType dtype = DataType::Float;
   std::optional<std::vector<int64_t>> strides;  // from .as_strided(size, stride)
+  // With .as_strided: the constructor's own shape (the storage the view lives
+  // in) and the view's storage offset.
+  std::vector<int64_t> base_shape;
+  int64_t storage_offset = 0;
   double fill_value = 0;                        // Full
   int64_t low = 0, high = 0;                    // Randint (and make_tensor low/high when set)
   std::optional<double> make_low, make_high;    // make_tensor low=/high=
+  bool exclude_zero = false;                    // make_tensor exclude_zero=True
   ScalarValue scalar = 0.0;                     // Scalar (a plain number in the list)
   SourceLocation where;
 };
+
+// The entry as Python, e.g. "torch.randn((2, 3), dtype=torch.float32, device='cuda:0')".
+std::string toPython(const InputSpec& spec);
 
 struct PythonDefinition {
   std::unique_ptr<Fusion> fusion;
   std::string function_name;              // "nvfuser_fusion_id0" (empty for a bare body)
   std::vector<std::string> input_names;   // script variable of each fusion input, in order
+  std::vector<SourceLocation> input_locations;  // where each fusion input was defined
   std::vector<InputSpec> inputs;          // the `inputs = [...]` list; empty if absent
   bool has_inputs_list = false;
 };
@@ -51,7 +62,14 @@ struct PythonDefinition {
 PythonDefinition parsePythonDefinition(std::string_view source, const std::string& filename);
 PythonDefinition parsePythonFile(const std::string& path);
 
-// Makes the tensor or scalar an InputSpec describes (random values from `seed`).
+// Makes the tensor or scalar an InputSpec describes. Random values are a pure
+// function of (spec, seed); callers pass a different seed per input (e.g. the
+// base seed plus the input's position). Values:
+//   randn: N(0, 1); rand: U[0, 1); randint: integers in [low, high);
+//   make_tensor: U[low, high) with torch's defaults ([-9, 9] for floating types,
+//   [-9, 10) for integers, {0, 1} for bool); ones / zeros / full: constant.
+// With .as_strided the base tensor is filled in row-major order and the view
+// returned (sharing its storage).
 Argument materializeInput(const InputSpec& spec, uint64_t seed);
 
 struct PythonPrintOptions {

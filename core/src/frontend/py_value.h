@@ -1,0 +1,98 @@
+// The values the definition interpreter computes while it reads a script:
+// Python literals, nvFuser handles (tensors, scalars, vectors), dtypes, and
+// torch constructors from an `inputs = [...]` list. Each remembers where it was
+// written and, when it came from a variable, that variable's name, so errors
+// can say "T3 is a scalar, expected a tensor" at the right line:col.
+#pragma once
+
+#include <fusebox/frontend/python_definition.h>
+#include <fusebox/ir/ir.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fusebox::frontend {
+
+struct PyValue {
+  enum class Kind {
+    None,
+    Bool,
+    Int,
+    Float,
+    String,
+    DType,       // DataType.X; `dtype` empty for DataType.Null
+    TorchDType,  // torch.float32, ...
+    List,
+    Tuple,
+    Tensor,  // an nvFuser tensor handle: `val` is a TensorView
+    Scalar,  // an nvFuser scalar handle: `val` is a Scalar
+    Vector,  // an nvFuser vector (define_vector, T.shape()): `vec`
+    Input,   // a torch constructor from an inputs list: `input`
+    Opaque,  // something understood and ignored (fd.execute's result, FusionDefinition())
+  };
+  Kind kind = Kind::None;
+  bool b = false;
+  int64_t i = 0;
+  double f = 0;
+  std::string s;
+  std::optional<DataType> dtype;
+  std::vector<PyValue> items;
+  Val* val = nullptr;
+  std::vector<Val*> vec;
+  std::shared_ptr<InputSpec> input;
+  SourceLocation where;
+  std::string var;  // variable the value was read from, if any
+
+  bool isNumber() const { return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool; }
+  bool isSequence() const { return kind == Kind::List || kind == Kind::Tuple; }
+
+  static PyValue none(SourceLocation w) { return make(Kind::None, std::move(w)); }
+  static PyValue boolean(bool v, SourceLocation w);
+  static PyValue integer(int64_t v, SourceLocation w);
+  static PyValue floating(double v, SourceLocation w);
+  static PyValue make(Kind k, SourceLocation w) {
+    PyValue p;
+    p.kind = k;
+    p.where = std::move(w);
+    return p;
+  }
+};
+
+// "a scalar", "a tensor", "a list", "an int", ...
+std::string kindPhrase(PyValue::Kind kind);
+// How an error names a value: the variable ("T3") or what it is ("the list [...]", "2.5").
+std::string describeValue(const PyValue& v);
+// "T3 is a scalar, expected a tensor" / "2.5 is a float, expected an int".
+[[noreturn]] void throwWrongKind(const PyValue& v, const std::string& expected,
+                                 const std::string& context);
+
+// Python literals: "0.5", "3.0", "1e-05", "float('inf')", "True", "7".
+std::string pythonFloat(double v);
+std::string pythonLiteral(const ScalarValue& v);
+// "torch.float32", "torch.bfloat16", "torch.int64", "torch.bool", ...
+std::string torchDTypeName(DataType t);
+
+// Conversions from interpreter values to builder arguments. `context` names the
+// argument for messages ("argument 'dims' of fd.ops.sum"). Number literals
+// become constants: int -> Int64, float -> Double, bool -> Bool.
+PyValue fromVal(Val* v, SourceLocation where);
+TensorView* asTensor(const PyValue& v, const std::string& context);
+// A tensor, a scalar, or a number literal.
+Val* asOperand(Fusion& f, const PyValue& v, const std::string& context);
+// A scalar or a number literal.
+Scalar* asScalar(Fusion& f, const PyValue& v, const std::string& context);
+int64_t asInt(const PyValue& v, const std::string& context);
+bool asBool(const PyValue& v, const std::string& context);
+double asDouble(const PyValue& v, const std::string& context);
+// A list or tuple of ints; a single int is a one-element list.
+std::vector<int64_t> asIntList(const PyValue& v, const std::string& context);
+std::vector<bool> asBoolList(const PyValue& v, const std::string& context);
+// A list or tuple mixing ints and scalars, or a vector.
+std::vector<Val*> asShape(Fusion& f, const PyValue& v, const std::string& context);
+std::vector<TensorView*> asTensorList(const PyValue& v, const std::string& context);
+// DataType.X; DataType.Null gives nullopt when allowed.
+std::optional<DataType> asDataType(const PyValue& v, const std::string& context, bool allow_null);
+
+}  // namespace fusebox::frontend

@@ -1,0 +1,357 @@
+#include "frontend/python_expr.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+namespace fusebox::frontend {
+
+// ---- Cursor -------------------------------------------------------------------
+
+const Token& Cursor::peek(size_t ahead) const {
+  size_t i = pos_ + ahead;
+  return i < tokens_.size() ? tokens_[i] : tokens_.back();
+}
+
+const Token& Cursor::next() {
+  const Token& t = peek();
+  if (pos_ < tokens_.size() - 1) ++pos_;
+  return t;
+}
+
+bool Cursor::acceptOp(std::string_view op) {
+  if (!atOp(op)) return false;
+  next();
+  return true;
+}
+
+const Token& Cursor::expectOp(std::string_view op, std::string_view what) {
+  if (!atOp(op)) failExpected(what.empty() ? fmt::format("'{}'", op) : std::string(what));
+  return next();
+}
+
+const Token& Cursor::expectName(std::string_view what) {
+  if (!at(TokenKind::Name)) failExpected(what);
+  return next();
+}
+
+const Token& Cursor::expectKeyword(std::string_view keyword, std::string_view what) {
+  if (!atName(keyword)) failExpected(what.empty() ? fmt::format("'{}'", keyword) : std::string(what));
+  return next();
+}
+
+void Cursor::expectEndOfStatement() {
+  if (at(TokenKind::End)) return;
+  if (!at(TokenKind::Newline)) failExpected("end of line");
+  next();
+}
+
+void Cursor::fail(const Token& at, const std::string& message) const {
+  throw UserError(loc(at), message);
+}
+
+void Cursor::failExpected(std::string_view what) const {
+  fail(peek(), fmt::format("expected {}, found {}", what, peek().describe()));
+}
+
+std::string joinPath(const std::vector<Token>& path) {
+  std::string s;
+  for (const Token& t : path) {
+    if (!s.empty()) s += '.';
+    s += t.text;
+  }
+  return s;
+}
+
+void skipBracketed(Cursor& cur) {
+  int depth = 0;
+  do {
+    const Token& t = cur.next();
+    if (t.kind == TokenKind::End) cur.fail(t, "unexpected end of file inside brackets");
+    if (t.isOp("(") || t.isOp("[") || t.isOp("{")) ++depth;
+    if (t.isOp(")") || t.isOp("]") || t.isOp("}")) --depth;
+  } while (depth > 0);
+}
+
+// ---- expressions ------------------------------------------------------------------
+
+namespace {
+
+class ExprReader {
+ public:
+  ExprReader(Cursor& cur, Resolver& res) : cur_(cur), res_(res) {}
+
+  PyValue expression() { return additive(); }
+
+  CallArgs callArgs(SourceLocation callee) {
+    CallArgs args;
+    args.where = std::move(callee);
+    cur_.expectOp("(");
+    while (!cur_.atOp(")")) {
+      if (cur_.atOp("*") || cur_.atOp("**"))
+        cur_.fail(cur_.peek(), "'*' and '**' arguments are not supported");
+      if (cur_.at(TokenKind::Name) && cur_.peek(1).isOp("=")) {
+        Token key = cur_.next();
+        cur_.next();
+        for (const auto& [k, v] : args.keywords)
+          if (k.text == key.text)
+            cur_.fail(key, fmt::format("keyword argument '{}' given twice", key.text));
+        args.keywords.emplace_back(key, expression());
+      } else {
+        if (!args.keywords.empty())
+          cur_.fail(cur_.peek(), "positional argument follows keyword argument");
+        args.positional.push_back(expression());
+      }
+      if (!cur_.acceptOp(",")) break;
+    }
+    cur_.expectOp(")", "',' or ')'");
+    return args;
+  }
+
+ private:
+  PyValue additive() {
+    PyValue lhs = multiplicative();
+    while (cur_.atOp("+") || cur_.atOp("-")) {
+      Token op = cur_.next();
+      lhs = arith(op, lhs, multiplicative());
+    }
+    rejectOperator();
+    return lhs;
+  }
+
+  PyValue multiplicative() {
+    PyValue lhs = unary();
+    while (cur_.atOp("*") || cur_.atOp("/") || cur_.atOp("//") || cur_.atOp("%")) {
+      Token op = cur_.next();
+      lhs = arith(op, lhs, unary());
+    }
+    return lhs;
+  }
+
+  PyValue unary() {
+    if (cur_.atOp("-") || cur_.atOp("+")) {
+      Token op = cur_.next();
+      PyValue v = unary();
+      if (!v.isNumber()) throwWrongKind(v, "a number", fmt::format("unary '{}'", op.text));
+      v.where = cur_.loc(op);
+      if (op.text == "-") {
+        if (v.kind == PyValue::Kind::Float) v.f = -v.f;
+        else v = PyValue::integer(-(v.kind == PyValue::Kind::Bool ? int64_t{v.b} : v.i), cur_.loc(op));
+      }
+      return v;
+    }
+    PyValue base = postfix();
+    if (cur_.atOp("**")) {
+      Token op = cur_.next();
+      return arith(op, base, unary());
+    }
+    return base;
+  }
+
+  // Comparison and bitwise operators are outside the subset; say so clearly.
+  void rejectOperator() {
+    const Token& t = cur_.peek();
+    if (t.kind != TokenKind::Op) return;
+    for (std::string_view op : {"==", "!=", "<", ">", "<=", ">=", "&", "|", "^", "<<", ">>", "@"})
+      if (t.text == op)
+        cur_.fail(t, fmt::format("operator '{}' is not supported; use the fd.ops function", op));
+  }
+
+  PyValue arith(const Token& op, const PyValue& a, const PyValue& b) {
+    for (const PyValue* v : {&a, &b})
+      if (!v->isNumber())
+        throwWrongKind(*v, "a number",
+                       fmt::format("operator '{}' only works on number literals; use fd.ops for "
+                                   "tensors and scalars",
+                                   op.text));
+    SourceLocation w = a.where;
+    auto asDouble = [](const PyValue& v) {
+      return v.kind == PyValue::Kind::Float ? v.f : v.kind == PyValue::Kind::Int ? double(v.i) : double(v.b);
+    };
+    auto asInt = [](const PyValue& v) { return v.kind == PyValue::Kind::Int ? v.i : int64_t{v.b}; };
+    bool floating = a.kind == PyValue::Kind::Float || b.kind == PyValue::Kind::Float;
+    const std::string& o = op.text;
+    if (o == "/" || (floating && o != "//" && o != "%")) {
+      double x = asDouble(a), y = asDouble(b);
+      if ((o == "/" || o == "%") && y == 0) cur_.fail(op, "division by zero");
+      double r = o == "+" ? x + y : o == "-" ? x - y : o == "*" ? x * y : o == "/" ? x / y : std::pow(x, y);
+      return PyValue::floating(r, w);
+    }
+    if (floating) {
+      double x = asDouble(a), y = asDouble(b);
+      if (y == 0) cur_.fail(op, "division by zero");
+      double q = std::floor(x / y);
+      return PyValue::floating(o == "//" ? q : x - q * y, w);
+    }
+    int64_t x = asInt(a), y = asInt(b);
+    if ((o == "//" || o == "%") && y == 0) cur_.fail(op, "division by zero");
+    if (o == "+") return PyValue::integer(x + y, w);
+    if (o == "-") return PyValue::integer(x - y, w);
+    if (o == "*") return PyValue::integer(x * y, w);
+    if (o == "**") {
+      if (y < 0) return PyValue::floating(std::pow(double(x), double(y)), w);
+      int64_t r = 1;
+      for (int64_t k = 0; k < y; ++k) r *= x;
+      return PyValue::integer(r, w);
+    }
+    int64_t q = x / y;
+    if ((x % y != 0) && ((x < 0) != (y < 0))) --q;  // Python floors
+    return PyValue::integer(o == "//" ? q : x - q * y, w);
+  }
+
+  PyValue postfix() {
+    PyValue v = primary();
+    while (true) {
+      if (cur_.atOp(".")) {
+        cur_.next();
+        Token name = cur_.expectName("a method name after '.'");
+        if (!cur_.atOp("("))
+          cur_.fail(name, fmt::format("attribute '{}' of {} is not supported (only method calls)",
+                                      name.text, describeValue(v)));
+        CallArgs args = callArgs(cur_.loc(name));
+        v = res_.method(std::move(v), name, std::move(args));
+      } else if (cur_.atOp("[")) {
+        v = index(std::move(v));
+      } else if (cur_.atOp("(")) {
+        cur_.fail(cur_.peek(), fmt::format("{} is not callable", describeValue(v)));
+      } else {
+        return v;
+      }
+    }
+  }
+
+  PyValue index(PyValue v) {
+    Token open = cur_.next();
+    PyValue idx = expression();
+    if (cur_.atOp(":")) cur_.fail(cur_.peek(), "slicing with ':' is not supported");
+    cur_.expectOp("]");
+    if (idx.kind != PyValue::Kind::Int) throwWrongKind(idx, "an int index", "");
+    int64_t n = 0;
+    if (v.kind == PyValue::Kind::Vector) n = static_cast<int64_t>(v.vec.size());
+    else if (v.isSequence()) n = static_cast<int64_t>(v.items.size());
+    else throwWrongKind(v, "a vector, list or tuple", "indexing with '[]'");
+    int64_t i = idx.i < 0 ? idx.i + n : idx.i;
+    if (i < 0 || i >= n)
+      throw UserError(idx.where, fmt::format("index {} is out of range for {} of length {}", idx.i,
+                                             describeValue(v), n));
+    if (v.kind != PyValue::Kind::Vector) return v.items[i];
+    PyValue s = PyValue::make(PyValue::Kind::Scalar, cur_.loc(open));
+    s.val = v.vec[i];
+    s.var = v.var.empty() ? "" : fmt::format("{}[{}]", v.var, idx.i);
+    return s;
+  }
+
+  PyValue sequence(const Token& open, const char* close, PyValue::Kind kind) {
+    PyValue v = PyValue::make(kind, cur_.loc(open));
+    bool trailing_comma = false;
+    while (!cur_.atOp(close)) {
+      v.items.push_back(expression());
+      trailing_comma = cur_.acceptOp(",");
+      if (!trailing_comma) break;
+    }
+    cur_.expectOp(close, fmt::format("',' or '{}'", close));
+    // "(x)" is just x; "(x,)" and "()" are tuples.
+    if (kind == PyValue::Kind::Tuple && v.items.size() == 1 && !trailing_comma) {
+      PyValue inner = std::move(v.items[0]);
+      return inner;
+    }
+    return v;
+  }
+
+  PyValue primary() {
+    const Token& t = cur_.peek();
+    switch (t.kind) {
+      case TokenKind::Int:
+        cur_.next();
+        return PyValue::integer(t.int_value, cur_.loc(t));
+      case TokenKind::Float:
+        cur_.next();
+        return PyValue::floating(t.float_value, cur_.loc(t));
+      case TokenKind::String: {
+        cur_.next();
+        PyValue v = PyValue::make(PyValue::Kind::String, cur_.loc(t));
+        v.s = t.text;
+        while (cur_.at(TokenKind::String)) v.s += cur_.next().text;  // "a" "b" concatenates
+        return v;
+      }
+      case TokenKind::Name:
+        return nameExpression();
+      case TokenKind::Op:
+        if (t.isOp("[")) {
+          Token open = cur_.next();
+          return sequence(open, "]", PyValue::Kind::List);
+        }
+        if (t.isOp("(")) {
+          Token open = cur_.next();
+          return sequence(open, ")", PyValue::Kind::Tuple);
+        }
+        if (t.isOp("{")) cur_.fail(t, "dicts and sets are not supported");
+        break;
+      default:
+        break;
+    }
+    cur_.failExpected("an expression");
+  }
+
+  PyValue nameExpression() {
+    Token first = cur_.next();
+    SourceLocation where = cur_.loc(first);
+    if (first.text == "True" || first.text == "False")
+      return PyValue::boolean(first.text == "True", where);
+    if (first.text == "None") return PyValue::none(where);
+    if (first.text == "float" && cur_.atOp("(")) return floatCall(first);
+    if (first.text == "lambda" || first.text == "not" || first.text == "if" || first.text == "yield")
+      cur_.fail(first, fmt::format("'{}' is not supported in a fusion definition", first.text));
+    if (res_.isVariable(first.text)) return res_.name({first});
+    std::vector<Token> path{first};
+    while (cur_.atOp(".") && cur_.peek(1).kind == TokenKind::Name) {
+      cur_.next();
+      path.push_back(cur_.next());
+    }
+    if (cur_.atOp("(")) return res_.call(path, callArgs(where));
+    return res_.name(path);
+  }
+
+  // float('inf'), float("-inf"), float('nan'), float(3)
+  PyValue floatCall(const Token& name) {
+    CallArgs args = callArgs(cur_.loc(name));
+    if (args.positional.size() != 1 || !args.keywords.empty())
+      throw UserError(args.where, "float() takes exactly one argument");
+    const PyValue& a = args.positional[0];
+    if (a.kind == PyValue::Kind::String) {
+      std::string s;
+      for (char c : a.s) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      double inf = std::numeric_limits<double>::infinity();
+      if (s == "inf" || s == "+inf" || s == "infinity") return PyValue::floating(inf, args.where);
+      if (s == "-inf" || s == "-infinity") return PyValue::floating(-inf, args.where);
+      if (s == "nan" || s == "+nan" || s == "-nan")
+        return PyValue::floating(std::numeric_limits<double>::quiet_NaN(), args.where);
+      char* end = nullptr;
+      double v = std::strtod(a.s.c_str(), &end);
+      if (end != a.s.c_str() && *end == '\0') return PyValue::floating(v, args.where);
+      throw UserError(a.where, fmt::format("float() cannot convert '{}'", a.s));
+    }
+    if (a.kind == PyValue::Kind::Int) return PyValue::floating(double(a.i), args.where);
+    if (a.kind == PyValue::Kind::Float) return PyValue::floating(a.f, args.where);
+    if (a.kind == PyValue::Kind::Bool) return PyValue::floating(a.b ? 1.0 : 0.0, args.where);
+    throwWrongKind(a, "a number or a string", "float()");
+  }
+
+  Cursor& cur_;
+  Resolver& res_;
+};
+
+}  // namespace
+
+PyValue parseExpression(Cursor& cur, Resolver& resolver) {
+  return ExprReader(cur, resolver).expression();
+}
+
+CallArgs parseCallArgs(Cursor& cur, Resolver& resolver, SourceLocation callee) {
+  return ExprReader(cur, resolver).callArgs(std::move(callee));
+}
+
+}  // namespace fusebox::frontend

@@ -1,0 +1,656 @@
+// Reads a whole definition script: imports, the fusion function or `with`
+// block, the inputs list and the execute calls around them. The fusion body is
+// interpreted statement by statement as it is read; nothing is kept but the
+// Fusion being built and the variables naming its values.
+#include <fmt/format.h>
+#include <fusebox/frontend/python_definition.h>
+#include <fusebox/ir/ops.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "frontend/inputs_list.h"
+#include "frontend/op_table.h"
+#include "frontend/python_expr.h"
+#include "frontend/python_lexer.h"
+
+namespace fusebox {
+
+namespace frontend {
+namespace {
+
+// The message of a UserError raised without a location, prefixed with the
+// function's name unless the builder already put it there.
+std::string detailOf(const UserError& e, const std::string& function) {
+  std::string d = e.detail().empty() ? e.what() : e.detail();
+  if (d.rfind(function + ":", 0) == 0) return d;
+  return fmt::format("{}: {}", function, d);
+}
+
+class ScriptReader {
+ public:
+  ScriptReader(std::string_view source, const std::string& file)
+      : tokens_(tokenize(source, file)), cur_(tokens_, file), body_(*this), top_(*this) {}
+
+  PythonDefinition read() {
+    while (!cur_.at(TokenKind::End)) topStatement();
+    if (!fusion_ && func_) runFunction(func_->param, cur_.loc(func_->name));
+    if (!fusion_)
+      cur_.fail(cur_.peek(),
+                "no fusion definition found (expected `def NAME(fd : FusionDefinition) -> None :` "
+                "or a `with FusionDefinition() as fd:` block)");
+    def_.fusion = std::move(fusion_);
+    if (func_) def_.function_name = func_->name.text;
+    collectInputsList();
+    return std::move(def_);
+  }
+
+ private:
+  struct FunctionDef {
+    Token name;
+    std::string param;
+    size_t body_start = 0;
+    bool called = false;
+  };
+
+  // ---- names inside the fusion body ---------------------------------------------
+  class BodyResolver : public Resolver {
+   public:
+    explicit BodyResolver(ScriptReader& r) : r_(r) {}
+    bool isVariable(const std::string& name) override { return r_.vars_.count(name) > 0; }
+    PyValue name(const std::vector<Token>& path) override { return r_.bodyName(path); }
+    PyValue call(const std::vector<Token>& path, CallArgs args) override {
+      return r_.bodyCall(path, std::move(args));
+    }
+    PyValue method(PyValue self, const Token& name, CallArgs args) override {
+      return r_.bodyMethod(std::move(self), name, std::move(args));
+    }
+
+   private:
+    ScriptReader& r_;
+  };
+
+  // ---- names at the top level (inputs list, execute) -------------------------------
+  class TopResolver : public Resolver {
+   public:
+    explicit TopResolver(ScriptReader& r) : r_(r) {}
+    bool isVariable(const std::string& name) override { return r_.top_vars_.count(name) > 0; }
+    PyValue name(const std::vector<Token>& path) override { return r_.topName(path); }
+    PyValue call(const std::vector<Token>& path, CallArgs args) override {
+      return r_.topCall(path, std::move(args));
+    }
+    PyValue method(PyValue self, const Token& name, CallArgs args) override {
+      if (self.kind == PyValue::Kind::Input) return inputMethod(std::move(self), name, args);
+      r_.cur_.fail(name, fmt::format("{} has no method '{}' this frontend understands",
+                                     describeValue(self), name.text));
+    }
+
+   private:
+    ScriptReader& r_;
+  };
+
+  SourceLocation loc(const Token& t) const { return cur_.loc(t); }
+
+  // ---- top level ----------------------------------------------------------------------
+
+  void topStatement() {
+    const Token& t = cur_.peek();
+    if (t.kind == TokenKind::Newline) {
+      cur_.next();
+      return;
+    }
+    if (t.kind == TokenKind::Indent) cur_.fail(t, "unexpected indentation");
+    if (t.isName("import")) return importStatement();
+    if (t.isName("from")) return fromImportStatement();
+    if (t.isName("def")) return defStatement();
+    if (t.isName("with")) return withStatement();
+    if (t.isName("for")) return forStatement();
+    if (t.isName("if")) return mainGuard();
+    if (t.isName("pass")) {
+      cur_.next();
+      return cur_.expectEndOfStatement();
+    }
+    if (skipPrint()) return;
+    if (t.kind == TokenKind::Name && (cur_.peek(1).isOp("=") || cur_.peek(1).isOp(","))) {
+      std::vector<Token> targets = assignmentTargets();
+      PyValue v = parseExpression(cur_, top_);
+      cur_.expectEndOfStatement();
+      bindTargets(targets, v, top_vars_);
+      return;
+    }
+    if (t.kind == TokenKind::Name || t.kind == TokenKind::String) {
+      parseExpression(cur_, top_);
+      return cur_.expectEndOfStatement();
+    }
+    cur_.failExpected(
+        "an import, a def, `inputs = [...]`, a `with FusionDefinition() as fd:` block, "
+        "`fd.execute(inputs)` or a for loop");
+  }
+
+  // `print(...)` as a statement is understood and ignored, whatever it prints.
+  bool skipPrint() {
+    if (!cur_.atName("print") || !cur_.peek(1).isOp("(")) return false;
+    cur_.next();
+    skipBracketed(cur_);
+    cur_.expectEndOfStatement();
+    return true;
+  }
+
+  void importStatement() {
+    cur_.next();
+    const Token& mod = cur_.expectName("a module name");
+    if (mod.text != "torch" && mod.text != "nvfuser")
+      cur_.fail(mod, fmt::format("unsupported import '{}' (expected `import torch` or `from "
+                                 "nvfuser import FusionDefinition, DataType`)",
+                                 mod.text));
+    if (cur_.atOp(".")) cur_.fail(cur_.peek(), "only `import torch` is supported");
+    cur_.expectEndOfStatement();
+  }
+
+  void fromImportStatement() {
+    cur_.next();
+    const Token& mod = cur_.expectName("a module name");
+    if (mod.text != "nvfuser" || cur_.atOp("."))
+      cur_.fail(mod, fmt::format("unsupported import from '{}' (expected `from nvfuser import "
+                                 "FusionDefinition, DataType`)",
+                                 mod.text));
+    cur_.expectKeyword("import", "'import'");
+    bool paren = cur_.acceptOp("(");
+    while (true) {
+      const Token& n = cur_.expectName("a name to import");
+      if (n.text != "FusionDefinition" && n.text != "DataType")
+        cur_.fail(n, fmt::format("unsupported import '{}' from nvfuser (expected FusionDefinition, "
+                                 "DataType)",
+                                 n.text));
+      if (!cur_.acceptOp(",")) break;
+      if (paren && cur_.atOp(")")) break;
+    }
+    if (paren) cur_.expectOp(")");
+    cur_.expectEndOfStatement();
+  }
+
+  // def NAME(fd : FusionDefinition) -> None :   (the body is read when called)
+  void defStatement() {
+    cur_.next();
+    Token name = cur_.expectName("a function name");
+    if (func_)
+      cur_.fail(name, fmt::format("a second fusion function '{}' (only one, '{}', is supported)",
+                                  name.text, func_->name.text));
+    cur_.expectOp("(");
+    Token param = cur_.expectName("a parameter name such as fd");
+    if (cur_.acceptOp(":")) annotation();
+    if (cur_.atOp(",")) cur_.fail(cur_.peek(), "a fusion function takes one parameter, fd");
+    cur_.expectOp(")");
+    if (cur_.acceptOp("->")) annotation();
+    cur_.expectOp(":", "':' after the function signature");
+    expectBlockStart();
+    func_ = FunctionDef{name, param.text, cur_.position(), false};
+    skipBlock();
+  }
+
+  void annotation() {
+    if (cur_.atName("None")) {
+      cur_.next();
+      return;
+    }
+    cur_.expectName("a type annotation");
+    while (cur_.acceptOp(".")) cur_.expectName("a type annotation");
+  }
+
+  void expectBlockStart() {
+    if (!cur_.at(TokenKind::Newline)) cur_.failExpected("end of line after ':'");
+    cur_.next();
+    if (!cur_.at(TokenKind::Indent)) cur_.failExpected("an indented block");
+    cur_.next();
+  }
+
+  // Skips an indented block; the cursor is just after its INDENT.
+  void skipBlock() {
+    int depth = 1;
+    while (depth > 0) {
+      const Token& t = cur_.next();
+      if (t.kind == TokenKind::Indent) ++depth;
+      if (t.kind == TokenKind::Dedent) --depth;
+      if (t.kind == TokenKind::End) return;
+    }
+  }
+
+  // with FusionDefinition() as fd:
+  void withStatement() {
+    cur_.next();
+    Token cls = cur_.expectName("FusionDefinition()");
+    if (cls.text != "FusionDefinition")
+      cur_.fail(cls, fmt::format("expected `with FusionDefinition() as fd:`, found '{}'", cls.text));
+    cur_.expectOp("(");
+    if (!cur_.atOp(")")) cur_.fail(cur_.peek(), "FusionDefinition() takes no arguments here");
+    cur_.expectOp(")");
+    cur_.expectKeyword("as", "'as'");
+    Token var = cur_.expectName("a name for the FusionDefinition");
+    cur_.expectOp(":", "':'");
+    if (fusion_) cur_.fail(cls, "a second FusionDefinition block (only one fusion per script)");
+    expectBlockStart();
+    fusion_ = std::make_unique<Fusion>();
+    fd_name_ = var.text;
+    fd_var_ = var.text;
+    vars_.clear();
+    bodyBlock();
+  }
+
+  // for _ in range(n): fd.execute(inputs)
+  void forStatement() {
+    cur_.next();
+    cur_.expectName("a loop variable");
+    cur_.expectKeyword("in", "'in'");
+    const Token& range = cur_.expectName("range(n)");
+    if (range.text != "range") cur_.fail(range, "only `for _ in range(n):` loops are supported");
+    CallArgs args = parseCallArgs(cur_, top_, loc(range));
+    if (args.positional.empty() || args.positional.size() > 3 || !args.keywords.empty())
+      throw UserError(args.where, "range() takes 1 to 3 int arguments");
+    for (const PyValue& a : args.positional) asInt(a, "range()");
+    cur_.expectOp(":", "':'");
+    topBlock();
+  }
+
+  // if __name__ == "__main__":
+  void mainGuard() {
+    Token if_tok = cur_.next();
+    bool ok = cur_.atName("__name__") && cur_.peek(1).isOp("==") &&
+              cur_.peek(2).kind == TokenKind::String && cur_.peek(2).text == "__main__";
+    if (!ok) cur_.fail(if_tok, "only `if __name__ == \"__main__\":` is supported at the top level");
+    cur_.next();
+    cur_.next();
+    cur_.next();
+    cur_.expectOp(":", "':'");
+    topBlock();
+  }
+
+  void topBlock() {
+    expectBlockStart();
+    while (!cur_.at(TokenKind::Dedent) && !cur_.at(TokenKind::End)) topStatement();
+    if (cur_.at(TokenKind::Dedent)) cur_.next();
+  }
+
+  std::vector<Token> assignmentTargets() {
+    std::vector<Token> targets;
+    while (true) {
+      targets.push_back(cur_.expectName("a variable name"));
+      if (cur_.acceptOp("=")) break;
+      cur_.expectOp(",", "',' or '='");
+      if (cur_.atOp("=")) {
+        cur_.next();
+        break;
+      }
+    }
+    return targets;
+  }
+
+  void bindTargets(const std::vector<Token>& targets, PyValue v, std::map<std::string, PyValue>& vars) {
+    if (targets.size() == 1) {
+      v.var = targets[0].text;
+      vars[targets[0].text] = std::move(v);
+      return;
+    }
+    if (v.kind != PyValue::Kind::Tuple)
+      cur_.fail(targets[0], fmt::format("cannot unpack {} into {} names", kindPhrase(v.kind), targets.size()));
+    if (v.items.size() != targets.size())
+      cur_.fail(targets[0], fmt::format("{} names on the left, but the call returns {} values",
+                                        targets.size(), v.items.size()));
+    for (size_t i = 0; i < targets.size(); ++i) {
+      v.items[i].var = targets[i].text;
+      vars[targets[i].text] = v.items[i];
+    }
+  }
+
+  PyValue topName(const std::vector<Token>& path) {
+    const std::string& head = path[0].text;
+    if (path.size() == 1 && top_vars_.count(head)) {
+      PyValue v = top_vars_.at(head);
+      v.where = loc(path[0]);
+      return v;
+    }
+    if (head == "torch") return torchAttribute(path, cur_.file());
+    if (head == "DataType") return dataTypeName(path);
+    cur_.fail(path[0], fmt::format("undefined variable {}", joinPath(path)));
+  }
+
+  PyValue topCall(const std::vector<Token>& path, CallArgs args) {
+    const std::string& head = path[0].text;
+    if (head == "torch") return callTorch(path, args);
+    if (path.size() == 1 && head == "print") return PyValue::none(args.where);
+    if (path.size() == 2 && head == fd_var_ && !fd_var_.empty()) {
+      if (path[1].text != "execute")
+        cur_.fail(path[1], fmt::format("unsupported call {} at the top level (expected {}.execute(inputs))",
+                                       joinPath(path), fd_var_));
+      if (args.positional.size() != 1)
+        throw UserError(args.where, fmt::format("{}.execute takes the inputs list", fd_var_));
+      const PyValue& list = args.positional[0];
+      if (list.kind != PyValue::Kind::List) throwWrongKind(list, "the inputs list", "fd.execute");
+      if (!list.var.empty()) execute_arg_ = list.var;
+      PyValue out = PyValue::make(PyValue::Kind::Opaque, args.where);
+      return out;
+    }
+    if (path.size() == 1 && path[0].text == "range")
+      cur_.fail(path[0], "range() is only supported in `for _ in range(n):`");
+    cur_.fail(path[0], fmt::format("unsupported call {}(...) at the top level (expected torch "
+                                   "constructors in the inputs list, fd.execute(inputs) or print)",
+                                   joinPath(path)));
+  }
+
+  void collectInputsList() {
+    auto it = top_vars_.find(execute_arg_);
+    if (it == top_vars_.end() || it->second.kind != PyValue::Kind::List) return;
+    def_.inputs = toInputSpecs(it->second);
+    def_.has_inputs_list = true;
+    size_t expected = def_.fusion->inputs().size();
+    if (def_.inputs.size() != expected) {
+      std::string names;
+      for (const std::string& n : def_.input_names) names += (names.empty() ? "" : ", ") + n;
+      throw UserError(it->second.where,
+                      fmt::format("the inputs list has {} entries, but the fusion has {} inputs ({})",
+                                  def_.inputs.size(), expected, names));
+    }
+  }
+
+  // ---- the fusion body ----------------------------------------------------------------
+
+  void runFunction(const std::string& param, const SourceLocation& where) {
+    if (func_->called) throw UserError(where, fmt::format("{} is called twice", func_->name.text));
+    func_->called = true;
+    if (!fusion_) fusion_ = std::make_unique<Fusion>();
+    size_t resume = cur_.position();
+    std::string saved_fd = fd_name_;
+    auto saved_vars = std::move(vars_);
+    vars_.clear();
+    fd_name_ = param;
+    cur_.seek(func_->body_start);
+    bodyBlock();
+    cur_.seek(resume);
+    fd_name_ = saved_fd;
+    vars_ = std::move(saved_vars);
+  }
+
+  // Statements of an indented body until its DEDENT.
+  void bodyBlock() {
+    while (!cur_.at(TokenKind::Dedent) && !cur_.at(TokenKind::End)) bodyStatement();
+    if (cur_.at(TokenKind::Dedent)) cur_.next();
+  }
+
+  void bodyStatement() {
+    const Token& t = cur_.peek();
+    if (t.kind == TokenKind::Newline) {
+      cur_.next();
+      return;
+    }
+    if (t.isName("pass")) {
+      cur_.next();
+      return cur_.expectEndOfStatement();
+    }
+    if (t.kind == TokenKind::String) {  // a docstring
+      cur_.next();
+      return cur_.expectEndOfStatement();
+    }
+    if (skipPrint()) return;
+    for (std::string_view kw : {"for", "while", "if", "def", "with", "return", "import", "from", "class"})
+      if (t.isName(kw))
+        cur_.fail(t, fmt::format("'{}' is not supported inside a fusion definition (expected "
+                                 "straight-line assignments and fd.add_output calls)",
+                                 kw));
+    if (t.kind != TokenKind::Name)
+      cur_.failExpected("a statement such as `T1 = fd.ops.add(T0, S0)` or `fd.add_output(T1)`");
+    std::vector<Token> targets;
+    if (cur_.peek(1).isOp("=") || cur_.peek(1).isOp(",")) targets = assignmentTargets();
+    PyValue v = parseExpression(cur_, body_);
+    cur_.expectEndOfStatement();
+    if (!targets.empty()) bindTargets(targets, v, vars_);
+    // Remember the script's name for each input the statement defined (inputs
+    // defined inside a called function were named by its own statements).
+    for (size_t i = def_.input_names.size(); i < fusion_->inputs().size(); ++i) {
+      def_.input_names.push_back(targets.size() == 1 ? targets[0].text : fmt::format("#{}", i));
+      def_.input_locations.push_back(loc(t));
+    }
+  }
+
+  PyValue bodyName(const std::vector<Token>& path) {
+    const std::string& head = path[0].text;
+    if (path.size() == 1 && vars_.count(head)) {
+      PyValue v = vars_.at(head);
+      v.where = loc(path[0]);
+      return v;
+    }
+    if (head == "DataType") return dataTypeName(path);
+    if (path.size() == 1 && head == fd_name_) {
+      PyValue v = PyValue::make(PyValue::Kind::Opaque, loc(path[0]));
+      v.var = fd_name_;
+      return v;
+    }
+    if (head == fd_name_)
+      cur_.fail(path[0], fmt::format("{} is not a value (did you mean to call it?)", joinPath(path)));
+    cur_.fail(path[0], fmt::format("undefined variable {}", joinPath(path)));
+  }
+
+  PyValue bodyCall(const std::vector<Token>& path, CallArgs args) {
+    const std::string& head = path[0].text;
+    if (head == fd_name_) {
+      if (path.size() == 3 && path[1].text == "ops") return callFdOp(*fusion_, path[2], args);
+      if (path.size() == 2) return fdMethod(path[1], args);
+      cur_.fail(path.size() > 1 ? path[1] : path[0],
+                fmt::format("unknown FusionDefinition member {} (known: add_output, define_scalar, "
+                            "define_tensor, define_vector, ops.<op>)",
+                            joinPath(path)));
+    }
+    if (path.size() == 1 && head == "print") return PyValue::none(args.where);
+    if (path.size() == 1 && func_ && head == func_->name.text) {
+      bool passes_fd = args.positional.size() == 1 && args.keywords.empty() &&
+                       args.positional[0].kind == PyValue::Kind::Opaque && args.positional[0].var == fd_name_;
+      if (!passes_fd) throw UserError(args.where, fmt::format("expected {}({})", head, fd_name_));
+      runFunction(func_->param, args.where);
+      return PyValue::none(args.where);
+    }
+    if (vars_.count(head)) cur_.fail(path[0], fmt::format("{} is not callable", head));
+    cur_.fail(path[0], fmt::format("undefined function {} (expected {}.ops.<op>(...) or {}.define_*)",
+                                   joinPath(path), fd_name_, fd_name_));
+  }
+
+  PyValue bodyMethod(PyValue self, const Token& name, CallArgs args) {
+    if (self.kind == PyValue::Kind::Tensor) {
+      auto* tv = self.val->as<TensorView>();
+      std::string fn = fmt::format("{}.{}", describeValue(self), name.text);
+      if (name.text == "size") {
+        BoundArgs a(fn, {OpParam{{"dim"}, true}}, args);
+        int64_t dim = asInt(a.at(0), a.context(0));
+        int64_t nd = tv->nDims();
+        if (dim < -nd || dim >= nd)
+          throw UserError(a.at(0).where, fmt::format("dim {} is out of range for {} of rank {}", dim,
+                                                     describeValue(self), nd));
+        return fromVal(tv->axis(dim < 0 ? dim + nd : dim)->logicalExtent(), args.where);
+      }
+      if (name.text == "shape") {
+        BoundArgs a(fn, {}, args);
+        PyValue v = PyValue::make(PyValue::Kind::Vector, args.where);
+        for (IterDomain* id : tv->logicalNoReductions()) v.vec.push_back(id->logicalExtent());
+        return v;
+      }
+    }
+    cur_.fail(name, fmt::format("{} ({}) has no method '{}' (tensors have size(dim) and shape())",
+                                describeValue(self), kindPhrase(self.kind), name.text));
+  }
+
+  PyValue dataTypeName(const std::vector<Token>& path) {
+    if (path.size() != 2) cur_.fail(path[0], fmt::format("expected DataType.<name>, found {}", joinPath(path)));
+    PyValue v = PyValue::make(PyValue::Kind::DType, loc(path[0]));
+    if (path[1].text == "Null") return v;
+    std::optional<DataType> d = parseDataType(path[1].text);
+    // Only nvFuser's spellings: DataType.Float, not DataType.float32.
+    if (!d || pythonName(*d) != path[1].text) {
+      std::string known;
+      for (DataType t : kAllDataTypes) known += fmt::format("{}DataType.{}", known.empty() ? "" : ", ", pythonName(t));
+      cur_.fail(path[1], fmt::format("unsupported dtype {} (supported: {}, DataType.Null)", joinPath(path), known));
+    }
+    v.dtype = d;
+    return v;
+  }
+
+  // ---- fd.define_tensor / define_scalar / define_vector / add_output ------------------
+
+  PyValue fdMethod(const Token& name, const CallArgs& args) {
+    std::string fn = fmt::format("{}.{}", fd_name_, name.text);
+    try {
+      if (name.text == "define_tensor") return defineTensorCall(fn, args);
+      if (name.text == "define_scalar" || name.text == "define_constant") return defineScalarCall(fn, args);
+      if (name.text == "define_vector") return defineVectorCall(fn, args);
+      if (name.text == "add_output") return addOutputCall(fn, args);
+    } catch (const UserError& e) {
+      if (e.where().known()) throw;
+      throw UserError(args.where, detailOf(e, fn));
+    }
+    if (name.text == "execute")
+      cur_.fail(name, fmt::format("{}.execute belongs after the `with FusionDefinition()` block", fd_name_));
+    cur_.fail(name, fmt::format("unknown FusionDefinition method {} (known: add_output, define_scalar, "
+                                "define_tensor, define_vector, ops.<op>)",
+                                fn));
+  }
+
+  PyValue defineTensorCall(const std::string& fn, const CallArgs& args) {
+    BoundArgs a(fn,
+                {OpParam{{"shape", "symbolic_sizes"}, true}, OpParam{{"contiguity"}, false},
+                 OpParam{{"dtype"}, false}, OpParam{{"is_cpu"}, false}, OpParam{{"stride_order"}, false}},
+                args);
+    std::vector<int64_t> shape = asIntList(a.at(0), a.context(0));
+    if (!a.at(0).isSequence()) throwWrongKind(a.at(0), "a list of sizes", a.context(0));
+    for (size_t i = 0; i < shape.size(); ++i)
+      if (shape[i] < -1)
+        throw UserError(a.at(0).items[i].where,
+                        fmt::format("size {} in {} must be -1 (symbolic) or >= 0", shape[i], a.context(0)));
+    std::vector<std::optional<bool>> contiguity;
+    if (a.has(1)) {
+      const PyValue& c = a.at(1);
+      if (c.kind == PyValue::Kind::Bool) {
+        for (int64_t s : shape) contiguity.push_back(s == 1 ? std::nullopt : std::optional<bool>(c.b));
+      } else {
+        if (!c.isSequence()) throwWrongKind(c, "a list of True/False/None or a bool", a.context(1));
+        for (const PyValue& item : c.items) {
+          if (item.kind == PyValue::Kind::None) contiguity.push_back(std::nullopt);
+          else contiguity.push_back(asBool(item, a.context(1)));
+        }
+        if (!contiguity.empty() && contiguity.size() != shape.size())
+          throw UserError(c.where, fmt::format("contiguity has {} entries, expected {} (one per dim of shape)",
+                                               contiguity.size(), shape.size()));
+      }
+    }
+    DataType dtype = a.has(2) ? *asDataType(a.at(2), a.context(2), false) : DataType::Float;
+    if (a.has(3)) asBool(a.at(3), a.context(3));  // is_cpu: accepted, tensors live on the host anyway
+    std::vector<int64_t> stride_order;
+    if (a.has(4)) {
+      stride_order = asIntList(a.at(4), a.context(4));
+      if (!stride_order.empty() &&
+          (stride_order.size() != shape.size() || !isPermutation(stride_order)))
+        throw UserError(a.at(4).where, fmt::format("stride_order must be a permutation of 0..{} (one entry per dim)",
+                                                   static_cast<int64_t>(shape.size()) - 1));
+    }
+    return fromVal(defineTensor(*fusion_, shape, dtype, contiguity, stride_order), args.where);
+  }
+
+  PyValue defineScalarCall(const std::string& fn, const CallArgs& args) {
+    BoundArgs a(fn, {OpParam{{"value"}, false}, OpParam{{"dtype"}, false}}, args);
+    std::optional<DataType> dtype;
+    if (a.has(1)) dtype = asDataType(a.at(1), a.context(1), false);
+    if (!a.has(0)) {
+      if (!dtype)
+        throw UserError(args.where, fmt::format("{} needs a value or a dtype (a symbolic input needs "
+                                                "dtype=DataType.X)",
+                                                fn));
+      return fromVal(defineScalar(*fusion_, *dtype), args.where);
+    }
+    const PyValue& v = a.at(0);
+    ScalarValue value;
+    DataType natural;
+    if (v.kind == PyValue::Kind::Bool) {
+      value = v.b;
+      natural = DataType::Bool;
+    } else if (v.kind == PyValue::Kind::Int) {
+      value = v.i;
+      natural = DataType::Int64;
+    } else if (v.kind == PyValue::Kind::Float) {
+      value = v.f;
+      natural = DataType::Double;
+    } else {
+      throwWrongKind(v, "a number or None", a.context(0));
+    }
+    return fromVal(fusion_->constant(value, dtype.value_or(natural)), args.where);
+  }
+
+  PyValue defineVectorCall(const std::string& fn, const CallArgs& args) {
+    BoundArgs a(fn, {OpParam{{"values"}, true}, OpParam{{"dtype"}, false}}, args);
+    if (a.has(1)) {
+      std::optional<DataType> d = asDataType(a.at(1), a.context(1), false);
+      if (!isIntegralType(*d)) throw UserError(a.at(1).where, fmt::format("{} holds ints; dtype must be DataType.Int", fn));
+    }
+    if (a.at(0).kind == PyValue::Kind::Vector) throwWrongKind(a.at(0), "a list of ints and scalars", a.context(0));
+    PyValue v = PyValue::make(PyValue::Kind::Vector, args.where);
+    v.vec = asShape(*fusion_, a.at(0), a.context(0));
+    return v;
+  }
+
+  PyValue addOutputCall(const std::string& fn, const CallArgs& args) {
+    BoundArgs a(fn, {OpParam{{"output"}, true}, OpParam{{"alias_input"}, false}, OpParam{{"stride_order"}, false}},
+                args);
+    const PyValue& out = a.at(0);
+    if (out.kind != PyValue::Kind::Tensor && out.kind != PyValue::Kind::Scalar)
+      throwWrongKind(out, "a tensor or a scalar", a.context(0));
+    const PyValue* alias = a.has(1) ? &a.at(1) : nullptr;
+    const PyValue* order = a.has(2) ? &a.at(2) : nullptr;
+    if (alias && alias->isSequence() && !order) {  // add_output(T, [1, 0]): the stride_order overload
+      order = alias;
+      alias = nullptr;
+    }
+    if (alias) {
+      TensorView* in = asTensor(*alias, a.context(1));
+      if (!in->isFusionInput())
+        throw UserError(alias->where, fmt::format("alias_input {} is not a fusion input", describeValue(*alias)));
+    }
+    std::vector<int64_t> stride_order;
+    if (order) {
+      TensorView* tv = asTensor(out, a.context(0));
+      stride_order = asIntList(*order, a.context(2));
+      if (static_cast<int64_t>(stride_order.size()) != tv->nDims() || !isPermutation(stride_order))
+        throw UserError(order->where,
+                        fmt::format("stride_order must be a permutation of 0..{} ({} has {} dims)",
+                                    tv->nDims() - 1, describeValue(out), tv->nDims()));
+    }
+    fusion_->addOutput(out.val);
+    if (order) fusion_->setRequiredStrideOrder(out.val->as<TensorView>(), stride_order);
+    if (alias) fusion_->aliasOutputToInput(out.val, alias->val);
+    return PyValue::none(args.where);
+  }
+
+  std::vector<Token> tokens_;
+  Cursor cur_;
+  BodyResolver body_;
+  TopResolver top_;
+  PythonDefinition def_;
+  std::unique_ptr<Fusion> fusion_;
+  std::optional<FunctionDef> func_;
+  std::map<std::string, PyValue> vars_;      // the fusion body's variables
+  std::map<std::string, PyValue> top_vars_;  // top-level variables (inputs, out)
+  std::string fd_name_;                      // the FusionDefinition inside the body being read
+  std::string fd_var_;                       // the name bound by `with FusionDefinition() as fd`
+  std::string execute_arg_ = "inputs";
+};
+
+}  // namespace
+}  // namespace frontend
+
+PythonDefinition parsePythonDefinition(std::string_view source, const std::string& filename) {
+  return frontend::ScriptReader(source, filename).read();
+}
+
+PythonDefinition parsePythonFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError(SourceLocation{path, 0, 0}, "cannot open the file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parsePythonDefinition(ss.str(), path);
+}
+
+}  // namespace fusebox
