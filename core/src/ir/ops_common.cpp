@@ -42,6 +42,13 @@ std::string describe(const Scalar* s) {
   return s->inlineString();
 }
 
+std::string describeVals(const std::vector<Val*>& vals) {
+  std::vector<std::string> s;
+  for (Val* v : vals)
+    s.push_back(v == nullptr ? "null" : v->isScalar() ? describe(v->as<Scalar>()) : v->toString());
+  return fmt::format("[{}]", fmt::join(s, ", "));
+}
+
 std::string shapeString(const TensorView* tv) {
   std::vector<std::string> sizes;
   for (auto* id : tv->logicalNoReductions()) sizes.push_back(describe(id->logicalExtent()));

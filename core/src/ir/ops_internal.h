@@ -27,6 +27,8 @@ std::string shapeString(const TensorView* tv);
 std::string describe(const TensorView* tv);
 // A scalar for messages: "4", "i3", "( i0 * 2 )".
 std::string describe(const Scalar* s);
+// "[4, i3, null]": operand lists (sizes, widths) for messages.
+std::string describeVals(const std::vector<Val*>& vals);
 
 // Checks that `v` is a present operand; throws UserError naming op and role.
 void requirePresent(const Val* v, const std::string& op, std::string_view role);

@@ -26,13 +26,6 @@ std::string boolList(const std::vector<bool>& v) {
   return fmt::format("[{}]", fmt::join(s, ", "));
 }
 
-std::string valList(const std::vector<Val*>& v) {
-  std::vector<std::string> s;
-  for (Val* x : v)
-    s.push_back(x == nullptr ? "null" : x->isScalar() ? describe(x->as<Scalar>()) : x->toString());
-  return fmt::format("[{}]", fmt::join(s, ", "));
-}
-
 // Shape entries of expand/reshape/broadcast_in_dim: integer scalars, all present.
 std::vector<Scalar*> shapeScalars(const std::vector<Val*>& shape, const std::string& op) {
   std::vector<Scalar*> out;
@@ -166,7 +159,7 @@ TensorView* expand(TensorView* x, const std::vector<Val*>& shape) {
   auto in = x->logicalNoReductions();
   FUSEBOX_USER_CHECK(sizes.size() == in.size(),
                      "{}: shape {} has {} entries but the input {} has rank {}", name,
-                     valList(shape), sizes.size(), describe(x), in.size());
+                     describeVals(shape), sizes.size(), describe(x), in.size());
   for (size_t d = 0; d < in.size(); ++d) {
     auto want = constInt(sizes[d]);
     FUSEBOX_USER_CHECK(!want || *want >= -1,
@@ -212,7 +205,7 @@ TensorView* reshape(TensorView* x, const std::vector<Val*>& new_shape) {
                        d, *c);
     if (*c != -1) continue;
     FUSEBOX_USER_CHECK(inferred < 0, "{}: new_shape {} has more than one -1 entry", name,
-                       valList(new_shape));
+                       describeVals(new_shape));
     inferred = static_cast<int64_t>(d);
   }
   // The number of elements, and the product of the sizes the user gave. These
@@ -232,12 +225,12 @@ TensorView* reshape(TensorView* x, const std::vector<Val*>& new_shape) {
     if (inferred >= 0)
       FUSEBOX_USER_CHECK(*known_product != 0 && *in_numel % *known_product == 0,
                          "{}: cannot reshape {} ({} elements) to {}: {} is not a multiple of {}",
-                         name, describe(x), *in_numel, valList(new_shape), *in_numel,
+                         name, describe(x), *in_numel, describeVals(new_shape), *in_numel,
                          *known_product);
     else
       FUSEBOX_USER_CHECK(*in_numel == *known_product,
                          "{}: cannot reshape {} ({} elements) to {} ({} elements)", name,
-                         describe(x), *in_numel, valList(new_shape), *known_product);
+                         describe(x), *in_numel, describeVals(new_shape), *known_product);
   }
 
   std::vector<IterDomain*> domain;

@@ -31,13 +31,6 @@ Scalar* normalizeIndex(Scalar* index, Scalar* extent) {
   return maxExtent(f.zero(), minExtent(wrapped, extent));
 }
 
-std::string valList(const std::vector<Val*>& v) {
-  std::vector<std::string> s;
-  for (Val* x : v)
-    s.push_back(x == nullptr ? "null" : x->isScalar() ? describe(x->as<Scalar>()) : x->toString());
-  return fmt::format("[{}]", fmt::join(s, ", "));
-}
-
 }  // namespace
 
 TensorView* slice(TensorView* x, const std::vector<Val*>& starts, const std::vector<Val*>& stops,
@@ -96,7 +89,7 @@ TensorView* pad(TensorView* x, const std::vector<Val*>& pad_widths, Val* value) 
   FUSEBOX_USER_CHECK(n % 2 == 0 && n <= 2 * rank,
                      "{}: pad_widths {} must have an even number of entries, at most 2 * rank = "
                      "{} for {}",
-                     name, valList(pad_widths), 2 * rank, describe(x));
+                     name, describeVals(pad_widths), 2 * rank, describe(x));
   std::vector<Scalar*> widths;
   for (int64_t i = 0; i < n; ++i)
     widths.push_back(requireIntScalar(pad_widths[i], name, fmt::format("pad width {}", i)));
