@@ -13,10 +13,12 @@ namespace fusebox::frontend {
 
 namespace {
 
-std::string paramNameList(const std::vector<OpParam>& params) {
+// The keywords still open: names (and aliases) of parameters not yet given.
+std::string openParamNames(const std::vector<OpParam>& params, const std::vector<const PyValue*>& slots) {
   std::string s;
-  for (const OpParam& p : params)
-    for (std::string_view n : p.names) s += (s.empty() ? "" : ", ") + std::string(n);
+  for (size_t i = 0; i < params.size(); ++i)
+    if (slots[i] == nullptr)
+      for (std::string_view n : params[i].names) s += (s.empty() ? "" : ", ") + std::string(n);
   return s;
 }
 
@@ -46,9 +48,12 @@ BoundArgs::BoundArgs(std::string function, std::vector<OpParam> params, const Ca
       for (std::string_view n : params_[i].names)
         if (n == key.text) found = i;
     SourceLocation key_loc{where_.file, key.line, key.column};
-    if (found == params_.size())
-      throw UserError(key_loc, fmt::format("unexpected keyword '{}' for {} (expected: {})", key.text,
-                                           function_, paramNameList(params_)));
+    if (found == params_.size()) {
+      std::string open = openParamNames(params_, slots_);
+      throw UserError(key_loc, fmt::format("unexpected keyword '{}' for {} ({})", key.text, function_,
+                                           open.empty() ? "every argument is already given"
+                                                        : "expected: " + open));
+    }
     if (slots_[found] != nullptr)
       throw UserError(key_loc, fmt::format("{} got multiple values for '{}'", function_,
                                            params_[found].names[0]));

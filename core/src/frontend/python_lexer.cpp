@@ -95,7 +95,7 @@ class Lexer {
       push(TokenKind::Newline, "", line_, col_);
     while (indents_.size() > 1) {
       indents_.pop_back();
-      push(TokenKind::Dedent, "", line_, 1);
+      push(TokenKind::Dedent, "", line_, col_);
     }
     push(TokenKind::End, "", line_, col_);
     return std::move(tokens_);

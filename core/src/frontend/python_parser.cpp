@@ -522,11 +522,25 @@ class ScriptReader {
       if (shape[i] < -1)
         throw UserError(a.at(0).items[i].where,
                         fmt::format("size {} in {} must be -1 (symbolic) or >= 0", shape[i], a.context(0)));
+    std::vector<int64_t> stride_order;
+    if (a.has(4)) {
+      stride_order = asIntList(a.at(4), a.context(4));
+      if (!stride_order.empty() &&
+          (stride_order.size() != shape.size() || !isPermutation(stride_order)))
+        throw UserError(a.at(4).where, fmt::format("stride_order must be a permutation of 0..{} (one entry per dim)",
+                                                   static_cast<int64_t>(shape.size()) - 1));
+    }
+    // Contiguity follows the allocation order (outermost first), as in nvFuser.
     std::vector<std::optional<bool>> contiguity;
     if (a.has(1)) {
       const PyValue& c = a.at(1);
       if (c.kind == PyValue::Kind::Bool) {
-        for (int64_t s : shape) contiguity.push_back(s == 1 ? std::nullopt : std::optional<bool>(c.b));
+        std::vector<int64_t> perm = stride_order;
+        if (stride_order.empty())
+          for (size_t i = 0; i < shape.size(); ++i) perm.push_back(static_cast<int64_t>(i));
+        else
+          perm = strideOrderToAllocationPermutation(stride_order);
+        for (int64_t d : perm) contiguity.push_back(shape[d] == 1 ? std::nullopt : std::optional<bool>(c.b));
       } else {
         if (!c.isSequence()) throwWrongKind(c, "a list of True/False/None or a bool", a.context(1));
         for (const PyValue& item : c.items) {
@@ -540,14 +554,6 @@ class ScriptReader {
     }
     DataType dtype = a.has(2) ? *asDataType(a.at(2), a.context(2), false) : DataType::Float;
     if (a.has(3)) asBool(a.at(3), a.context(3));  // is_cpu: accepted, tensors live on the host anyway
-    std::vector<int64_t> stride_order;
-    if (a.has(4)) {
-      stride_order = asIntList(a.at(4), a.context(4));
-      if (!stride_order.empty() &&
-          (stride_order.size() != shape.size() || !isPermutation(stride_order)))
-        throw UserError(a.at(4).where, fmt::format("stride_order must be a permutation of 0..{} (one entry per dim)",
-                                                   static_cast<int64_t>(shape.size()) - 1));
-    }
     return fromVal(defineTensor(*fusion_, shape, dtype, contiguity, stride_order), args.where);
   }
 

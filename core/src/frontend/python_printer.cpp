@@ -75,19 +75,14 @@ class PythonPrinter {
     }
     const auto* tv = v->as<TensorView>();
     std::vector<IterDomain*> logical = tv->logicalNoReductions();
-    std::vector<std::string> shape, contiguity(logical.size(), "None");
+    std::vector<std::string> shape, contiguity;
     for (IterDomain* id : logical) {
       if (id->isBroadcast()) shape.push_back("1");
       else if (id->extent()->isConst()) shape.push_back(std::to_string(toInt(*id->extent()->value())));
       else shape.push_back("-1");
     }
-    // Contiguity is stored per allocation axis; define_tensor takes it per logical dim.
-    std::vector<IterDomain*> alloc = tv->allocation();
-    for (size_t p = 0; p < alloc.size() && p < tv->contiguity().size(); ++p) {
-      size_t d = std::find(logical.begin(), logical.end(), alloc[p]) - logical.begin();
-      const std::optional<bool>& c = tv->contiguity()[p];
-      if (d < logical.size()) contiguity[d] = c ? boolText(*c) : "None";
-    }
+    // As in nvFuser, contiguity follows the allocation (stride) order.
+    for (const std::optional<bool>& c : tv->contiguity()) contiguity.push_back(c ? boolText(*c) : "None");
     std::string name = newName(v);
     std::string line = fmt::format("{} = fd.define_tensor(shape=[{}], contiguity=[{}], dtype={}, is_cpu=False", name,
                                    fmt::join(shape, ", "), fmt::join(contiguity, ", "), dtypeText(tv->dtype()));

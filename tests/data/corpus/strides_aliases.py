@@ -8,7 +8,7 @@ import torch
 from nvfuser import FusionDefinition, DataType
 
 def nvfuser_fusion_id0(fd : FusionDefinition) -> None :
-    T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.Float, is_cpu=False, stride_order=[0, 2, 1])
+    T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[False, True, True], dtype=DataType.Float, is_cpu=False, stride_order=[0, 2, 1])
     T1 = fd.define_tensor(symbolic_sizes=[-1, -1, 1], contiguity=[False, True, None], dtype=DataType.Float)
     T2 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.Float, is_cpu=False)
     T3 = fd.ops.add(T0, T1)
@@ -19,7 +19,7 @@ def nvfuser_fusion_id0(fd : FusionDefinition) -> None :
     fd.add_output(T5, alias_input=T2)
 
 inputs = [
-    torch.randn(24, dtype=torch.float32, device='cuda:0').as_strided((2, 3, 4), (1, 8, 2)),
+    torch.randn(28, dtype=torch.float32, device="cuda:0").as_strided((2, 3, 4), (1, 10, 2)),
     torch.randn(2, 8, 1, device='cuda:0').as_strided((2, 3, 1), (8, 1, 1)),
     torch.randn((2, 3, 4), dtype=torch.float32, device='cuda:0'),
 ]
