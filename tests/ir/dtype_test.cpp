@@ -1,5 +1,6 @@
 // Dtype tables and PyTorch's type promotion, checked against torch's documented results.
 #include <fusebox/dtype.h>
+#include <fusebox/error.h>
 #include <fusebox/ir/ops_types.h>
 
 #include <gtest/gtest.h>

@@ -30,7 +30,7 @@ std::vector<E> keys(const std::array<std::pair<E, std::string_view>, N>& table) 
 }
 
 using U = UnaryOpType;
-constexpr std::array<std::pair<U, std::string_view>, 45> kUnary = {{
+constexpr std::array<std::pair<U, std::string_view>, 44> kUnary = {{
     {U::Abs, "abs"},         {U::Neg, "neg"},         {U::Exp, "exp"},
     {U::Exp2, "exp2"},       {U::Expm1, "expm1"},     {U::Log, "log"},
     {U::Log2, "log2"},       {U::Log10, "log10"},     {U::Log1p, "log1p"},

@@ -13,8 +13,8 @@ namespace fusebox {
 
 // ---- inputs ----------------------------------------------------------------
 // nvFuser's define_tensor: shape entries -1 (symbolic), 1 (broadcast) or a fixed
-// size. `contiguity` has one entry per dim in logical order (nullopt for
-// broadcast dims; empty = contiguous); `stride_order` as nvFuser's (empty =
+// size. `contiguity` has one entry per dim in allocation (stride-order) order, as
+// nvFuser's (nullopt for broadcast dims; empty = contiguous); `stride_order` as nvFuser's (empty =
 // row-major). The tensor is added as a fusion input.
 TensorView* defineTensor(Fusion& f, const std::vector<int64_t>& shape, DataType dtype,
                          const std::vector<std::optional<bool>>& contiguity = {},
