@@ -39,8 +39,7 @@ uint16_t encode(double value, SmallFloatFormat fmt) {
   const int min_normal_exp = 1 - fmt.bias();
   const int max_exp = fmt.bias();
   // Largest finite value plus half an ulp: from there on, ties and above round to infinity.
-  const double overflow =
-      std::ldexp(2.0 - std::ldexp(1.0, -fmt.mantissa_bits - 1), max_exp);
+  const double overflow = std::ldexp(2.0 - std::ldexp(1.0, -fmt.mantissa_bits - 1), max_exp);
   if (a >= overflow) return sign | fmt.infinityBits();
   if (a < std::ldexp(1.0, min_normal_exp)) {
     // Subnormal: count units of 2^(min_normal_exp - mantissa_bits). Rounding up to
@@ -49,7 +48,7 @@ uint16_t encode(double value, SmallFloatFormat fmt) {
     return sign | static_cast<uint16_t>(units);
   }
   int e2 = 0;
-  std::frexp(a, &e2);  // a = f * 2^e2, f in [0.5, 1)
+  std::frexp(a, &e2);    // a = f * 2^e2, f in [0.5, 1)
   const int e = e2 - 1;  // a in [2^e, 2^(e+1))
   // Mantissa with its implicit bit, in [2^m, 2^(m+1)]; a carry into the exponent
   // field from rounding up is exactly right.
@@ -78,11 +77,23 @@ double decode(uint16_t bits, SmallFloatFormat fmt) {
 
 }  // namespace
 
-float halfToFloat(uint16_t bits) { return static_cast<float>(decode(bits, kHalf)); }
-uint16_t floatToHalf(float value) { return encode(value, kHalf); }
-float bfloat16ToFloat(uint16_t bits) { return static_cast<float>(decode(bits, kBfloat16)); }
-uint16_t floatToBfloat16(float value) { return encode(value, kBfloat16); }
-uint16_t doubleToHalf(double value) { return encode(value, kHalf); }
-uint16_t doubleToBfloat16(double value) { return encode(value, kBfloat16); }
+float halfToFloat(uint16_t bits) {
+  return static_cast<float>(decode(bits, kHalf));
+}
+uint16_t floatToHalf(float value) {
+  return encode(value, kHalf);
+}
+float bfloat16ToFloat(uint16_t bits) {
+  return static_cast<float>(decode(bits, kBfloat16));
+}
+uint16_t floatToBfloat16(float value) {
+  return encode(value, kBfloat16);
+}
+uint16_t doubleToHalf(double value) {
+  return encode(value, kHalf);
+}
+uint16_t doubleToBfloat16(double value) {
+  return encode(value, kBfloat16);
+}
 
 }  // namespace fusebox

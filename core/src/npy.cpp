@@ -146,13 +146,19 @@ DataType parseDescr(const std::string& path, const std::string& descr) {
 
 const char* descrFor(DataType t) {
   switch (t) {
-    case DataType::Bool: return "|b1";
-    case DataType::Int32: return "<i4";
-    case DataType::Int64: return "<i8";
-    case DataType::Half: return "<f2";
+    case DataType::Bool:
+      return "|b1";
+    case DataType::Int32:
+      return "<i4";
+    case DataType::Int64:
+      return "<i8";
+    case DataType::Half:
+      return "<f2";
     case DataType::Float:
-    case DataType::BFloat16: return "<f4";  // NumPy has no bfloat16
-    case DataType::Double: return "<f8";
+    case DataType::BFloat16:
+      return "<f4";  // NumPy has no bfloat16
+    case DataType::Double:
+      return "<f8";
   }
   return "";
 }

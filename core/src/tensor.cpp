@@ -15,7 +15,9 @@ namespace {
 
 constexpr int64_t kStorageAlignment = 64;
 
-std::string joinInts(const std::vector<int64_t>& v) { return fmt::format("{}", fmt::join(v, ", ")); }
+std::string joinInts(const std::vector<int64_t>& v) {
+  return fmt::format("{}", fmt::join(v, ", "));
+}
 
 // a * b, or UserError when it does not fit in int64 (absurd shapes must not wrap).
 int64_t checkedMul(int64_t a, int64_t b, const char* what) {
@@ -26,12 +28,11 @@ int64_t checkedMul(int64_t a, int64_t b, const char* what) {
 
 void checkShape(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                 const char* what) {
-  FUSEBOX_USER_CHECK(sizes.size() == strides.size(),
-                     "{}: {} sizes [{}] but {} strides [{}]", what, sizes.size(), joinInts(sizes),
-                     strides.size(), joinInts(strides));
+  FUSEBOX_USER_CHECK(sizes.size() == strides.size(), "{}: {} sizes [{}] but {} strides [{}]", what,
+                     sizes.size(), joinInts(sizes), strides.size(), joinInts(strides));
   for (size_t d = 0; d < sizes.size(); ++d) {
-    FUSEBOX_USER_CHECK(sizes[d] >= 0, "{}: size of dim {} is {}, expected >= 0 (sizes [{}])",
-                       what, d, sizes[d], joinInts(sizes));
+    FUSEBOX_USER_CHECK(sizes[d] >= 0, "{}: size of dim {} is {}, expected >= 0 (sizes [{}])", what,
+                       d, sizes[d], joinInts(sizes));
     FUSEBOX_USER_CHECK(strides[d] >= 0,
                        "{}: stride of dim {} is {}, expected >= 0 (strides [{}]); negative "
                        "strides are not supported",
@@ -79,13 +80,20 @@ Storage::~Storage() {
 
 std::string_view dtypeName(DataType t) {
   switch (t) {
-    case DataType::Bool: return "bool";
-    case DataType::Int32: return "int32";
-    case DataType::Int64: return "int64";
-    case DataType::Half: return "half";
-    case DataType::BFloat16: return "bfloat16";
-    case DataType::Float: return "float";
-    case DataType::Double: return "double";
+    case DataType::Bool:
+      return "bool";
+    case DataType::Int32:
+      return "int32";
+    case DataType::Int64:
+      return "int64";
+    case DataType::Half:
+      return "half";
+    case DataType::BFloat16:
+      return "bfloat16";
+    case DataType::Float:
+      return "float";
+    case DataType::Double:
+      return "double";
   }
   return "?";
 }
@@ -179,7 +187,9 @@ int64_t Tensor::size(int64_t dim) const {
   return sizes_[dim < 0 ? dim + n : dim];
 }
 
-int64_t Tensor::numel() const { return numelOf(sizes_); }
+int64_t Tensor::numel() const {
+  return numelOf(sizes_);
+}
 
 void* Tensor::data() const {
   if (!storage_ || !storage_->data) return nullptr;
@@ -224,8 +234,8 @@ void copyInto(const Tensor& src, Tensor& dst) {
   FUSEBOX_USER_CHECK(src.defined() && dst.defined(), "copyInto: undefined tensor");
   FUSEBOX_USER_CHECK(src.device() == Device::Host && dst.device() == Device::Host,
                      "copyInto: host tensors only");
-  FUSEBOX_USER_CHECK(src.sizes() == dst.sizes(), "copyInto: sizes differ: {} vs {}",
-                     src.describe(), dst.describe());
+  FUSEBOX_USER_CHECK(src.sizes() == dst.sizes(), "copyInto: sizes differ: {} vs {}", src.describe(),
+                     dst.describe());
   const auto* s = static_cast<const char*>(src.data());
   auto* d = static_cast<char*>(dst.data());
   const int64_t ss = src.elementSize(), ds = dst.elementSize();
@@ -243,8 +253,7 @@ Tensor Tensor::contiguous(bool force_copy) const {
 
 int64_t Tensor::elementOffset(const std::vector<int64_t>& index) const {
   FUSEBOX_USER_CHECK(defined(), "element access on an undefined tensor");
-  FUSEBOX_USER_CHECK(device() == Device::Host, "element access on a device tensor {}",
-                     describe());
+  FUSEBOX_USER_CHECK(device() == Device::Host, "element access on a device tensor {}", describe());
   FUSEBOX_USER_CHECK(index.size() == sizes_.size(), "index [{}] has {} entries for {}",
                      joinInts(index), index.size(), describe());
   int64_t off = 0;

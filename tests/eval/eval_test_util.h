@@ -54,14 +54,22 @@ inline Tensor runOne(const Fusion& f, const std::vector<Argument>& inputs) {
   return std::get<Tensor>(outs.at(0));
 }
 
-inline const Tensor& tensorOf(const Argument& a) { return std::get<Tensor>(a); }
+inline const Tensor& tensorOf(const Argument& a) {
+  return std::get<Tensor>(a);
+}
 
 // Every element in row-major order.
-inline std::vector<double> valuesOf(const Tensor& t) { return t.toDoubles(); }
-inline std::vector<double> valuesOf(const Argument& a) { return tensorOf(a).toDoubles(); }
+inline std::vector<double> valuesOf(const Tensor& t) {
+  return t.toDoubles();
+}
+inline std::vector<double> valuesOf(const Argument& a) {
+  return tensorOf(a).toDoubles();
+}
 
 // Value of a float computed in double and rounded to float, as the evaluator stores it.
-inline double asFloat(double v) { return static_cast<double>(static_cast<float>(v)); }
+inline double asFloat(double v) {
+  return static_cast<double>(static_cast<float>(v));
+}
 
 template <class F>
 std::string userErrorMessage(F&& fn) {

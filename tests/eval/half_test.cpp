@@ -27,14 +27,14 @@ TEST(Half, Subnormals) {
   EXPECT_EQ(halfToFloat(0x0001), std::ldexp(1.0f, -24));  // smallest subnormal
   EXPECT_EQ(halfToFloat(0x03FF), std::ldexp(1023.0f, -24));
   EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -24)), 0x0001);
-  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -25)), 0x0000);    // tie -> even (0)
-  EXPECT_EQ(floatToHalf(std::ldexp(3.0f, -25)), 0x0002);    // 1.5 units, tie -> 2
-  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -14)), 0x0400);    // smallest normal
-  EXPECT_EQ(floatToHalf(std::ldexp(2047.0f, -25)), 0x0400); // rounds up into the normals
+  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -25)), 0x0000);     // tie -> even (0)
+  EXPECT_EQ(floatToHalf(std::ldexp(3.0f, -25)), 0x0002);     // 1.5 units, tie -> 2
+  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -14)), 0x0400);     // smallest normal
+  EXPECT_EQ(floatToHalf(std::ldexp(2047.0f, -25)), 0x0400);  // rounds up into the normals
 }
 
 TEST(Half, RoundsToNearestEven) {
-  const float ulp = std::ldexp(1.0f, -10);  // spacing of halves in [1, 2)
+  const float ulp = std::ldexp(1.0f, -10);             // spacing of halves in [1, 2)
   EXPECT_EQ(floatToHalf(1.0f + ulp / 2), 0x3C00);      // tie, 0x3C00 is even
   EXPECT_EQ(floatToHalf(1.0f + 3 * ulp / 2), 0x3C02);  // tie, 0x3C02 is even
   EXPECT_EQ(floatToHalf(1.0f + ulp * 0.51f), 0x3C01);  // above the tie

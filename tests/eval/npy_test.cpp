@@ -70,8 +70,8 @@ TEST(Npy, WritesVersion1HeaderAlignedTo64) {
   EXPECT_EQ(bytes.substr(0, 6), std::string("\x93NUMPY", 6));
   EXPECT_EQ(bytes[6], 1);
   EXPECT_EQ(bytes[7], 0);
-  const size_t header_len = static_cast<unsigned char>(bytes[8]) |
-                            (static_cast<unsigned char>(bytes[9]) << 8);
+  const size_t header_len =
+      static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
   EXPECT_EQ((10 + header_len) % 64, 0u);
   const std::string header = bytes.substr(10, header_len);
   EXPECT_THAT(header, HasSubstr("'descr': '<i4'"));

@@ -41,7 +41,7 @@ TEST(Tensor, ZeroSizedDimsUseOneForStrides) {
 
 TEST(Tensor, ElementAccessAndConversion) {
   Tensor t = Tensor::empty(DataType::Int32, {2, 2});
-  t.setDouble({0, 1}, -2.7);  // truncates toward zero
+  t.setDouble({0, 1}, -2.7);                 // truncates toward zero
   t.setInt({1, 0}, (int64_t{1} << 32) + 5);  // wraps to int32
   EXPECT_EQ(t.getInt({0, 1}), -2);
   EXPECT_EQ(t.getInt({1, 0}), 5);

@@ -19,21 +19,31 @@ using Argument = std::variant<Tensor, ScalarValue>;
 std::string describe(const Argument& a);
 
 // Evaluates scalar values (extents, scalar inputs and scalar arithmetic) once
-// fusion inputs are bound.
+// fusion inputs are bound. Remembers who bound each value, for messages.
 class ExpressionEvaluator {
  public:
-  void bind(const Val* v, ScalarValue value);
+  // Binds a symbolic scalar (or checks a constant / already bound one); a
+  // different value than the one it has throws UserError.
+  void bind(const Val* v, ScalarValue value, const std::string& bound_by = {});
   // Binds a tensor input's extents (and checks constant extents and broadcast
-  // dims against the tensor's sizes).
+  // dims against the tensor's sizes). `name` is the input as messages call it.
   void bindTensor(const TensorView* tv, const Tensor& t, const std::string& name);
+  // Binds `extent` to a size seen at run time, or checks it against the value it
+  // already has. Returns "" when consistent, else what was expected, e.g.
+  // "4 (extent i1 bound by T1)" or "4 (a constant extent)".
+  std::string bindExtent(const Val* extent, int64_t size, const std::string& bound_by);
   // The value of a scalar, or nullopt when it depends on something unbound.
+  // Scalar expressions evaluate with the evaluator's elementwise semantics.
   std::optional<ScalarValue> evaluate(const Val* v);
   // Like evaluate, but throws InternalError naming the value when unbound.
   ScalarValue evaluateOrThrow(const Val* v);
   int64_t evaluateInt(const Val* v) { return toInt(evaluateOrThrow(v)); }
+  // Who bound `v` (an input name, a tensor), or "" when nobody did.
+  std::string boundBy(const Val* v) const;
 
  private:
   std::unordered_map<const Val*, ScalarValue> values_;
+  std::unordered_map<const Val*, std::string> bound_by_;
 };
 
 struct EvaluatorOptions {
@@ -49,7 +59,10 @@ void validateInputs(const Fusion& fusion, const std::vector<Argument>& inputs,
                     const EvaluatorOptions& options = {});
 
 // Runs the fusion. Outputs with a required stride order (or an allocation
-// domain) are allocated in that order; others are row-major.
+// domain) are allocated in that order; others are row-major. Every returned
+// tensor is freshly allocated, except an output aliased to an input
+// (Fusion::aliasOutputToInput): its values are written into that input tensor,
+// which is returned. Bad inputs and run-time shape conflicts throw UserError.
 std::vector<Argument> evaluateFusion(const Fusion& fusion, const std::vector<Argument>& inputs,
                                      const EvaluatorOptions& options = {});
 

@@ -1,0 +1,131 @@
+// Elementwise tensor ops (set, segment_set, cast, unary, binary, ternary):
+// operands broadcast against each other (size-1 dims index with stride 0),
+// each element computes with the semantics of eval_math.cpp.
+#include <fmt/format.h>
+
+#include "eval/eval_internal.h"
+#include "strided_walk.h"
+
+namespace fusebox::eval_detail {
+namespace {
+
+struct Operand {
+  const Val* val = nullptr;
+  const Tensor* tensor = nullptr;  // null for a scalar operand
+  Number scalar;
+  std::vector<int64_t> strides;  // per output dim; 0 where broadcast
+};
+
+std::string operandName(size_t k, const Val* v) {
+  return fmt::format("operand {} ({})", k, v->toString());
+}
+
+// The broadcast output shape, with run-time conflicts reported per operand.
+std::vector<int64_t> broadcastSizes(const std::vector<Operand>& ops, int64_t rank) {
+  std::vector<int64_t> sizes(rank, 1);
+  std::vector<int64_t> source(rank, -1);  // operand that set sizes[d]
+  for (size_t k = 0; k < ops.size(); ++k) {
+    if (!ops[k].tensor) continue;
+    const Tensor& t = *ops[k].tensor;
+    const int64_t align = rank - t.dim();
+    FUSEBOX_CHECK(align >= 0, "operand {} has rank {} above the output's {}", k, t.dim(), rank);
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      const int64_t s = t.sizes()[d], od = d + align;
+      if (s == 1) continue;
+      if (source[od] < 0) {
+        sizes[od] = s;
+        source[od] = static_cast<int64_t>(k);
+      } else {
+        FUSEBOX_USER_CHECK(s == sizes[od], "{} dim {} has size {}, expected {} like {}",
+                           operandName(k, ops[k].val), d, s, sizes[od],
+                           operandName(source[od], ops[source[od]].val));
+      }
+    }
+  }
+  for (size_t k = 0; k < ops.size(); ++k) {
+    if (!ops[k].tensor) continue;
+    const Tensor& t = *ops[k].tensor;
+    const auto dims = ops[k].val->as<TensorView>()->logicalNoReductions();
+    const int64_t align = rank - t.dim();
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      const int64_t od = d + align;
+      FUSEBOX_USER_CHECK(t.sizes()[d] == sizes[od] || canStretch(dims[d]),
+                         "{} dim {} has size {}, expected {} like {} (the dim is not a broadcast "
+                         "dim, so it cannot stretch)",
+                         operandName(k, ops[k].val), d, t.sizes()[d], sizes[od],
+                         operandName(source[od], ops[source[od]].val));
+    }
+  }
+  return sizes;
+}
+
+}  // namespace
+
+bool canStretch(const IterDomain* id) {
+  if (id->isBroadcast() || id->isSymbolic()) return true;
+  const auto& c = id->extent()->value();
+  return id->extent()->isConst() && c && toInt(*c) == 1;
+}
+
+void evalElementwise(EvalContext& ctx, const Expr* e) {
+  const auto* out_tv = e->output(0)->as<TensorView>();
+  const int64_t rank = out_tv->nDims();
+  FUSEBOX_CHECK(e->inputs().size() <= 3, "{} has {} operands", describeExpr(e), e->inputs().size());
+
+  std::vector<Operand> ops;
+  for (const Val* in : e->inputs()) {
+    Operand op;
+    op.val = in;
+    if (in->isTensor())
+      op.tensor = &ctx.tensor(in);
+    else
+      op.scalar = ctx.number(in);
+    ops.push_back(std::move(op));
+  }
+  const std::vector<int64_t> sizes = broadcastSizes(ops, rank);
+  for (auto& op : ops) {
+    op.strides.assign(rank, 0);
+    if (!op.tensor) continue;
+    const int64_t align = rank - op.tensor->dim();
+    for (int64_t d = 0; d < op.tensor->dim(); ++d)
+      if (op.tensor->sizes()[d] == sizes[d + align])
+        op.strides[d + align] = op.tensor->strides()[d];
+  }
+
+  Tensor out = ctx.allocate(out_tv, sizes);
+  std::vector<std::vector<int64_t>> strides{out.strides()};
+  for (const auto& op : ops) strides.push_back(op.strides);
+  void* out_base = out.data();
+  const DataType out_type = out.dtype();
+
+  const OpType kind = e->op();
+  const auto unary = kind == OpType::Unary ? e->attr<UnaryOpType>() : UnaryOpType{};
+  const auto binary = kind == OpType::Binary ? e->attr<BinaryOpType>() : BinaryOpType{};
+  const auto ternary = kind == OpType::Ternary ? e->attr<TernaryOpType>() : TernaryOpType{};
+  Number vals[3];
+  for (detail::StridedWalk w(sizes, strides); !w.done(); w.next()) {
+    for (size_t k = 0; k < ops.size(); ++k)
+      vals[k] = ops[k].tensor
+                    ? loadNumber(ops[k].tensor->data(), ops[k].tensor->dtype(), w.offset(k + 1))
+                    : ops[k].scalar;
+    Number r;
+    switch (kind) {
+      case OpType::Unary:
+        r = applyUnary(unary, vals[0]);
+        break;
+      case OpType::Binary:
+        r = applyBinary(binary, vals[0], vals[1]);
+        break;
+      case OpType::Ternary:
+        r = applyTernary(ternary, vals[0], vals[1], vals[2]);
+        break;
+      default:
+        r = vals[0];
+        break;  // set, segment_set, cast: the store converts
+    }
+    storeNumber(out_base, out_type, w.offset(0), r);
+  }
+  ctx.setTensor(out_tv, std::move(out));
+}
+
+}  // namespace fusebox::eval_detail

@@ -1,0 +1,109 @@
+// Shared pieces of the reference evaluator: the element value type, the
+// elementwise math every tensor kernel and the scalar evaluator use, and the
+// per-run context the per-family kernels (eval_*.cpp) work in.
+#pragma once
+
+#include <fusebox/eval/evaluator.h>
+#include <fusebox/ir/fusion.h>
+#include <fusebox/tensor.h>
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace fusebox::eval_detail {
+
+// One element during evaluation, tagged with the category of the dtype it came
+// from: the tag picks integer (int64, wrapping) or floating (double) semantics.
+struct Number {
+  enum class Kind : uint8_t { Bool, Int, Float };
+  Kind kind = Kind::Int;
+  int64_t i = 0;   // Bool (0/1) and Int
+  double d = 0.0;  // Float
+
+  static Number ofBool(bool b) { return {Kind::Bool, b ? 1 : 0, 0.0}; }
+  static Number ofInt(int64_t v) { return {Kind::Int, v, 0.0}; }
+  static Number ofFloat(double v) { return {Kind::Float, 0, v}; }
+  bool isFloat() const { return kind == Kind::Float; }
+  double asDouble() const { return isFloat() ? d : static_cast<double>(i); }
+  int64_t asInt() const;  // floats truncate toward zero
+  bool asBool() const { return isFloat() ? d != 0.0 : i != 0; }
+};
+
+// Loads element `offset` (in elements) of a tensor whose element 0 is at `base`.
+Number loadNumber(const void* base, DataType t, int64_t offset);
+// Stores v converted to t: floats round (half types to nearest even), ints wrap.
+void storeNumber(void* base, DataType t, int64_t offset, const Number& v);
+// A scalar value as the dtype `t` it has in the IR.
+Number numberFromScalar(const ScalarValue& v, DataType t);
+// v converted to dtype t and rounded to its precision (a Float scalar holds a
+// value representable in float).
+ScalarValue scalarFromNumber(const Number& v, DataType t);
+
+// Elementwise semantics (eval_math.cpp), as PyTorch's for each op. Integer
+// division by zero throws UserError.
+Number applyUnary(UnaryOpType op, const Number& x);
+Number applyBinary(BinaryOpType op, const Number& a, const Number& b);
+Number applyTernary(TernaryOpType op, const Number& a, const Number& b, const Number& c);
+// Round half to even (torch.round), independent of the FP environment.
+double roundHalfToEven(double x);
+// Inverse error function on [-1, 1] (nan outside).
+double erfinv(double x);
+
+// Whether a dim of size 1 at run time may stretch to another operand's size:
+// declared broadcast, of unknown kind (Symbolic), or of constant extent 1. An
+// Iteration dim of symbolic extent must match the other operands exactly.
+bool canStretch(const IterDomain* id);
+
+// "T3_l = add(T0_g, T1_g)": an expression as messages name it.
+std::string describeExpr(const Expr* e);
+std::string joinInts(const std::vector<int64_t>& v);
+
+// State of one evaluateFusion run.
+class EvalContext {
+ public:
+  EvalContext(const Fusion& fusion, ExpressionEvaluator& ee) : fusion_(fusion), ee_(ee) {}
+
+  const Fusion& fusion() const { return fusion_; }
+  ExpressionEvaluator& ee() { return ee_; }
+
+  void setTensor(const Val* v, Tensor t) { tensors_[v] = std::move(t); }
+  bool hasTensor(const Val* v) const { return tensors_.count(v) != 0; }
+  // The computed tensor of `v` (InternalError if it was not computed yet).
+  const Tensor& tensor(const Val* v) const;
+  // A scalar operand's value, tagged by its dtype.
+  Number number(const Val* v);
+  int64_t integer(const Val* v);
+
+  // Checks `sizes` against the extents of `out` (binding the unbound ones) and
+  // allocates its tensor: required stride order, else allocation domain, else
+  // row-major. Conflicts throw UserError (the driver adds which expr).
+  Tensor allocate(const TensorView* out, const std::vector<int64_t>& sizes);
+
+ private:
+  const Fusion& fusion_;
+  ExpressionEvaluator& ee_;
+  std::unordered_map<const Val*, Tensor> tensors_;
+};
+
+// The layout an output tensor gets: required stride order, else the allocation
+// domain's order, else row-major (empty).
+std::vector<int64_t> outputStrideOrder(const Fusion& fusion, const TensorView* tv);
+
+// Per-family tensor kernels. Each computes every output of `e` and stores it in
+// ctx. Their UserErrors need not name `e`: the driver prefixes describeExpr(e).
+void evalElementwise(EvalContext& ctx,
+                     const Expr* e);  // Set, SegmentSet, Unary, Binary, Ternary, Cast
+void evalMovement(EvalContext& ctx, const Expr* e);  // Broadcast, Squeeze, Expand, Reshape, Permute
+void evalReduction(EvalContext& ctx, const Expr* e);  // Reduction, Var, VarMean, Welford
+void evalResize(EvalContext& ctx, const Expr* e);     // Slice, Pad, Cat
+void evalCreation(EvalContext& ctx, const Expr* e);   // Full, Iota, Rand
+void evalMatmul(EvalContext& ctx, const Expr* e);     // Matmul, Linear
+
+// Input binding shared by validateInputs and evaluateFusion.
+void bindInputs(const Fusion& fusion, const std::vector<Argument>& inputs,
+                const EvaluatorOptions& options, ExpressionEvaluator& ee);
+std::string inputName(const Fusion& fusion, const EvaluatorOptions& options, size_t i);
+
+}  // namespace fusebox::eval_detail

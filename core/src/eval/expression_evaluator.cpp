@@ -1,0 +1,141 @@
+// ExpressionEvaluator: scalar values of a fusion once its inputs are bound.
+#include <fmt/format.h>
+
+#include "eval/eval_internal.h"
+
+namespace fusebox {
+
+using namespace eval_detail;
+
+namespace {
+
+// What a scalar's value was expected to be, with where that expectation comes from.
+std::string expectation(const Val* v, const ScalarValue& value, const std::string& bound_by) {
+  const auto* s = v->as<Scalar>();
+  if (s->isConst()) return fmt::format("{} (a constant extent)", toString(value));
+  if (!bound_by.empty())
+    return fmt::format("{} (extent {} bound by {})", toString(value), v->toString(), bound_by);
+  return fmt::format("{} (extent {})", toString(value), v->toString());
+}
+
+Number evaluateScalarExpr(const Expr* def, const std::vector<Number>& in) {
+  switch (def->op()) {
+    case OpType::Unary:
+      return applyUnary(def->attr<UnaryOpType>(), in.at(0));
+    case OpType::Binary:
+      return applyBinary(def->attr<BinaryOpType>(), in.at(0), in.at(1));
+    case OpType::Ternary:
+      return applyTernary(def->attr<TernaryOpType>(), in.at(0), in.at(1), in.at(2));
+    case OpType::Cast:
+    case OpType::Set:
+      return in.at(0);
+    default:
+      break;
+  }
+  throw InternalError(fmt::format("scalar produced by {} (not a scalar op)", describeExpr(def)));
+}
+
+}  // namespace
+
+std::string describe(const Argument& a) {
+  if (const auto* t = std::get_if<Tensor>(&a)) return t->describe();
+  const auto& v = std::get<ScalarValue>(a);
+  const char* kind = std::holds_alternative<bool>(v)      ? "bool"
+                     : std::holds_alternative<int64_t>(v) ? "int64"
+                                                          : "double";
+  return fmt::format("{} {}", kind, toString(v));
+}
+
+void ExpressionEvaluator::bind(const Val* v, ScalarValue value, const std::string& bound_by) {
+  FUSEBOX_CHECK(v->isScalar(), "bind: {} is not a scalar", v->toString());
+  value = scalarFromNumber(numberFromScalar(value, v->dtype()), v->dtype());
+  if (auto known = evaluate(v)) {
+    FUSEBOX_USER_CHECK(*known == value, "{} has value {}, expected {}", v->toString(),
+                       toString(value), expectation(v, *known, boundBy(v)));
+    return;
+  }
+  FUSEBOX_CHECK(v->definition() == nullptr, "bind: {} is computed by an expression", v->toString());
+  values_[v] = value;
+  if (!bound_by.empty()) bound_by_[v] = bound_by;
+}
+
+std::string ExpressionEvaluator::bindExtent(const Val* extent, int64_t size,
+                                            const std::string& bound_by) {
+  if (auto known = evaluate(extent)) {
+    if (toInt(*known) == size) return "";
+    return expectation(extent, *known, boundBy(extent));
+  }
+  // A derived extent that cannot be computed yet has nothing to check against.
+  if (extent->definition() != nullptr) return "";
+  values_[extent] = size;
+  bound_by_[extent] = bound_by;
+  return "";
+}
+
+void ExpressionEvaluator::bindTensor(const TensorView* tv, const Tensor& t,
+                                     const std::string& name) {
+  const auto dims = tv->logicalNoReductions();
+  FUSEBOX_USER_CHECK(static_cast<int64_t>(dims.size()) == t.dim(),
+                     "input {}: expected {} dims, got {} ({})", name, dims.size(), t.dim(),
+                     t.describe());
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const IterDomain* id = dims[d];
+    const int64_t size = t.sizes()[d];
+    if (id->isBroadcast() && !id->hasExpandedExtent()) {
+      FUSEBOX_USER_CHECK(size == 1, "input {}: dim {} has size {}, expected 1 (a broadcast dim)",
+                         name, d, size);
+      continue;
+    }
+    if (id->isBroadcast() && size > 1) {
+      // An expanded broadcast repeats one value; a real stride would mean
+      // distinct values the fusion is entitled to ignore.
+      FUSEBOX_USER_CHECK(t.strides()[d] == 0,
+                         "input {}: dim {} is an expanded broadcast of size {}, expected stride "
+                         "0, got stride {} ({})",
+                         name, d, size, t.strides()[d], t.describe());
+    }
+    std::string expected = bindExtent(id->logicalExtent(), size, name);
+    FUSEBOX_USER_CHECK(expected.empty(), "input {}: dim {} has size {}, expected {}", name, d, size,
+                       expected);
+  }
+}
+
+std::optional<ScalarValue> ExpressionEvaluator::evaluate(const Val* v) {
+  FUSEBOX_CHECK(v != nullptr && v->isScalar(), "evaluate: {} is not a scalar",
+                v ? v->toString() : "null");
+  const auto* s = v->as<Scalar>();
+  if (s->isConst()) return scalarFromNumber(numberFromScalar(*s->value(), s->dtype()), s->dtype());
+  if (auto it = values_.find(v); it != values_.end()) return it->second;
+  const Expr* def = v->definition();
+  if (def == nullptr) return std::nullopt;
+  std::vector<Number> operands;
+  for (const Val* in : def->inputs()) {
+    auto value = evaluate(in);
+    if (!value) return std::nullopt;
+    operands.push_back(numberFromScalar(*value, in->dtype()));
+  }
+  Number result;
+  try {
+    result = evaluateScalarExpr(def, operands);
+  } catch (const UserError& e) {
+    throw UserError(fmt::format("evaluating scalar {}: {}", describeExpr(def), e.what()));
+  }
+  ScalarValue value = scalarFromNumber(result, v->dtype());
+  values_[v] = value;
+  return value;
+}
+
+ScalarValue ExpressionEvaluator::evaluateOrThrow(const Val* v) {
+  auto value = evaluate(v);
+  if (!value)
+    throw InternalError(fmt::format(
+        "cannot evaluate scalar {}: it depends on a value that is not bound", v->toString()));
+  return *value;
+}
+
+std::string ExpressionEvaluator::boundBy(const Val* v) const {
+  auto it = bound_by_.find(v);
+  return it == bound_by_.end() ? std::string() : it->second;
+}
+
+}  // namespace fusebox
