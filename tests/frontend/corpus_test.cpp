@@ -1,0 +1,155 @@
+// The corpus under tests/data/corpus: every file parses into the structure its
+// header promises (hand-counted `# expect-...` lines), round-trips through the
+// printer, and runs on its own inputs list; together the files use every op
+// and every dtype.
+#include <fusebox/eval/evaluator.h>
+#include <fusebox/frontend/python_definition.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace fusebox {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path corpusDir() { return fs::path(FUSEBOX_SOURCE_DIR) / "tests" / "data" / "corpus"; }
+
+std::vector<std::string> corpusFiles() {
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(corpusDir()))
+    if (entry.path().extension() == ".py") files.push_back(entry.path().filename().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string readFile(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct Expectation {
+  int64_t inputs = -1;
+  int64_t outputs = -1;
+  std::map<std::string, int64_t> ops;  // OpType name -> count
+};
+
+// Reads "# expect-inputs: N", "# expect-outputs: N", "# expect-ops: a=1 b=2".
+Expectation readExpectation(const std::string& text) {
+  Expectation e;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    auto value = [&](const std::string& key) -> std::optional<std::string> {
+      std::string prefix = "# expect-" + key + ":";
+      if (line.rfind(prefix, 0) != 0) return std::nullopt;
+      return line.substr(prefix.size());
+    };
+    if (auto v = value("inputs")) e.inputs = std::stoll(*v);
+    if (auto v = value("outputs")) e.outputs = std::stoll(*v);
+    if (auto v = value("ops")) {
+      std::istringstream items(*v);
+      std::string item;
+      while (items >> item) {
+        size_t eq = item.find('=');
+        e.ops[item.substr(0, eq)] = std::stoll(item.substr(eq + 1));
+      }
+    }
+  }
+  return e;
+}
+
+class CorpusTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CorpusTest, StructureMatchesTheHandCountedHeader) {
+  fs::path path = corpusDir() / GetParam();
+  std::string text = readFile(path);
+  Expectation want = readExpectation(text);
+  ASSERT_GE(want.inputs, 0) << "missing # expect-inputs";
+  ASSERT_GE(want.outputs, 0) << "missing # expect-outputs";
+  ASSERT_FALSE(want.ops.empty()) << "missing # expect-ops";
+
+  PythonDefinition d = parsePythonDefinition(text, path.string());
+  EXPECT_EQ(static_cast<int64_t>(d.fusion->inputs().size()), want.inputs);
+  EXPECT_EQ(static_cast<int64_t>(d.fusion->outputs().size()), want.outputs);
+  std::map<std::string, int64_t> got;
+  for (const Expr* e : d.fusion->exprs()) ++got[std::string(toString(e->op()))];
+  EXPECT_EQ(got, want.ops);
+  EXPECT_TRUE(d.has_inputs_list);
+  EXPECT_EQ(d.inputs.size(), d.fusion->inputs().size());
+  EXPECT_EQ(d.input_names.size(), d.fusion->inputs().size());
+}
+
+TEST_P(CorpusTest, RoundTripsThroughThePrinter) {
+  fs::path path = corpusDir() / GetParam();
+  PythonDefinition d = parsePythonFile(path.string());
+  PythonPrintOptions options;
+  options.inputs = d.inputs;
+  std::string printed = printPythonDefinition(*d.fusion, options);
+  PythonDefinition back = parsePythonDefinition(printed, "printed.py");
+  std::string why;
+  EXPECT_TRUE(Fusion::structurallyEqual(*d.fusion, *back.fusion, &why)) << why << "\n" << printed;
+  // The inputs list survives too, and printing is a fixed point.
+  ASSERT_EQ(back.inputs.size(), d.inputs.size());
+  for (size_t i = 0; i < d.inputs.size(); ++i) EXPECT_EQ(toPython(back.inputs[i]), toPython(d.inputs[i]));
+  EXPECT_EQ(printPythonDefinition(*back.fusion, options), printed);
+}
+
+TEST_P(CorpusTest, RunsOnItsOwnInputsList) {
+  fs::path path = corpusDir() / GetParam();
+  PythonDefinition d = parsePythonFile(path.string());
+  std::vector<Argument> args;
+  for (size_t i = 0; i < d.inputs.size(); ++i) args.push_back(materializeInput(d.inputs[i], 1000 + i));
+  EvaluatorOptions options;
+  options.input_names = d.input_names;
+  std::vector<Argument> outs = evaluateFusion(*d.fusion, args, options);
+  EXPECT_EQ(outs.size(), d.fusion->outputs().size());
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, CorpusTest, ::testing::ValuesIn(corpusFiles()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param.substr(0, info.param.size() - 3);
+                           return name;
+                         });
+
+TEST(Corpus, TogetherUsesEveryOpAttributeAndDtype) {
+  std::set<OpType> ops;
+  std::set<UnaryOpType> unary;
+  std::set<BinaryOpType> binary;
+  std::set<TernaryOpType> ternary;
+  std::set<ReductionOpType> reductions;
+  std::set<RandomDistribution> dists;
+  std::set<DataType> tensor_dtypes, scalar_dtypes;
+  for (const std::string& file : corpusFiles()) {
+    PythonDefinition d = parsePythonFile((corpusDir() / file).string());
+    for (const Expr* e : d.fusion->exprs()) {
+      ops.insert(e->op());
+      if (auto* u = std::get_if<UnaryOpType>(&e->attrs())) unary.insert(*u);
+      if (auto* b = std::get_if<BinaryOpType>(&e->attrs())) binary.insert(*b);
+      if (auto* t = std::get_if<TernaryOpType>(&e->attrs())) ternary.insert(*t);
+      if (auto* r = std::get_if<ReductionAttr>(&e->attrs())) reductions.insert(r->op);
+      if (auto* r = std::get_if<RandAttr>(&e->attrs())) dists.insert(r->dist);
+      for (const Val* v : e->inputs()) (v->isTensor() ? tensor_dtypes : scalar_dtypes).insert(v->dtype());
+    }
+  }
+  for (int i = 0; i <= static_cast<int>(OpType::Linear); ++i)
+    EXPECT_TRUE(ops.count(static_cast<OpType>(i))) << "no corpus file uses op " << toString(static_cast<OpType>(i));
+  for (UnaryOpType t : allUnaryOpTypes()) EXPECT_TRUE(unary.count(t)) << "unused unary op " << toString(t);
+  for (BinaryOpType t : allBinaryOpTypes()) EXPECT_TRUE(binary.count(t)) << "unused binary op " << toString(t);
+  for (TernaryOpType t : allTernaryOpTypes()) EXPECT_TRUE(ternary.count(t)) << "unused ternary op " << toString(t);
+  EXPECT_EQ(reductions.size(), 4u);
+  EXPECT_EQ(dists.size(), 2u);
+  for (DataType t : kAllDataTypes) {
+    EXPECT_TRUE(tensor_dtypes.count(t)) << "no tensor operand of dtype " << pythonName(t);
+    EXPECT_TRUE(scalar_dtypes.count(t)) << "no scalar operand of dtype " << pythonName(t);
+  }
+}
+
+}  // namespace
+}  // namespace fusebox
