@@ -1,0 +1,76 @@
+// The TOML configuration: where plugins are, which passes run in what order
+// with which options, and the [dump] / [runtime] options. docs/config.md
+// describes every key.
+//
+//   [plugins]
+//   paths = ["plugins"]            # relative to this file; "@builtin" = fusebox's own
+//   [passes]
+//   order = ["remove_empty", "consecutive_cast"]
+//   disabled = ["consecutive_cast"]
+//   [passes.remove_bcast_squeeze]  # options of one pass, checked by the pass
+//   swap_unary_ops = false
+//   [dump]
+//   print_after = ["all"]
+//   [runtime]
+//   verify_passes = true
+#pragma once
+
+#include <fusebox/error.h>
+#include <fusebox/option_value.h>
+#include <fusebox/plugin/plugin_registry.h>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fusebox {
+
+// A name given in the config, and where.
+struct NamedSetting {
+  std::string name;
+  SourceLocation where;
+};
+
+struct PassOptionTable {
+  OptionSettings settings;
+  SourceLocation where;  // the table's header
+};
+
+struct Config {
+  // The file read; empty for a config parsed from text without a file.
+  std::filesystem::path file;
+  // [plugins] paths, made absolute. Absent table: the built-in plugin folder.
+  std::vector<PluginSearchPath> plugin_paths;
+  // [passes] order; nullopt when absent (then every pass found runs, in an order
+  // that satisfies their constraints).
+  std::optional<std::vector<NamedSetting>> pass_order;
+  std::vector<NamedSetting> disabled_passes;
+  // [passes.<name>] tables.
+  std::map<std::string, PassOptionTable> pass_options;
+  // [dump] and [runtime], checked when applied to Options (options.h).
+  OptionSettings dump;
+  OptionSettings runtime;
+};
+
+// Parses a config. `file` names it in messages and anchors relative plugin paths
+// (its folder; the current folder when empty). Malformed TOML, unknown keys and
+// wrong types throw UserError at file:line:col.
+Config parseConfig(std::string_view text, const std::filesystem::path& file = {});
+// Reads and parses a file; a missing or unreadable file is a UserError naming
+// `origin` (e.g. "--config", "FUSEBOX_CONFIG").
+Config loadConfigFile(const std::filesystem::path& file, std::string_view origin = "config");
+
+// fusebox's own files, found beside libfusebox_core (<libdir>/fusebox/): the
+// default config and the built-in plugin folder.
+std::filesystem::path builtinConfigDir();
+std::filesystem::path builtinPluginDir();
+std::filesystem::path defaultConfigFile();
+
+// The config to use: `explicit_path` (from --config) when given, else
+// $FUSEBOX_CONFIG when set and non-empty, else defaultConfigFile(). Then loaded.
+Config loadConfig(const std::optional<std::filesystem::path>& explicit_path = std::nullopt);
+
+}  // namespace fusebox

@@ -1,0 +1,59 @@
+// The option set for dumps and runtime checks, from three places, later wins:
+// the config's [dump] / [runtime] tables, the environment (FUSEBOX_DUMP,
+// FUSEBOX_RUNTIME), the command line.
+//
+//   FUSEBOX_DUMP=print_after=all,time_passes
+//   FUSEBOX_RUNTIME=verify_passes=false
+//
+// In the environment a bare name sets a bool option to true; a list option
+// given several times in one place collects every value.
+#pragma once
+
+#include <fusebox/config.h>
+#include <fusebox/option_value.h>
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fusebox {
+
+class Options {
+ public:
+  // Built-in defaults (docs/config.md lists them).
+  Options();
+
+  // The tables that exist ("dump", "runtime") and the options of each.
+  static std::vector<std::string> tables();
+  static const std::vector<OptionSpec>& specs(std::string_view table);
+
+  // Sets options of one table; unknown tables, unknown names and wrong types are
+  // UserErrors at the setting's location listing the valid names.
+  void apply(std::string_view table, const OptionSettings& settings);
+  // config < environment < command line: call in that order.
+  void applyConfig(const Config& config);
+  // Reads FUSEBOX_DUMP and FUSEBOX_RUNTIME.
+  void applyEnvironment();
+  // Parses one variable's text: "name[=value],name[=value]..." for `table`.
+  void applyEnvironmentText(std::string_view variable, std::string_view table,
+                            std::string_view text);
+
+  const OptionValue& get(std::string_view table, std::string_view name) const;
+
+  // [dump]
+  // Print the IR after passes: "all", "changed" and/or pass names.
+  const std::vector<std::string>& printAfter() const;
+  // IR dumps include the transform section (allocation domains, contiguity).
+  bool printTransforms() const;
+  // A table of per-pass times after the pipeline ran.
+  bool timePasses() const;
+  // [runtime]
+  // Verifier after each pass, and the pass's "changed" claim checked by hash.
+  bool verifyPasses() const;
+
+ private:
+  std::map<std::string, std::map<std::string, OptionValue>, std::less<>> values_;
+};
+
+}  // namespace fusebox

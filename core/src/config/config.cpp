@@ -1,0 +1,218 @@
+// Reads the TOML config with TOML++. Every key is checked: unknown keys and
+// wrong types are errors at the key's or value's file:line:col.
+#include <fusebox/config.h>
+#include <fusebox/options.h>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace fusebox {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+class ConfigReader {
+ public:
+  ConfigReader(const fs::path& file) : file_(file) {
+    base_dir_ = file.empty() ? fs::current_path() : fs::absolute(file).parent_path();
+  }
+
+  Config read(const toml::table& root) {
+    Config config;
+    config.file = file_;
+    bool have_plugins = false;
+    for (const auto& [key, node] : root) {
+      const std::string name(key.str());
+      if (name == "plugins") {
+        readPlugins(key, node, config);
+        have_plugins = true;
+      } else if (name == "passes") {
+        readPasses(key, node, config);
+      } else if (name == "dump" || name == "runtime") {
+        OptionSettings settings = readOptionTable(key, node, "[" + name + "]");
+        // Checked now so that a typo is reported with the file's position.
+        resolveOptions(Options::specs(name), settings, "[" + name + "]");
+        (name == "dump" ? config.dump : config.runtime) = std::move(settings);
+      } else {
+        throw UserError(at(key.source()),
+                        fmt::format("unknown table or key '{}'; a config has the tables "
+                                    "[plugins], [passes], [dump] and [runtime]",
+                                    name));
+      }
+    }
+    if (!have_plugins) config.plugin_paths.push_back({builtinPluginDir(), {}});
+    return config;
+  }
+
+ private:
+  SourceLocation at(const toml::source_region& r) const {
+    return {file_.string(), static_cast<int>(r.begin.line), static_cast<int>(r.begin.column)};
+  }
+
+  static std::string typeName(const toml::node& n) {
+    switch (n.type()) {
+      case toml::node_type::table: return "table";
+      case toml::node_type::array: return "array";
+      case toml::node_type::string: return "string";
+      case toml::node_type::integer: return "integer";
+      case toml::node_type::floating_point: return "float";
+      case toml::node_type::boolean: return "bool";
+      case toml::node_type::date: return "date";
+      case toml::node_type::time: return "time";
+      case toml::node_type::date_time: return "date-time";
+      default: return "nothing";
+    }
+  }
+
+  const toml::table& requireTable(const toml::key& key, const toml::node& node,
+                                  const std::string& what) const {
+    const toml::table* t = node.as_table();
+    if (t == nullptr)
+      throw UserError(at(node.source()),
+                      fmt::format("'{}' must be a table ({}), got {}", std::string(key.str()),
+                                  what, withArticle(typeName(node))));
+    return *t;
+  }
+
+  // An array of strings, each with its position.
+  std::vector<NamedSetting> readNames(const toml::node& node, const std::string& what) const {
+    const toml::array* a = node.as_array();
+    if (a == nullptr)
+      throw UserError(at(node.source()),
+                      fmt::format("{} must be an array of strings, got {}", what,
+                                  withArticle(typeName(node))));
+    std::vector<NamedSetting> out;
+    for (const auto& element : *a) {
+      const auto* s = element.as_string();
+      if (s == nullptr)
+        throw UserError(at(element.source()),
+                        fmt::format("{} must be an array of strings, but this entry is {}", what,
+                                    withArticle(typeName(element))));
+      out.push_back({s->get(), at(element.source())});
+    }
+    return out;
+  }
+
+  OptionValue readValue(const toml::node& node, const std::string& what) const {
+    switch (node.type()) {
+      case toml::node_type::boolean: return node.as_boolean()->get();
+      case toml::node_type::integer: return node.as_integer()->get();
+      case toml::node_type::floating_point: return node.as_floating_point()->get();
+      case toml::node_type::string: return node.as_string()->get();
+      case toml::node_type::array: {
+        std::vector<std::string> list;
+        for (const auto& n : readNames(node, what)) list.push_back(n.name);
+        return list;
+      }
+      default:
+        throw UserError(at(node.source()),
+                        fmt::format("{}: {} is not a valid option value (expected a bool, "
+                                    "integer, float, string or array of strings)",
+                                    what, withArticle(typeName(node))));
+    }
+  }
+
+  OptionSettings readOptionTable(const toml::key& key, const toml::node& node,
+                                 const std::string& owner) const {
+    const toml::table& t = requireTable(key, node, owner + " holds options");
+    OptionSettings settings;
+    for (const auto& [k, v] : t) {
+      std::string name(k.str());
+      settings[name] = {readValue(v, fmt::format("option '{}' of {}", name, owner)),
+                        at(v.source())};
+    }
+    return settings;
+  }
+
+  void readPlugins(const toml::key& key, const toml::node& node, Config& config) const {
+    const toml::table& t = requireTable(key, node, "with key 'paths'");
+    bool have_paths = false;
+    for (const auto& [k, v] : t) {
+      if (k.str() != "paths")
+        throw UserError(at(k.source()), fmt::format("unknown key '{}' in [plugins]; the only key "
+                                                    "is 'paths'",
+                                                    std::string(k.str())));
+      have_paths = true;
+      for (const auto& entry : readNames(v, "[plugins] paths")) {
+        fs::path p = entry.name == "@builtin" ? builtinPluginDir() : fs::path(entry.name);
+        if (p.is_relative()) p = base_dir_ / p;
+        config.plugin_paths.push_back({p.lexically_normal(), entry.where});
+      }
+    }
+    if (!have_paths) config.plugin_paths.push_back({builtinPluginDir(), at(key.source())});
+  }
+
+  void readPasses(const toml::key& key, const toml::node& node, Config& config) const {
+    const toml::table& t = requireTable(key, node, "with keys 'order', 'disabled' and one table "
+                                                   "per configured pass");
+    for (const auto& [k, v] : t) {
+      const std::string name(k.str());
+      if (name == "order") {
+        config.pass_order = readNames(v, "[passes] order");
+      } else if (name == "disabled") {
+        config.disabled_passes = readNames(v, "[passes] disabled");
+      } else if (v.is_table()) {
+        PassOptionTable table;
+        table.settings = readOptionTable(k, v, fmt::format("pass '{}'", name));
+        table.where = at(k.source());
+        config.pass_options[name] = std::move(table);
+      } else {
+        throw UserError(at(k.source()),
+                        fmt::format("unknown key '{}' in [passes]; expected 'order', 'disabled', "
+                                    "or a table [passes.<pass name>] of one pass's options",
+                                    name));
+      }
+    }
+  }
+
+  fs::path file_;
+  fs::path base_dir_;
+};
+
+}  // namespace
+
+Config parseConfig(std::string_view text, const fs::path& file) {
+  toml::table root;
+  try {
+    root = toml::parse(text, file.string());
+  } catch (const toml::parse_error& e) {
+    const auto& begin = e.source().begin;
+    throw UserError(SourceLocation{file.string(), static_cast<int>(begin.line),
+                                   static_cast<int>(begin.column)},
+                    fmt::format("malformed TOML: {}", e.description()));
+  }
+  return ConfigReader(file).read(root);
+}
+
+Config loadConfigFile(const fs::path& file, std::string_view origin) {
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec))
+    throw UserError(fmt::format("{}: config file '{}' {}", origin, file.string(),
+                                fs::exists(file, ec) ? "is not a regular file" : "does not exist"));
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in.good() && !in.eof())
+    throw UserError(fmt::format("{}: cannot read config file '{}'", origin, file.string()));
+  return parseConfig(text.str(), file);
+}
+
+Config loadConfig(const std::optional<fs::path>& explicit_path) {
+  if (explicit_path) return loadConfigFile(*explicit_path, "--config");
+  if (const char* env = std::getenv("FUSEBOX_CONFIG"); env != nullptr && *env != '\0')
+    return loadConfigFile(env, "FUSEBOX_CONFIG");
+  fs::path file = defaultConfigFile();
+  std::error_code ec;
+  if (fs::exists(file, ec)) return loadConfigFile(file, "default config");
+  // No default file (an incomplete install): built-in plugins, constraint order.
+  Config config;
+  config.plugin_paths.push_back({builtinPluginDir(), {}});
+  return config;
+}
+
+}  // namespace fusebox

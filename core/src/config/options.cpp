@@ -1,0 +1,177 @@
+#include <fusebox/options.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+namespace fusebox {
+
+namespace {
+
+#ifdef NDEBUG
+constexpr bool kVerifyByDefault = false;
+#else
+constexpr bool kVerifyByDefault = true;  // DESIGN.md: the verifier runs after each pass in debug
+#endif
+
+const std::vector<OptionSpec>& dumpSpecs() {
+  static const std::vector<OptionSpec> specs = {
+      {"print_after", OptionType::StringList, std::vector<std::string>{},
+       "Print the fusion IR after passes: \"all\", \"changed\" (only passes that changed it) "
+       "and/or pass names"},
+      {"print_transforms", OptionType::Bool, false,
+       "IR dumps include the transform section (allocation domains, contiguity, stride orders)"},
+      {"time_passes", OptionType::Bool, false,
+       "Print a table of the time each pass took after the pipeline ran"},
+  };
+  return specs;
+}
+
+const std::vector<OptionSpec>& runtimeSpecs() {
+  static const std::vector<OptionSpec> specs = {
+      {"verify_passes", OptionType::Bool, kVerifyByDefault,
+       "Run the IR verifier after each pass and check each pass's \"changed\" claim against "
+       "the fusion's structural hash (default: on in Debug builds)"},
+  };
+  return specs;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+// An environment value as the option's type wants it.
+OptionValue parseEnvValue(const OptionSpec& spec, std::string_view text, const SourceLocation& where) {
+  switch (spec.type) {
+    case OptionType::Bool: {
+      std::string v = lower(text);
+      if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
+      if (v == "0" || v == "false" || v == "no" || v == "off") return false;
+      throw UserError(where, fmt::format("option '{}' expects a bool (true/false, 1/0, yes/no, "
+                                         "on/off), got '{}'",
+                                         spec.name, text));
+    }
+    case OptionType::Int: {
+      std::string v(text);
+      char* end = nullptr;
+      long long n = std::strtoll(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0')
+        throw UserError(where, fmt::format("option '{}' expects an integer, got '{}'", spec.name,
+                                           text));
+      return static_cast<int64_t>(n);
+    }
+    case OptionType::Double: {
+      std::string v(text);
+      char* end = nullptr;
+      double d = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0')
+        throw UserError(where, fmt::format("option '{}' expects a number, got '{}'", spec.name,
+                                           text));
+      return d;
+    }
+    case OptionType::String: return std::string(text);
+    case OptionType::StringList: return std::vector<std::string>{std::string(text)};
+  }
+  return std::string(text);
+}
+
+}  // namespace
+
+Options::Options() {
+  for (const auto& table : tables())
+    for (const auto& spec : specs(table)) values_[table][spec.name] = spec.default_value;
+}
+
+std::vector<std::string> Options::tables() { return {"dump", "runtime"}; }
+
+const std::vector<OptionSpec>& Options::specs(std::string_view table) {
+  if (table == "dump") return dumpSpecs();
+  if (table == "runtime") return runtimeSpecs();
+  throw UserError(fmt::format("unknown option table '{}'; valid tables: dump, runtime", table));
+}
+
+void Options::apply(std::string_view table, const OptionSettings& settings) {
+  const auto& table_specs = specs(table);
+  auto resolved = resolveOptions(table_specs, settings, fmt::format("[{}]", table));
+  // Only what was given overrides; the rest keeps the earlier layers' values.
+  for (const auto& [name, setting] : settings) values_[std::string(table)][name] = resolved[name];
+}
+
+void Options::applyConfig(const Config& config) {
+  apply("dump", config.dump);
+  apply("runtime", config.runtime);
+}
+
+void Options::applyEnvironmentText(std::string_view variable, std::string_view table,
+                                   std::string_view text) {
+  const auto& table_specs = specs(table);
+  const SourceLocation where{std::string(variable), 0, 0};
+  OptionSettings settings;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    std::string_view item = trim(text.substr(pos, comma == std::string_view::npos ? text.npos
+                                                                                  : comma - pos));
+    pos = comma == std::string_view::npos ? text.size() + 1 : comma + 1;
+    if (item.empty()) continue;
+    size_t eq = item.find('=');
+    std::string name(trim(item.substr(0, eq)));
+    auto spec = std::find_if(table_specs.begin(), table_specs.end(),
+                             [&](const OptionSpec& s) { return s.name == name; });
+    if (spec == table_specs.end())
+      throw UserError(where, fmt::format("unknown option '{}'; valid options: {}", name,
+                                         describeOptionSpecs(table_specs)));
+    OptionValue value;
+    if (eq == std::string_view::npos) {
+      if (spec->type != OptionType::Bool)
+        throw UserError(where, fmt::format("option '{}' needs a value: {}=<{}>", name, name,
+                                           toString(spec->type)));
+      value = true;
+    } else {
+      value = parseEnvValue(*spec, trim(item.substr(eq + 1)), where);
+    }
+    // A list given several times collects every value.
+    auto it = settings.find(name);
+    if (it != settings.end() && spec->type == OptionType::StringList) {
+      auto& list = std::get<std::vector<std::string>>(it->second.value);
+      for (auto& s : std::get<std::vector<std::string>>(value)) list.push_back(s);
+    } else {
+      settings[name] = {std::move(value), where};
+    }
+  }
+  apply(table, settings);
+}
+
+void Options::applyEnvironment() {
+  if (const char* v = std::getenv("FUSEBOX_DUMP")) applyEnvironmentText("FUSEBOX_DUMP", "dump", v);
+  if (const char* v = std::getenv("FUSEBOX_RUNTIME"))
+    applyEnvironmentText("FUSEBOX_RUNTIME", "runtime", v);
+}
+
+const OptionValue& Options::get(std::string_view table, std::string_view name) const {
+  auto t = values_.find(table);
+  FUSEBOX_CHECK(t != values_.end(), "no option table '{}'", table);
+  auto it = t->second.find(std::string(name));
+  FUSEBOX_CHECK(it != t->second.end(), "no option '{}' in [{}]", name, table);
+  return it->second;
+}
+
+const std::vector<std::string>& Options::printAfter() const {
+  return std::get<std::vector<std::string>>(get("dump", "print_after"));
+}
+bool Options::printTransforms() const { return std::get<bool>(get("dump", "print_transforms")); }
+bool Options::timePasses() const { return std::get<bool>(get("dump", "time_passes")); }
+bool Options::verifyPasses() const { return std::get<bool>(get("runtime", "verify_passes")); }
+
+}  // namespace fusebox
