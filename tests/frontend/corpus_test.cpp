@@ -17,7 +17,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path corpusDir() { return fs::path(FUSEBOX_SOURCE_DIR) / "tests" / "data" / "corpus"; }
+fs::path corpusDir() {
+  return fs::path(FUSEBOX_SOURCE_DIR) / "tests" / "data" / "corpus";
+}
 
 std::vector<std::string> corpusFiles() {
   std::vector<std::string> files;
@@ -97,7 +99,8 @@ TEST_P(CorpusTest, RoundTripsThroughThePrinter) {
   EXPECT_TRUE(Fusion::structurallyEqual(*d.fusion, *back.fusion, &why)) << why << "\n" << printed;
   // The inputs list survives too, and printing is a fixed point.
   ASSERT_EQ(back.inputs.size(), d.inputs.size());
-  for (size_t i = 0; i < d.inputs.size(); ++i) EXPECT_EQ(toPython(back.inputs[i]), toPython(d.inputs[i]));
+  for (size_t i = 0; i < d.inputs.size(); ++i)
+    EXPECT_EQ(toPython(back.inputs[i]), toPython(d.inputs[i]));
   EXPECT_EQ(printPythonDefinition(*back.fusion, options), printed);
 }
 
@@ -105,7 +108,8 @@ TEST_P(CorpusTest, RunsOnItsOwnInputsList) {
   fs::path path = corpusDir() / GetParam();
   PythonDefinition d = parsePythonFile(path.string());
   std::vector<Argument> args;
-  for (size_t i = 0; i < d.inputs.size(); ++i) args.push_back(materializeInput(d.inputs[i], 1000 + i));
+  for (size_t i = 0; i < d.inputs.size(); ++i)
+    args.push_back(materializeInput(d.inputs[i], 1000 + i));
   EvaluatorOptions options;
   options.input_names = d.input_names;
   std::vector<Argument> outs = evaluateFusion(*d.fusion, args, options);
@@ -135,14 +139,19 @@ TEST(Corpus, TogetherUsesEveryOpAttributeAndDtype) {
       if (auto* t = std::get_if<TernaryOpType>(&e->attrs())) ternary.insert(*t);
       if (auto* r = std::get_if<ReductionAttr>(&e->attrs())) reductions.insert(r->op);
       if (auto* r = std::get_if<RandAttr>(&e->attrs())) dists.insert(r->dist);
-      for (const Val* v : e->inputs()) (v->isTensor() ? tensor_dtypes : scalar_dtypes).insert(v->dtype());
+      for (const Val* v : e->inputs())
+        (v->isTensor() ? tensor_dtypes : scalar_dtypes).insert(v->dtype());
     }
   }
   for (int i = 0; i <= static_cast<int>(OpType::Linear); ++i)
-    EXPECT_TRUE(ops.count(static_cast<OpType>(i))) << "no corpus file uses op " << toString(static_cast<OpType>(i));
-  for (UnaryOpType t : allUnaryOpTypes()) EXPECT_TRUE(unary.count(t)) << "unused unary op " << toString(t);
-  for (BinaryOpType t : allBinaryOpTypes()) EXPECT_TRUE(binary.count(t)) << "unused binary op " << toString(t);
-  for (TernaryOpType t : allTernaryOpTypes()) EXPECT_TRUE(ternary.count(t)) << "unused ternary op " << toString(t);
+    EXPECT_TRUE(ops.count(static_cast<OpType>(i)))
+        << "no corpus file uses op " << toString(static_cast<OpType>(i));
+  for (UnaryOpType t : allUnaryOpTypes())
+    EXPECT_TRUE(unary.count(t)) << "unused unary op " << toString(t);
+  for (BinaryOpType t : allBinaryOpTypes())
+    EXPECT_TRUE(binary.count(t)) << "unused binary op " << toString(t);
+  for (TernaryOpType t : allTernaryOpTypes())
+    EXPECT_TRUE(ternary.count(t)) << "unused ternary op " << toString(t);
   EXPECT_EQ(reductions.size(), 4u);
   EXPECT_EQ(dists.size(), 2u);
   for (DataType t : kAllDataTypes) {

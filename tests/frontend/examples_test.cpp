@@ -72,10 +72,12 @@ TEST(Examples, GeluBiasGradMatchesTheDerivativeOfGelu) {
         const double h = 1e-5;
         double derivative = (geluTanh(z + h) - geluTanh(z - h)) / (2 * h);
         double want = grad.getDouble({i, j, k}) * derivative;
-        EXPECT_NEAR(outs[0].getDouble({i, j, k}), want, 1e-5 * (1 + std::abs(want))) << i << "," << j << "," << k;
+        EXPECT_NEAR(outs[0].getDouble({i, j, k}), want, 1e-5 * (1 + std::abs(want)))
+            << i << "," << j << "," << k;
         bias_grad[k] += want;
       }
-  for (int64_t k = 0; k < 5; ++k) EXPECT_NEAR(outs[1].getDouble({k}), bias_grad[k], 1e-4 * (1 + std::abs(bias_grad[k])));
+  for (int64_t k = 0; k < 5; ++k)
+    EXPECT_NEAR(outs[1].getDouble({k}), bias_grad[k], 1e-4 * (1 + std::abs(bias_grad[k])));
 }
 
 TEST(Examples, RopeRotatesHalvesOfTheHeadDim) {
@@ -83,7 +85,8 @@ TEST(Examples, RopeRotatesHalvesOfTheHeadDim) {
   ASSERT_EQ(d.inputs.size(), 3u);
   EXPECT_EQ(d.inputs[0].kind, InputSpec::Kind::MakeTensor);
   std::vector<Tensor> in;
-  for (size_t i = 0; i < d.inputs.size(); ++i) in.push_back(std::get<Tensor>(materializeInput(d.inputs[i], 10 + i)));
+  for (size_t i = 0; i < d.inputs.size(); ++i)
+    in.push_back(std::get<Tensor>(materializeInput(d.inputs[i], 10 + i)));
   std::vector<Tensor> outs = run(d, in);
   ASSERT_EQ(outs.size(), 1u);
   EXPECT_EQ(outs[0].dtype(), DataType::BFloat16);
@@ -95,7 +98,8 @@ TEST(Examples, RopeRotatesHalvesOfTheHeadDim) {
       for (int64_t s : {0, 513, 1023})
         for (int64_t j : {0, 1, 63, 64, 100, 127}) {
           double q = in[0].getDouble({b, h, s, j});
-          double rot = j < 64 ? -in[0].getDouble({b, h, s, j + 64}) : in[0].getDouble({b, h, s, j - 64});
+          double rot =
+              j < 64 ? -in[0].getDouble({b, h, s, j + 64}) : in[0].getDouble({b, h, s, j - 64});
           double want = q * in[1].getDouble({s, j}) + rot * in[2].getDouble({s, j});
           // The result is rounded to bfloat16 (8 significant bits).
           EXPECT_NEAR(outs[0].getDouble({b, h, s, j}), want, 1e-2 * (1 + std::abs(want)));
@@ -113,7 +117,8 @@ TEST(Examples, LayerNormNormalizesEachRow) {
   for (int64_t i = 0; i < 4; ++i) {
     double mean = 0, var = 0;
     for (int64_t j = 0; j < 6; ++j) mean += x.getDouble({i, j}) / 6;
-    for (int64_t j = 0; j < 6; ++j) var += (x.getDouble({i, j}) - mean) * (x.getDouble({i, j}) - mean) / 6;
+    for (int64_t j = 0; j < 6; ++j)
+      var += (x.getDouble({i, j}) - mean) * (x.getDouble({i, j}) - mean) / 6;
     double rstd = 1 / std::sqrt(var + 1e-5);
     EXPECT_NEAR(outs[1].getDouble({i, 0}), mean, 1e-6);
     EXPECT_NEAR(outs[2].getDouble({i, 0}), rstd, 1e-5 * rstd);

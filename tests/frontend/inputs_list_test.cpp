@@ -13,9 +13,11 @@ namespace {
 // Parses `entries` as the inputs list of a fusion with one input per entry
 // (a tensor for constructors, a Double scalar for numbers: kinds are not checked).
 std::vector<InputSpec> parseInputs(const std::string& entries, size_t count) {
-  std::string src = "import torch\nfrom nvfuser import FusionDefinition, DataType\n"
-                    "def f(fd : FusionDefinition) -> None :\n";
-  for (size_t i = 0; i < count; ++i) src += "    T" + std::to_string(i) + " = fd.define_tensor(shape=[-1])\n";
+  std::string src =
+      "import torch\nfrom nvfuser import FusionDefinition, DataType\n"
+      "def f(fd : FusionDefinition) -> None :\n";
+  for (size_t i = 0; i < count; ++i)
+    src += "    T" + std::to_string(i) + " = fd.define_tensor(shape=[-1])\n";
   src += "inputs = [\n" + entries + "\n]\n";
   PythonDefinition d = parsePythonDefinition(src, "inputs.py");
   EXPECT_TRUE(d.has_inputs_list);
@@ -82,9 +84,10 @@ TEST(InputsList, ConstructorsShapesDtypesAndDefaults) {
 }
 
 TEST(InputsList, AsStridedKeepsTheBaseAndTheView) {
-  auto specs = parseInputs("torch.randn(8192, dtype=torch.float32, device='cuda:0').as_strided((16, 512), (512, 1)),\n"
-                           "torch.zeros(10).as_strided((2, 2), (1, 4), 1)",
-                           2);
+  auto specs = parseInputs(
+      "torch.randn(8192, dtype=torch.float32, device='cuda:0').as_strided((16, 512), (512, 1)),\n"
+      "torch.zeros(10).as_strided((2, 2), (1, 4), 1)",
+      2);
   EXPECT_EQ(specs[0].base_shape, (std::vector<int64_t>{8192}));
   EXPECT_EQ(specs[0].shape, (std::vector<int64_t>{16, 512}));
   ASSERT_TRUE(specs[0].strides.has_value());
@@ -115,12 +118,15 @@ TEST(InputsList, ToPythonWritesWhatTheListReadsBack) {
   make.dtype = DataType::BFloat16;
   make.make_low = -1;
   make.exclude_zero = true;
-  EXPECT_EQ(toPython(make), "torch.testing.make_tensor((2,), dtype=torch.bfloat16, device='cuda:0', low=-1.0, exclude_zero=True)");
+  EXPECT_EQ(toPython(make),
+            "torch.testing.make_tensor((2,), dtype=torch.bfloat16, device='cuda:0', low=-1.0, "
+            "exclude_zero=True)");
   InputSpec strided;
   strided.kind = InputSpec::Kind::Ones;
   strided.shape = {2, 3};
   strided.strides = std::vector<int64_t>{1, 2};
-  EXPECT_EQ(toPython(strided), "torch.ones((6,), dtype=torch.float32, device='cuda:0').as_strided((2, 3), (1, 2))");
+  EXPECT_EQ(toPython(strided),
+            "torch.ones((6,), dtype=torch.float32, device='cuda:0').as_strided((2, 3), (1, 2))");
   InputSpec scalar;
   scalar.kind = InputSpec::Kind::Scalar;
   scalar.scalar = 3.0;
@@ -130,7 +136,8 @@ TEST(InputsList, ToPythonWritesWhatTheListReadsBack) {
 
   // Each printed entry reads back as the same spec.
   std::string list;
-  for (const InputSpec* s : {&randn, &full, &randint, &make, &strided}) list += toPython(*s) + ",\n";
+  for (const InputSpec* s : {&randn, &full, &randint, &make, &strided})
+    list += toPython(*s) + ",\n";
   auto back = parseInputs(list, 5);
   ASSERT_EQ(back.size(), 5u);
   EXPECT_EQ(back[1].fill_value, 0.5);
@@ -178,7 +185,8 @@ TEST(MaterializeInput, RandnIsDeterministicPerSeedAndStandardNormal) {
 }
 
 TEST(MaterializeInput, RandIsUniformOnZeroOne) {
-  std::vector<double> v = materializeTensor(specOf(InputSpec::Kind::Rand, {10000}, DataType::Double), 1).toDoubles();
+  std::vector<double> v =
+      materializeTensor(specOf(InputSpec::Kind::Rand, {10000}, DataType::Double), 1).toDoubles();
   double sum = 0;
   for (double x : v) {
     EXPECT_GE(x, 0.0);
@@ -200,7 +208,9 @@ TEST(MaterializeInput, RandintCoversExactlyLowToHighExclusive) {
 }
 
 TEST(MaterializeInput, MakeTensorUsesTorchDefaultRanges) {
-  std::vector<double> f = materializeTensor(specOf(InputSpec::Kind::MakeTensor, {5000}, DataType::Float), 2).toDoubles();
+  std::vector<double> f =
+      materializeTensor(specOf(InputSpec::Kind::MakeTensor, {5000}, DataType::Float), 2)
+          .toDoubles();
   double lo = 1e9, hi = -1e9;
   for (double x : f) lo = std::min(lo, x), hi = std::max(hi, x);
   EXPECT_GE(lo, -9.0);
@@ -215,7 +225,8 @@ TEST(MaterializeInput, MakeTensorUsesTorchDefaultRanges) {
   EXPECT_EQ(*seen.rbegin(), 9);  // high 10 is exclusive
   EXPECT_EQ(seen.size(), 19u);
 
-  std::vector<double> bools = materializeTensor(specOf(InputSpec::Kind::MakeTensor, {200}, DataType::Bool), 2).toDoubles();
+  std::vector<double> bools =
+      materializeTensor(specOf(InputSpec::Kind::MakeTensor, {200}, DataType::Bool), 2).toDoubles();
   std::set<double> bool_values(bools.begin(), bools.end());
   EXPECT_EQ(bool_values, (std::set<double>{0.0, 1.0}));
 
@@ -226,12 +237,18 @@ TEST(MaterializeInput, MakeTensorUsesTorchDefaultRanges) {
   Tensor r = materializeTensor(ranged, 4);
   std::set<int64_t> nonzero;
   for (int64_t i = 0; i < r.numel(); ++i) nonzero.insert(r.getInt({i}));
-  EXPECT_EQ(nonzero, (std::set<int64_t>{-1, 1}));  // [-1, 1) is {-1, 0}; exclude_zero turns 0 into 1, as torch does
+  EXPECT_EQ(nonzero,
+            (std::set<int64_t>{
+                -1, 1}));  // [-1, 1) is {-1, 0}; exclude_zero turns 0 into 1, as torch does
 }
 
 TEST(MaterializeInput, ConstantsAndHalfPrecision) {
-  for (double x : materializeTensor(specOf(InputSpec::Kind::Ones, {3, 2}, DataType::Half), 0).toDoubles()) EXPECT_EQ(x, 1.0);
-  for (double x : materializeTensor(specOf(InputSpec::Kind::Zeros, {4}, DataType::Int32), 0).toDoubles()) EXPECT_EQ(x, 0.0);
+  for (double x :
+       materializeTensor(specOf(InputSpec::Kind::Ones, {3, 2}, DataType::Half), 0).toDoubles())
+    EXPECT_EQ(x, 1.0);
+  for (double x :
+       materializeTensor(specOf(InputSpec::Kind::Zeros, {4}, DataType::Int32), 0).toDoubles())
+    EXPECT_EQ(x, 0.0);
   InputSpec full = specOf(InputSpec::Kind::Full, {2, 2}, DataType::BFloat16);
   full.fill_value = -2.5;
   Tensor t = materializeTensor(full, 0);
@@ -251,7 +268,8 @@ TEST(MaterializeInput, AsStridedReturnsTheViewOfTheFilledBase) {
   EXPECT_EQ(view.storageOffset(), 2);
   // The same seed fills the base in the same order, so element (i, j) of the
   // view is element 2 + i + 3j of an unstrided 10-element draw.
-  std::vector<double> base = materializeTensor(specOf(InputSpec::Kind::Randn, {10}, DataType::Float), 5).toDoubles();
+  std::vector<double> base =
+      materializeTensor(specOf(InputSpec::Kind::Randn, {10}, DataType::Float), 5).toDoubles();
   for (int64_t i = 0; i < 2; ++i)
     for (int64_t j = 0; j < 3; ++j) EXPECT_EQ(view.getDouble({i, j}), base[2 + i + 3 * j]);
 }

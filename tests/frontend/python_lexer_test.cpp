@@ -16,32 +16,51 @@ std::vector<std::string> describeAll(const std::string& src) {
   for (const Token& t : tokenize(src, "lex.py")) {
     const char* kind = "";
     switch (t.kind) {
-      case TokenKind::Name: kind = "Name"; break;
-      case TokenKind::Int: kind = "Int"; break;
-      case TokenKind::Float: kind = "Float"; break;
-      case TokenKind::String: kind = "String"; break;
-      case TokenKind::Op: kind = "Op"; break;
-      case TokenKind::Newline: kind = "NL"; break;
-      case TokenKind::Indent: kind = "INDENT"; break;
-      case TokenKind::Dedent: kind = "DEDENT"; break;
-      case TokenKind::End: kind = "END"; break;
+      case TokenKind::Name:
+        kind = "Name";
+        break;
+      case TokenKind::Int:
+        kind = "Int";
+        break;
+      case TokenKind::Float:
+        kind = "Float";
+        break;
+      case TokenKind::String:
+        kind = "String";
+        break;
+      case TokenKind::Op:
+        kind = "Op";
+        break;
+      case TokenKind::Newline:
+        kind = "NL";
+        break;
+      case TokenKind::Indent:
+        kind = "INDENT";
+        break;
+      case TokenKind::Dedent:
+        kind = "DEDENT";
+        break;
+      case TokenKind::End:
+        kind = "END";
+        break;
     }
-    out.push_back(std::string(kind) + ":" + t.text + "@" + std::to_string(t.line) + ":" + std::to_string(t.column));
+    out.push_back(std::string(kind) + ":" + t.text + "@" + std::to_string(t.line) + ":" +
+                  std::to_string(t.column));
   }
   return out;
 }
 
 TEST(PythonLexer, AssignmentWithCallHasOneBasedPositions) {
-  std::vector<std::string> expected = {"Name:T1@1:1",  "Op:=@1:4",   "Name:fd@1:6",  "Op:.@1:8",
-                                       "Name:ops@1:9", "Op:.@1:12",  "Name:add@1:13", "Op:(@1:16",
-                                       "Name:T0@1:17", "Op:,@1:19",  "Int:2@1:21",   "Op:)@1:22",
+  std::vector<std::string> expected = {"Name:T1@1:1",  "Op:=@1:4",  "Name:fd@1:6",   "Op:.@1:8",
+                                       "Name:ops@1:9", "Op:.@1:12", "Name:add@1:13", "Op:(@1:16",
+                                       "Name:T0@1:17", "Op:,@1:19", "Int:2@1:21",    "Op:)@1:22",
                                        "NL:@1:23",     "END:@2:1"};
   EXPECT_EQ(describeAll("T1 = fd.ops.add(T0, 2)\n"), expected);
 }
 
 TEST(PythonLexer, IndentAndDedentFollowLeadingWhitespace) {
-  std::vector<std::string> expected = {"Name:def@1:1", "Name:f@1:5", "Op::@1:6", "NL:@1:7",
-                                       "INDENT:@2:5",  "Name:a@2:5", "NL:@2:6",  "INDENT:@3:9",
+  std::vector<std::string> expected = {"Name:def@1:1", "Name:f@1:5", "Op::@1:6",    "NL:@1:7",
+                                       "INDENT:@2:5",  "Name:a@2:5", "NL:@2:6",     "INDENT:@3:9",
                                        "Name:b@3:9",   "NL:@3:10",   "DEDENT:@4:1", "DEDENT:@4:1",
                                        "Name:c@4:1",   "NL:@4:2",    "END:@5:1"};
   EXPECT_EQ(describeAll("def f:\n    a\n        b\nc\n"), expected);
@@ -56,8 +75,8 @@ TEST(PythonLexer, OpenBlocksAreClosedAtEndOfFile) {
 }
 
 TEST(PythonLexer, NewlinesAndIndentationInsideBracketsAreIgnored) {
-  std::vector<std::string> expected = {"Name:inputs@1:1", "Op:=@1:8", "Op:[@1:10", "Int:1@3:9",
-                                       "Op:,@3:10",       "Int:2@4:5", "Op:,@4:6", "Op:]@5:1",
+  std::vector<std::string> expected = {"Name:inputs@1:1", "Op:=@1:8",  "Op:[@1:10", "Int:1@3:9",
+                                       "Op:,@3:10",       "Int:2@4:5", "Op:,@4:6",  "Op:]@5:1",
                                        "NL:@5:2",         "END:@6:1"};
   EXPECT_EQ(describeAll("inputs = [\n\n        1,\n    2,\n]\n"), expected);
 }
@@ -65,7 +84,8 @@ TEST(PythonLexer, NewlinesAndIndentationInsideBracketsAreIgnored) {
 TEST(PythonLexer, CommentsBlankLinesAndContinuationsProduceNoTokens) {
   std::vector<std::string> expected = {"Name:a@2:1", "Op:=@2:3", "Int:1@2:5", "Op:+@2:7",
                                        "Int:2@3:3",  "NL:@3:16", "END:@6:1"};
-  EXPECT_EQ(describeAll("# header\na = 1 + \\\n  2  # trailing\n\n   # indented comment\n"), expected);
+  EXPECT_EQ(describeAll("# header\na = 1 + \\\n  2  # trailing\n\n   # indented comment\n"),
+            expected);
 }
 
 TEST(PythonLexer, NumbersOfEverySpelling) {
@@ -85,7 +105,8 @@ TEST(PythonLexer, NumbersOfEverySpelling) {
 }
 
 TEST(PythonLexer, StringsWithQuotesPrefixesAndEscapes) {
-  std::vector<Token> toks = tokenize("'cuda:0' \"cuda\" r'a\\b' f\"x\" 'it\\'s' \"\"\"doc\nstring\"\"\"\n", "lex.py");
+  std::vector<Token> toks =
+      tokenize("'cuda:0' \"cuda\" r'a\\b' f\"x\" 'it\\'s' \"\"\"doc\nstring\"\"\"\n", "lex.py");
   ASSERT_GE(toks.size(), 6u);
   EXPECT_EQ(toks[0].text, "cuda:0");
   EXPECT_EQ(toks[1].text, "cuda");
@@ -106,7 +127,7 @@ TEST(PythonLexer, TwoCharacterOperators) {
 }
 
 TEST(PythonLexer, WindowsLineEndingsAndTabs) {
-  std::vector<std::string> expected = {"Name:if@1:1", "Op::@1:3", "NL:@1:4", "INDENT:@2:2",
+  std::vector<std::string> expected = {"Name:if@1:1", "Op::@1:3", "NL:@1:4",     "INDENT:@2:2",
                                        "Name:x@2:2",  "NL:@2:3",  "DEDENT:@3:1", "END:@3:1"};
   EXPECT_EQ(describeAll("if:\r\n\tx\r\n"), expected);
 }

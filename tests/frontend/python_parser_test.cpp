@@ -23,7 +23,9 @@ PythonDefinition parseBody(const std::string& lines) {
   return parsePythonDefinition(src, "test.py");
 }
 
-const TensorView* inputTensor(const PythonDefinition& d, size_t i) { return d.fusion->inputs().at(i)->as<TensorView>(); }
+const TensorView* inputTensor(const PythonDefinition& d, size_t i) {
+  return d.fusion->inputs().at(i)->as<TensorView>();
+}
 
 int64_t constValue(const Val* v) {
   const auto* s = v->as<Scalar>();
@@ -32,8 +34,10 @@ int64_t constValue(const Val* v) {
 }
 
 TEST(PythonParser, DefineTensorShapeEntriesBecomeSymbolicBroadcastOrConstantAxes) {
-  auto d = parseBody("T0 = fd.define_tensor(shape=[-1, 1, 5], contiguity=[True, None, False], dtype=DataType.Half, is_cpu=False)\n"
-                     "fd.add_output(T0)");
+  auto d = parseBody(
+      "T0 = fd.define_tensor(shape=[-1, 1, 5], contiguity=[True, None, False], "
+      "dtype=DataType.Half, is_cpu=False)\n"
+      "fd.add_output(T0)");
   const TensorView* t = inputTensor(d, 0);
   EXPECT_EQ(t->dtype(), DataType::Half);
   ASSERT_EQ(t->nDims(), 3);
@@ -47,8 +51,10 @@ TEST(PythonParser, DefineTensorShapeEntriesBecomeSymbolicBroadcastOrConstantAxes
 TEST(PythonParser, DefineTensorStrideOrderSetsAllocationAndContiguityFollowsIt) {
   // stride_order [0, 2, 1]: dim 1 is outermost, then dim 2, then dim 0 innermost.
   // As in nvFuser, contiguity is given in that allocation order.
-  auto d = parseBody("T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, False, True], dtype=DataType.Float, stride_order=[0, 2, 1])\n"
-                     "fd.add_output(T0)");
+  auto d = parseBody(
+      "T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, False, True], "
+      "dtype=DataType.Float, stride_order=[0, 2, 1])\n"
+      "fd.add_output(T0)");
   const TensorView* t = inputTensor(d, 0);
   ASSERT_TRUE(t->hasAllocation());
   EXPECT_EQ(t->strideOrder(), (std::vector<int64_t>{0, 2, 1}));
@@ -61,10 +67,11 @@ TEST(PythonParser, DefineTensorStrideOrderSetsAllocationAndContiguityFollowsIt) 
 }
 
 TEST(PythonParser, DefineTensorSingleBoolContiguitySymbolicSizesAndDefaults) {
-  auto d = parseBody("T0 = fd.define_tensor(symbolic_sizes=[-1, 1], contiguity=False)\n"
-                     "T1 = fd.define_tensor(shape=[3])\n"
-                     "T2 = fd.define_tensor(shape=[1, -1, -1], contiguity=True, stride_order=[0, 2, 1])\n"
-                     "fd.add_output(T0)\nfd.add_output(T1)\nfd.add_output(T2)");
+  auto d = parseBody(
+      "T0 = fd.define_tensor(symbolic_sizes=[-1, 1], contiguity=False)\n"
+      "T1 = fd.define_tensor(shape=[3])\n"
+      "T2 = fd.define_tensor(shape=[1, -1, -1], contiguity=True, stride_order=[0, 2, 1])\n"
+      "fd.add_output(T0)\nfd.add_output(T1)\nfd.add_output(T2)");
   const TensorView* t0 = inputTensor(d, 0);
   EXPECT_EQ(t0->dtype(), DataType::Float);
   EXPECT_EQ(t0->contiguity(), (std::vector<std::optional<bool>>{false, std::nullopt}));
@@ -77,17 +84,19 @@ TEST(PythonParser, DefineTensorSingleBoolContiguitySymbolicSizesAndDefaults) {
 }
 
 TEST(PythonParser, DefineScalarConstantsSymbolicInputsAndLiteralForms) {
-  auto d = parseBody("S0 = fd.define_scalar(0.5, dtype=DataType.Double)\n"
-                     "S1 = fd.define_scalar(dtype=DataType.Int)\n"
-                     "S2 = fd.define_scalar(None, dtype=DataType.Bool)\n"
-                     "S3 = fd.define_scalar(-3)\n"
-                     "S4 = fd.define_scalar(float('-inf'), dtype=DataType.Float)\n"
-                     "S5 = fd.define_scalar(1e-5)\n"
-                     "S6 = fd.define_scalar(True)\n"
-                     "S7 = fd.define_scalar(2 * 3 + 1, dtype=DataType.Int32)\n"
-                     "S8 = fd.define_scalar(7 // 2 - 2 ** 3)\n"
-                     "fd.add_output(S0)\nfd.add_output(S1)\nfd.add_output(S2)\nfd.add_output(S3)\nfd.add_output(S4)\n"
-                     "fd.add_output(S5)\nfd.add_output(S6)\nfd.add_output(S7)\nfd.add_output(S8)");
+  auto d = parseBody(
+      "S0 = fd.define_scalar(0.5, dtype=DataType.Double)\n"
+      "S1 = fd.define_scalar(dtype=DataType.Int)\n"
+      "S2 = fd.define_scalar(None, dtype=DataType.Bool)\n"
+      "S3 = fd.define_scalar(-3)\n"
+      "S4 = fd.define_scalar(float('-inf'), dtype=DataType.Float)\n"
+      "S5 = fd.define_scalar(1e-5)\n"
+      "S6 = fd.define_scalar(True)\n"
+      "S7 = fd.define_scalar(2 * 3 + 1, dtype=DataType.Int32)\n"
+      "S8 = fd.define_scalar(7 // 2 - 2 ** 3)\n"
+      "fd.add_output(S0)\nfd.add_output(S1)\nfd.add_output(S2)\nfd.add_output(S3)\nfd.add_output("
+      "S4)\n"
+      "fd.add_output(S5)\nfd.add_output(S6)\nfd.add_output(S7)\nfd.add_output(S8)");
   ASSERT_EQ(d.fusion->inputs().size(), 2u);  // S1 and S2 only
   EXPECT_EQ(d.input_names, (std::vector<std::string>{"S1", "S2"}));
   EXPECT_EQ(d.fusion->inputs()[0]->dtype(), DataType::Int64);
@@ -110,7 +119,9 @@ TEST(PythonParser, DefineScalarConstantsSymbolicInputsAndLiteralForms) {
 }
 
 TEST(PythonParser, NumberLiteralsAsOperandsBecomeConstants) {
-  auto d = parseBody("T0 = fd.define_tensor(shape=[-1])\nT1 = fd.ops.mul(T0, 2.5)\nT2 = fd.ops.add(T1, -1)\nfd.add_output(T2)");
+  auto d = parseBody(
+      "T0 = fd.define_tensor(shape=[-1])\nT1 = fd.ops.mul(T0, 2.5)\nT2 = fd.ops.add(T1, "
+      "-1)\nfd.add_output(T2)");
   std::vector<Expr*> exprs = d.fusion->exprs();
   ASSERT_EQ(exprs.size(), 2u);
   const auto* c0 = exprs[0]->input(1)->as<Scalar>();
@@ -122,12 +133,13 @@ TEST(PythonParser, NumberLiteralsAsOperandsBecomeConstants) {
 }
 
 TEST(PythonParser, SizeShapeIndexingAndDefineVectorReadTheSameExtents) {
-  auto d = parseBody("T0 = fd.define_tensor(shape=[-1, -1, -1])\n"
-                     "S1 = T0.size(1)\nS2 = T0.size(-1)\nV3 = T0.shape()\nS4 = V3[0]\n"
-                     "V5 = fd.define_vector([S4, S1, 4, -1], dtype=DataType.Int)\n"
-                     "S6 = fd.ops.size(T0, dim=2)\nV7 = fd.ops.shape(T0)\nS8 = fd.ops.at(V7, index=-2)\n"
-                     "T9 = fd.ops.reshape(T0, new_shape=V5)\n"
-                     "fd.add_output(T9)\nfd.add_output(S2)\nfd.add_output(S6)\nfd.add_output(S8)");
+  auto d = parseBody(
+      "T0 = fd.define_tensor(shape=[-1, -1, -1])\n"
+      "S1 = T0.size(1)\nS2 = T0.size(-1)\nV3 = T0.shape()\nS4 = V3[0]\n"
+      "V5 = fd.define_vector([S4, S1, 4, -1], dtype=DataType.Int)\n"
+      "S6 = fd.ops.size(T0, dim=2)\nV7 = fd.ops.shape(T0)\nS8 = fd.ops.at(V7, index=-2)\n"
+      "T9 = fd.ops.reshape(T0, new_shape=V5)\n"
+      "fd.add_output(T9)\nfd.add_output(S2)\nfd.add_output(S6)\nfd.add_output(S8)");
   const TensorView* t0 = inputTensor(d, 0);
   Expr* reshape = d.fusion->outputs()[0]->definition();
   ASSERT_EQ(reshape->op(), OpType::Reshape);
@@ -142,10 +154,11 @@ TEST(PythonParser, SizeShapeIndexingAndDefineVectorReadTheSameExtents) {
 }
 
 TEST(PythonParser, TupleTargetsNameEveryResult) {
-  auto d = parseBody("T0 = fd.define_tensor(shape=[-1, -1])\n"
-                     "T1, T2 = fd.ops.var_mean(T0, dims=[1], correction=0, keepdim=False)\n"
-                     "T3, T4, T5 = fd.ops.welford(T0, dims=[0])\n"
-                     "fd.add_output(T2)\nfd.add_output(T5)");
+  auto d = parseBody(
+      "T0 = fd.define_tensor(shape=[-1, -1])\n"
+      "T1, T2 = fd.ops.var_mean(T0, dims=[1], correction=0, keepdim=False)\n"
+      "T3, T4, T5 = fd.ops.welford(T0, dims=[0])\n"
+      "fd.add_output(T2)\nfd.add_output(T5)");
   const auto& outs = d.fusion->outputs();
   ASSERT_EQ(outs[0]->definition()->op(), OpType::VarMean);
   EXPECT_EQ(outs[0], outs[0]->definition()->output(1));  // T2 is the mean
@@ -156,14 +169,15 @@ TEST(PythonParser, TupleTargetsNameEveryResult) {
 }
 
 TEST(PythonParser, KeywordsByNvFuserNameAndOlderAliases) {
-  auto d = parseBody("T0 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Half)\n"
-                     "T1 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Half)\n"
-                     "T2 = fd.define_tensor(shape=[-1], dtype=DataType.Half)\n"
-                     "T3 = fd.ops.linear(input=T0, weight=T1, bias=T2)\n"
-                     "T4 = fd.ops.sum(T3, axes=[0], keepdim=True, dtype=DataType.Float)\n"
-                     "T5 = fd.ops.broadcast_in_dim(T2, output_shape=[2, -1], broadcast_dims=[1])\n"
-                     "T6 = fd.ops.uniform(low=0.0, high=1.0, shape=[2, 3])\n"
-                     "fd.add_output(T4)\nfd.add_output(T5)\nfd.add_output(T6)");
+  auto d = parseBody(
+      "T0 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Half)\n"
+      "T1 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Half)\n"
+      "T2 = fd.define_tensor(shape=[-1], dtype=DataType.Half)\n"
+      "T3 = fd.ops.linear(input=T0, weight=T1, bias=T2)\n"
+      "T4 = fd.ops.sum(T3, axes=[0], keepdim=True, dtype=DataType.Float)\n"
+      "T5 = fd.ops.broadcast_in_dim(T2, output_shape=[2, -1], broadcast_dims=[1])\n"
+      "T6 = fd.ops.uniform(low=0.0, high=1.0, shape=[2, 3])\n"
+      "fd.add_output(T4)\nfd.add_output(T5)\nfd.add_output(T6)");
   const auto& outs = d.fusion->outputs();
   // keepdim=True: the reduction is followed by a broadcast.
   Expr* bcast = outs[0]->definition();
@@ -180,13 +194,17 @@ TEST(PythonParser, KeywordsByNvFuserNameAndOlderAliases) {
 }
 
 TEST(PythonParser, AddOutputStrideOrderAndAlias) {
-  auto d = parseBody("T0 = fd.define_tensor(shape=[-1, -1])\nT1 = fd.ops.exp(T0)\nT2 = fd.ops.neg(T0)\nT3 = fd.ops.abs(T0)\n"
-                     "fd.add_output(T1, stride_order=[0, 1])\nfd.add_output(T2, [1, 0])\nfd.add_output(T3, T0)");
+  auto d = parseBody(
+      "T0 = fd.define_tensor(shape=[-1, -1])\nT1 = fd.ops.exp(T0)\nT2 = fd.ops.neg(T0)\nT3 = "
+      "fd.ops.abs(T0)\n"
+      "fd.add_output(T1, stride_order=[0, 1])\nfd.add_output(T2, [1, 0])\nfd.add_output(T3, T0)");
   const auto& outs = d.fusion->outputs();
   ASSERT_NE(d.fusion->requiredStrideOrder(outs[0]->as<TensorView>()), nullptr);
-  EXPECT_EQ(*d.fusion->requiredStrideOrder(outs[0]->as<TensorView>()), (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(*d.fusion->requiredStrideOrder(outs[0]->as<TensorView>()),
+            (std::vector<int64_t>{0, 1}));
   ASSERT_NE(d.fusion->requiredStrideOrder(outs[1]->as<TensorView>()), nullptr);
-  EXPECT_EQ(*d.fusion->requiredStrideOrder(outs[1]->as<TensorView>()), (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(*d.fusion->requiredStrideOrder(outs[1]->as<TensorView>()),
+            (std::vector<int64_t>{1, 0}));
   EXPECT_EQ(d.fusion->requiredStrideOrder(outs[2]->as<TensorView>()), nullptr);
   EXPECT_EQ(d.fusion->aliasedInput(outs[2]), d.fusion->inputs()[0]);
   // Output stride orders are the user's contract, not an allocation domain.
@@ -194,8 +212,9 @@ TEST(PythonParser, AddOutputStrideOrderAndAlias) {
 }
 
 TEST(PythonParser, InputNamesAndLocationsFollowDefinitionOrder) {
-  auto d = parseBody("S0 = fd.define_scalar(None, dtype=DataType.Double)\n\n# a comment line\n"
-                     "T1 = fd.define_tensor(shape=[-1])\nT2 = fd.ops.mul(T1, S0)\nfd.add_output(T2)");
+  auto d = parseBody(
+      "S0 = fd.define_scalar(None, dtype=DataType.Double)\n\n# a comment line\n"
+      "T1 = fd.define_tensor(shape=[-1])\nT2 = fd.ops.mul(T1, S0)\nfd.add_output(T2)");
   EXPECT_EQ(d.function_name, "nvfuser_fusion_id0");
   EXPECT_EQ(d.input_names, (std::vector<std::string>{"S0", "T1"}));
   ASSERT_EQ(d.input_locations.size(), 2u);
@@ -216,19 +235,22 @@ TEST(PythonParser, ScriptFormsDefOnlyWithBodyMainGuardAndRenamedParameter) {
 
   auto with_body = parsePythonDefinition(
       "from nvfuser import (FusionDefinition,\n    DataType)\n"
-      "with FusionDefinition() as f:\n    T0 = f.define_tensor(shape=[-1])\n    f.add_output(f.ops.exp(T0))\n",
+      "with FusionDefinition() as f:\n    T0 = f.define_tensor(shape=[-1])\n    "
+      "f.add_output(f.ops.exp(T0))\n",
       "b.py");
   EXPECT_EQ(with_body.function_name, "");
   EXPECT_EQ(with_body.fusion->exprs().size(), 1u);
 
   auto guarded = parsePythonDefinition(
       "import torch\n"
-      "def g(defn : FusionDefinition) -> None :\n    \"\"\"docstring\"\"\"\n    T0 = defn.define_tensor(shape=[2])\n"
+      "def g(defn : FusionDefinition) -> None :\n    \"\"\"docstring\"\"\"\n    T0 = "
+      "defn.define_tensor(shape=[2])\n"
       "    defn.add_output(T0)\n"
       "if __name__ == \"__main__\":\n"
       "    inputs = [torch.ones(2)]\n"
       "    with FusionDefinition() as fd:\n        g(fd)\n"
-      "    for _ in range(3):\n        fd.execute(inputs)\n        print(fd.execute(inputs)[0].sum())\n",
+      "    for _ in range(3):\n        fd.execute(inputs)\n        "
+      "print(fd.execute(inputs)[0].sum())\n",
       "c.py");
   EXPECT_EQ(guarded.function_name, "g");
   EXPECT_TRUE(guarded.has_inputs_list);
@@ -241,7 +263,8 @@ TEST(PythonParser, FunctionDefinedAfterInputsAndCalledFromWith) {
       "import torch\nfrom nvfuser import FusionDefinition, DataType\n"
       "inputs = [torch.randn(4, device='cuda'), 2.0]\n"
       "def fn(fd : FusionDefinition) -> None :\n"
-      "    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)\n"
+      "    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, "
+      "is_cpu=False)\n"
       "    S1 = fd.define_scalar(None, dtype=DataType.Double)\n"
       "    T2 = fd.ops.mul(T0, S1)\n"
       "    fd.add_output(T2)\n"

@@ -20,7 +20,8 @@ TEST(PythonPrinter, WritesAnNvFuserReproScript) {
       "from nvfuser import FusionDefinition, DataType\n"
       "\n"
       "def nvfuser_fusion_id0(fd : FusionDefinition) -> None :\n"
-      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, "
+      "is_cpu=False)\n"
       "    S1 = fd.define_scalar(None, dtype=DataType.Double)\n"
       "    S2 = T0.size(1)\n"
       "    S3 = T0.size(0)\n"
@@ -55,14 +56,17 @@ TEST(PythonPrinter, InlinesSingleUseIntsInListsAndNamesSharedConstants) {
   // `two` appears twice as an operand, so it is defined once and reused; the
   // step constants the builder made are single-use ints written inline.
   EXPECT_NE(text.find("def fn(fd : FusionDefinition) -> None :\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("    T0 = fd.define_tensor(shape=[4, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)\n"),
+  EXPECT_NE(text.find("    T0 = fd.define_tensor(shape=[4, -1], contiguity=[True, True], "
+                      "dtype=DataType.Float, is_cpu=False)\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("    S1 = fd.define_scalar(2, dtype=DataType.Int)\n    S2 = T0.size(1)\n"
-                      "    T3 = fd.ops.slice(T0, start_indices=[0, S1], end_indices=[S1, S2], strides=[1, 1])\n"),
+                      "    T3 = fd.ops.slice(T0, start_indices=[0, S1], end_indices=[S1, S2], "
+                      "strides=[1, 1])\n"),
             std::string::npos)
       << text;
-  EXPECT_EQ(text.find("inputs = ["), std::string::npos) << "repro_script=false prints only the definition";
+  EXPECT_EQ(text.find("inputs = ["), std::string::npos)
+      << "repro_script=false prints only the definition";
   EXPECT_EQ(text.substr(text.size() - 22), "    fd.add_output(T3)\n");
 }
 
@@ -73,13 +77,17 @@ TEST(PythonPrinter, InputStrideOrdersGiveStridedInputs) {
   PythonPrintOptions options;
   options.symbolic_extent = 3;
   std::string text = printPythonDefinition(f, options);
-  EXPECT_NE(text.find("T0 = fd.define_tensor(shape=[-1, -1], contiguity=[False, True], dtype=DataType.Half, "
-                      "is_cpu=False, stride_order=[0, 1])"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          "T0 = fd.define_tensor(shape=[-1, -1], contiguity=[False, True], dtype=DataType.Half, "
+          "is_cpu=False, stride_order=[0, 1])"),
+      std::string::npos)
       << text;
   // stride_order [0, 1]: dim 1 is outermost, so the strides are (1, 3).
-  EXPECT_NE(text.find("torch.randn((9,), dtype=torch.float16, device='cuda:0').as_strided((3, 3), (1, 3))"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          "torch.randn((9,), dtype=torch.float16, device='cuda:0').as_strided((3, 3), (1, 3))"),
+      std::string::npos)
       << text;
 }
 
@@ -99,7 +107,9 @@ TEST(PythonPrinter, UsesTheGivenInputsListAndAliases) {
   options.inputs = {spec};
   std::string text = printPythonDefinition(f, options);
   EXPECT_NE(text.find("fd.add_output(T2, alias_input=T0)"), std::string::npos) << text;
-  EXPECT_NE(text.find("    torch.randint(3, 9, (2,), dtype=torch.int64, device='cuda:0'),\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("    torch.randint(3, 9, (2,), dtype=torch.int64, device='cuda:0'),\n"),
+            std::string::npos)
+      << text;
 }
 
 TEST(PythonPrinter, ScalarsThatCannotBeWrittenAreAUserError) {

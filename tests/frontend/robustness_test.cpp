@@ -26,7 +26,8 @@ std::string problemWith(const std::string& src) {
     if (!d.fusion) return "no fusion and no error";
   } catch (const UserError& e) {
     if (e.where().file != "damaged.py") return std::string("error without the file: ") + e.what();
-    if (e.where().line < 1 || e.where().line > lines + 1) return std::string("line out of range: ") + e.what();
+    if (e.where().line < 1 || e.where().line > lines + 1)
+      return std::string("line out of range: ") + e.what();
     if (e.where().column < 1) return std::string("no column: ") + e.what();
   } catch (const std::exception& e) {
     return std::string("not a UserError: ") + e.what();
@@ -59,7 +60,9 @@ TEST(Robustness, SwappedTokensFailCleanly) {
   // Replace each comma, bracket, '=' and ':' in turn with a character that breaks it.
   for (size_t i = 0; i < src.size(); ++i) {
     char c = src[i];
-    if (c != ',' && c != '[' && c != ']' && c != '(' && c != ')' && c != '=' && c != ':' && c != '.') continue;
+    if (c != ',' && c != '[' && c != ']' && c != '(' && c != ')' && c != '=' && c != ':' &&
+        c != '.')
+      continue;
     for (char r : {';', '(', ']', ' '}) {
       std::string damaged = src;
       damaged[i] = r;

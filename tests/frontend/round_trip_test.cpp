@@ -10,7 +10,9 @@
 namespace fusebox {
 namespace {
 
-TensorView* reluOf(TensorView* x) { return unaryOp(UnaryOpType::Relu, x); }
+TensorView* reluOf(TensorView* x) {
+  return unaryOp(UnaryOpType::Relu, x);
+}
 
 void sumOverAxis(Fusion& f, int64_t axis) {
   auto* x = defineSymbolicTensor(f, 2);
@@ -72,12 +74,14 @@ std::vector<BuilderCase> builderCases() {
          Scalar* shared = f.constantDouble(0.25);
          auto* y = add(mul(x, shared), shared);
          f.addOutput(sub(y, half_const));
-         f.addOutput(where(gt(x, f.constant(int64_t{0}, DataType::Int32)), x, f.constantBool(true)));
+         f.addOutput(
+             where(gt(x, f.constant(int64_t{0}, DataType::Int32)), x, f.constantBool(true)));
        }},
       {"layouts_stride_orders_and_alias",
        [](Fusion& f) {
          // stride_order {1, 2, 0}: allocation order is dim 1 (broadcast), dim 0, dim 2.
-         auto* x = defineTensor(f, {-1, 1, -1}, DataType::Float, {std::nullopt, false, true}, {1, 2, 0});
+         auto* x =
+             defineTensor(f, {-1, 1, -1}, DataType::Float, {std::nullopt, false, true}, {1, 2, 0});
          auto* y = defineTensor(f, {-1, -1}, DataType::BFloat16, {true, false});
          auto* z = defineTensor(f, {2, 3}, DataType::Float);
          auto* out = add(squeeze(x, {1}), castOp(DataType::Float, y));
@@ -96,7 +100,8 @@ std::vector<BuilderCase> builderCases() {
          f.addOutput(s);
          f.addOutput(pad(y, {f.one(), f.constantInt(2)}));
          f.addOutput(pad(x, {f.zero(), f.zero(), f.one(), f.one()}, f.constantDouble(-1)));
-         f.addOutput(cat({y, slice(y, {f.zero(), f.zero()}, {f.constantInt(4), f.constantInt(2)})}, 1));
+         f.addOutput(
+             cat({y, slice(y, {f.zero(), f.zero()}, {f.constantInt(4), f.constantInt(2)})}, 1));
        }},
       {"creation_ops",
        [](Fusion& f) {
@@ -154,7 +159,9 @@ std::vector<BuilderCase> builderCases() {
   };
 }
 
-void PrintTo(const BuilderCase& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const BuilderCase& c, std::ostream* os) {
+  *os << c.name;
+}
 
 class RoundTripTest : public ::testing::TestWithParam<BuilderCase> {};
 
@@ -165,14 +172,17 @@ TEST_P(RoundTripTest, ParseOfPrintIsStructurallyEqual) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Builder, RoundTripTest, ::testing::ValuesIn(builderCases()),
-                         [](const ::testing::TestParamInfo<BuilderCase>& info) { return std::string(info.param.name); });
+                         [](const ::testing::TestParamInfo<BuilderCase>& info) {
+                           return std::string(info.param.name);
+                         });
 
 TEST(RoundTrip, StructuralEqualityWouldNoticeADifference) {
   // Guard against a vacuous round trip: a changed attribute must be seen.
   Fusion a, b;
   sumOverAxis(a, 0);
   sumOverAxis(b, 1);
-  EXPECT_FALSE(Fusion::structurallyEqual(a, *parsePythonDefinition(printPythonDefinition(b), "b.py").fusion));
+  EXPECT_FALSE(Fusion::structurallyEqual(
+      a, *parsePythonDefinition(printPythonDefinition(b), "b.py").fusion));
 }
 
 }  // namespace

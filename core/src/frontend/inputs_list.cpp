@@ -13,10 +13,10 @@ struct TorchDType {
   DataType dtype;
 };
 constexpr TorchDType kTorchDTypes[] = {
-    {"float32", DataType::Float},  {"float", DataType::Float},       {"float16", DataType::Half},
-    {"half", DataType::Half},      {"bfloat16", DataType::BFloat16}, {"float64", DataType::Double},
-    {"double", DataType::Double},  {"int32", DataType::Int32},       {"int", DataType::Int32},
-    {"int64", DataType::Int64},    {"long", DataType::Int64},        {"bool", DataType::Bool},
+    {"float32", DataType::Float}, {"float", DataType::Float},       {"float16", DataType::Half},
+    {"half", DataType::Half},     {"bfloat16", DataType::BFloat16}, {"float64", DataType::Double},
+    {"double", DataType::Double}, {"int32", DataType::Int32},       {"int", DataType::Int32},
+    {"int64", DataType::Int64},   {"long", DataType::Int64},        {"bool", DataType::Bool},
 };
 
 constexpr std::string_view kConstructors =
@@ -28,12 +28,14 @@ std::vector<int64_t> asSizes(const PyValue& v, const std::string& context) {
   std::vector<int64_t> sizes = asIntList(v, context);
   for (size_t i = 0; i < sizes.size(); ++i)
     if (sizes[i] < 0)
-      throw UserError(v.items[i].where, fmt::format("size {} must not be negative ({})", sizes[i], context));
+      throw UserError(v.items[i].where,
+                      fmt::format("size {} must not be negative ({})", sizes[i], context));
   return sizes;
 }
 
 DataType torchDType(const PyValue& v, const std::string& context) {
-  if (v.kind != PyValue::Kind::TorchDType) throwWrongKind(v, "a torch dtype such as torch.float32", context);
+  if (v.kind != PyValue::Kind::TorchDType)
+    throwWrongKind(v, "a torch dtype such as torch.float32", context);
   return *v.dtype;
 }
 
@@ -55,7 +57,8 @@ std::pair<std::vector<int64_t>, CallArgs> splitShape(const std::string& fn, cons
     while (i < args.positional.size() && args.positional[i].kind == PyValue::Kind::Int) {
       shape.push_back(args.positional[i].i);
       if (shape.back() < 0)
-        throw UserError(args.positional[i].where, fmt::format("size {} must not be negative", shape.back()));
+        throw UserError(args.positional[i].where,
+                        fmt::format("size {} must not be negative", shape.back()));
       have_shape = true;
       ++i;
     }
@@ -70,14 +73,16 @@ std::pair<std::vector<int64_t>, CallArgs> splitShape(const std::string& fn, cons
       rest.keywords.emplace_back(k, v);
     }
   }
-  if (!have_shape) throw UserError(args.where, fmt::format("{} needs a size, e.g. {}((2, 3))", fn, fn));
+  if (!have_shape)
+    throw UserError(args.where, fmt::format("{} needs a size, e.g. {}((2, 3))", fn, fn));
   return {shape, rest};
 }
 
 // Binds the keyword-style rest of a constructor; device/requires_grad/... are
 // accepted and ignored.
 BoundArgs bindRest(const std::string& fn, std::vector<OpParam> params, const CallArgs& rest) {
-  for (std::string_view k : {"device", "requires_grad", "pin_memory", "layout", "memory_format", "noncontiguous"})
+  for (std::string_view k :
+       {"device", "requires_grad", "pin_memory", "layout", "memory_format", "noncontiguous"})
     params.push_back(OpParam{{k}, false});
   return BoundArgs(fn, std::move(params), rest);
 }
@@ -96,21 +101,27 @@ PyValue randomOrConstant(const std::string& fn, InputSpec::Kind kind, const Call
   spec.kind = kind;
   spec.shape = shape;
   spec.dtype = a.has(0) ? torchDType(a.at(0), a.context(0)) : DataType::Float;
-  if ((kind == InputSpec::Kind::Randn || kind == InputSpec::Kind::Rand) && !isFloatingType(spec.dtype))
-    throw UserError(a.at(0).where, fmt::format("{} needs a floating dtype, got {}", fn, torchDTypeName(spec.dtype)));
+  if ((kind == InputSpec::Kind::Randn || kind == InputSpec::Kind::Rand) &&
+      !isFloatingType(spec.dtype))
+    throw UserError(a.at(0).where, fmt::format("{} needs a floating dtype, got {}", fn,
+                                               torchDTypeName(spec.dtype)));
   return makeInput(std::move(spec), args.where);
 }
 
 PyValue fullCall(const std::string& fn, const CallArgs& args) {
-  BoundArgs a = bindRest(fn, {OpParam{{"size"}, true}, OpParam{{"fill_value"}, true}, OpParam{{"dtype"}, false}}, args);
+  BoundArgs a = bindRest(
+      fn, {OpParam{{"size"}, true}, OpParam{{"fill_value"}, true}, OpParam{{"dtype"}, false}},
+      args);
   InputSpec spec;
   spec.kind = InputSpec::Kind::Full;
   spec.shape = asSizes(a.at(0), a.context(0));
   const PyValue& fill = a.at(1);
   if (!fill.isNumber()) throwWrongKind(fill, "a number", a.context(1));
-  spec.fill_value = fill.kind == PyValue::Kind::Float ? fill.f : fill.kind == PyValue::Kind::Int ? double(fill.i) : double(fill.b);
+  spec.fill_value = fill.kind == PyValue::Kind::Float ? fill.f
+                    : fill.kind == PyValue::Kind::Int ? double(fill.i)
+                                                      : double(fill.b);
   // torch infers the dtype from the fill value when none is given.
-  spec.dtype = fill.kind == PyValue::Kind::Bool ? DataType::Bool
+  spec.dtype = fill.kind == PyValue::Kind::Bool  ? DataType::Bool
                : fill.kind == PyValue::Kind::Int ? DataType::Int64
                                                  : DataType::Float;
   if (a.has(2)) spec.dtype = torchDType(a.at(2), a.context(2));
@@ -123,8 +134,11 @@ PyValue randintCall(const std::string& fn, const CallArgs& args) {
   bool high_keyword = false;
   for (const auto& [k, v] : args.keywords) high_keyword = high_keyword || k.text == "high";
   bool high_first = args.positional.size() == 2 || (args.positional.size() == 1 && !high_keyword);
-  if (high_first) normalized.positional.insert(normalized.positional.begin(), PyValue::integer(0, args.where));
-  BoundArgs a = bindRest(fn, {OpParam{{"low"}, false}, OpParam{{"high"}, true}, OpParam{{"size"}, true}, OpParam{{"dtype"}, false}},
+  if (high_first)
+    normalized.positional.insert(normalized.positional.begin(), PyValue::integer(0, args.where));
+  BoundArgs a = bindRest(fn,
+                         {OpParam{{"low"}, false}, OpParam{{"high"}, true}, OpParam{{"size"}, true},
+                          OpParam{{"dtype"}, false}},
                          normalized);
   InputSpec spec;
   spec.kind = InputSpec::Kind::Randint;
@@ -133,14 +147,16 @@ PyValue randintCall(const std::string& fn, const CallArgs& args) {
   spec.shape = asSizes(a.at(2), a.context(2));
   spec.dtype = a.has(3) ? torchDType(a.at(3), a.context(3)) : DataType::Int64;
   if (spec.high <= spec.low)
-    throw UserError(a.at(1).where, fmt::format("{} needs low < high, got low={} high={}", fn, spec.low, spec.high));
+    throw UserError(a.at(1).where, fmt::format("{} needs low < high, got low={} high={}", fn,
+                                               spec.low, spec.high));
   return makeInput(std::move(spec), args.where);
 }
 
 PyValue makeTensorCall(const std::string& fn, const CallArgs& args) {
   auto [shape, rest] = splitShape(fn, args, "shape");
-  BoundArgs a = bindRest(fn, {OpParam{{"dtype"}, true}, OpParam{{"low"}, false}, OpParam{{"high"}, false},
-                              OpParam{{"exclude_zero"}, false}},
+  BoundArgs a = bindRest(fn,
+                         {OpParam{{"dtype"}, true}, OpParam{{"low"}, false},
+                          OpParam{{"high"}, false}, OpParam{{"exclude_zero"}, false}},
                          rest);
   InputSpec spec;
   spec.kind = InputSpec::Kind::MakeTensor;
@@ -150,8 +166,9 @@ PyValue makeTensorCall(const std::string& fn, const CallArgs& args) {
   if (a.has(2)) spec.make_high = asDouble(a.at(2), a.context(2));
   if (a.has(3)) spec.exclude_zero = asBool(a.at(3), a.context(3));
   if (spec.make_low && spec.make_high && *spec.make_low > *spec.make_high)
-    throw UserError(a.at(1).where, fmt::format("{} needs low <= high, got low={} high={}", fn,
-                                               pythonFloat(*spec.make_low), pythonFloat(*spec.make_high)));
+    throw UserError(a.at(1).where,
+                    fmt::format("{} needs low <= high, got low={} high={}", fn,
+                                pythonFloat(*spec.make_low), pythonFloat(*spec.make_high)));
   return makeInput(std::move(spec), args.where);
 }
 
@@ -180,8 +197,10 @@ PyValue torchAttribute(const std::vector<Token>& path, const std::string& file) 
     }
   }
   std::string known;
-  for (const TorchDType& t : kTorchDTypes) known += fmt::format("{}torch.{}", known.empty() ? "" : ", ", t.name);
-  throw UserError(where, fmt::format("unsupported torch name {} (dtypes: {})", joinPath(path), known));
+  for (const TorchDType& t : kTorchDTypes)
+    known += fmt::format("{}torch.{}", known.empty() ? "" : ", ", t.name);
+  throw UserError(where,
+                  fmt::format("unsupported torch name {} (dtypes: {})", joinPath(path), known));
 }
 
 PyValue callTorch(const std::vector<Token>& path, const CallArgs& args) {
@@ -207,15 +226,20 @@ PyValue callTorch(const std::vector<Token>& path, const CallArgs& args) {
 PyValue inputMethod(PyValue self, const Token& name, const CallArgs& args) {
   SourceLocation where{args.where.file, name.line, name.column};
   if (name.text != "as_strided")
-    throw UserError(where, fmt::format("unsupported method .{} on a torch tensor (supported: as_strided)", name.text));
-  BoundArgs a("as_strided", {OpParam{{"size"}, true}, OpParam{{"stride"}, true}, OpParam{{"storage_offset"}, false}},
-              args);
+    throw UserError(
+        where,
+        fmt::format("unsupported method .{} on a torch tensor (supported: as_strided)", name.text));
+  BoundArgs a(
+      "as_strided",
+      {OpParam{{"size"}, true}, OpParam{{"stride"}, true}, OpParam{{"storage_offset"}, false}},
+      args);
   InputSpec spec = *self.input;
   if (spec.strides) throw UserError(where, "as_strided applied twice");
   std::vector<int64_t> size = asSizes(a.at(0), a.context(0));
   std::vector<int64_t> stride = asSizes(a.at(1), a.context(1));
   if (size.size() != stride.size())
-    throw UserError(a.at(1).where, fmt::format("as_strided got {} sizes but {} strides", size.size(), stride.size()));
+    throw UserError(a.at(1).where, fmt::format("as_strided got {} sizes but {} strides",
+                                               size.size(), stride.size()));
   int64_t offset = a.has(2) ? asInt(a.at(2), a.context(2)) : 0;
   if (offset < 0) throw UserError(a.at(2).where, "storage_offset must not be negative");
   // The view must stay inside the base tensor's storage.
@@ -225,9 +249,10 @@ PyValue inputMethod(PyValue self, const Token& name, const CallArgs& args) {
     for (size_t i = 0; i < size.size(); ++i) needed += (size[i] - 1) * stride[i];
   }
   if (needed > numel(spec.shape))
-    throw UserError(where, fmt::format("as_strided view needs {} elements of storage, but the tensor it views "
-                                       "has {}",
-                                       needed, numel(spec.shape)));
+    throw UserError(
+        where, fmt::format("as_strided view needs {} elements of storage, but the tensor it views "
+                           "has {}",
+                           needed, numel(spec.shape)));
   spec.base_shape = spec.shape;
   spec.shape = size;
   spec.strides = stride;
@@ -245,8 +270,9 @@ std::vector<InputSpec> toInputSpecs(const PyValue& list) {
       continue;
     }
     if (!item.isNumber())
-      throw UserError(item.where, fmt::format("inputs[{}] is {}, expected a torch constructor ({}) or a number", i,
-                                              kindPhrase(item.kind), kConstructors));
+      throw UserError(item.where,
+                      fmt::format("inputs[{}] is {}, expected a torch constructor ({}) or a number",
+                                  i, kindPhrase(item.kind), kConstructors));
     InputSpec spec;
     spec.kind = InputSpec::Kind::Scalar;
     spec.where = item.where;
@@ -273,7 +299,8 @@ std::string inputSpecToPython(const InputSpec& spec) {
     base = spec.base_shape;
     if (base.empty() && !spec.shape.empty()) {
       int64_t needed = spec.storage_offset + 1;
-      for (size_t i = 0; i < spec.shape.size(); ++i) needed += (spec.shape[i] - 1) * (*spec.strides)[i];
+      for (size_t i = 0; i < spec.shape.size(); ++i)
+        needed += (spec.shape[i] - 1) * (*spec.strides)[i];
       base = {needed};
     }
   }
@@ -294,16 +321,19 @@ std::string inputSpecToPython(const InputSpec& spec) {
     }
     case InputSpec::Kind::Full: {
       std::string fill = spec.dtype == DataType::Bool ? (spec.fill_value != 0 ? "True" : "False")
-                         : isIntegralType(spec.dtype) ? std::to_string(static_cast<int64_t>(spec.fill_value))
-                                                      : pythonFloat(spec.fill_value);
+                         : isIntegralType(spec.dtype)
+                             ? std::to_string(static_cast<int64_t>(spec.fill_value))
+                             : pythonFloat(spec.fill_value);
       text = fmt::format("torch.full({}, {}, dtype={}, {})", tupleText(base), fill, dtype, device);
       break;
     }
     case InputSpec::Kind::Randint:
-      text = fmt::format("torch.randint({}, {}, {}, dtype={}, {})", spec.low, spec.high, tupleText(base), dtype, device);
+      text = fmt::format("torch.randint({}, {}, {}, dtype={}, {})", spec.low, spec.high,
+                         tupleText(base), dtype, device);
       break;
     case InputSpec::Kind::MakeTensor: {
-      text = fmt::format("torch.testing.make_tensor({}, dtype={}, {}", tupleText(base), dtype, device);
+      text =
+          fmt::format("torch.testing.make_tensor({}, dtype={}, {}", tupleText(base), dtype, device);
       if (spec.make_low) text += ", low=" + pythonFloat(*spec.make_low);
       if (spec.make_high) text += ", high=" + pythonFloat(*spec.make_high);
       if (spec.exclude_zero) text += ", exclude_zero=True";
@@ -323,6 +353,8 @@ std::string inputSpecToPython(const InputSpec& spec) {
 
 }  // namespace frontend
 
-std::string toPython(const InputSpec& spec) { return frontend::inputSpecToPython(spec); }
+std::string toPython(const InputSpec& spec) {
+  return frontend::inputSpecToPython(spec);
+}
 
 }  // namespace fusebox

@@ -110,11 +110,13 @@ Element makeElement(const InputSpec& spec, Random& rng) {
 
 Argument materializeInput(const InputSpec& spec, uint64_t seed) {
   if (spec.kind == InputSpec::Kind::Scalar) return spec.scalar;
-  std::vector<int64_t> base_shape = spec.strides && !spec.base_shape.empty() ? spec.base_shape : spec.shape;
+  std::vector<int64_t> base_shape =
+      spec.strides && !spec.base_shape.empty() ? spec.base_shape : spec.shape;
   if (spec.strides && spec.base_shape.empty()) {
     // A view with no recorded base: a 1-D storage just big enough.
     int64_t needed = spec.storage_offset + 1;
-    for (size_t i = 0; i < spec.shape.size(); ++i) needed += (spec.shape[i] - 1) * (*spec.strides)[i];
+    for (size_t i = 0; i < spec.shape.size(); ++i)
+      needed += (spec.shape[i] - 1) * (*spec.strides)[i];
     base_shape = {needed};
   }
   Tensor base = Tensor::empty(spec.dtype, base_shape);
@@ -122,8 +124,10 @@ Argument materializeInput(const InputSpec& spec, uint64_t seed) {
   std::vector<int64_t> index(base_shape.size(), 0);
   for (int64_t n = base.numel(), k = 0; k < n; ++k) {
     Element e = makeElement(spec, rng);
-    if (e.is_int) base.setInt(index, e.i);
-    else base.setDouble(index, e.d);
+    if (e.is_int)
+      base.setInt(index, e.i);
+    else
+      base.setDouble(index, e.d);
     for (int64_t d = static_cast<int64_t>(index.size()) - 1; d >= 0; --d) {  // row-major increment
       if (++index[d] < base_shape[d]) break;
       index[d] = 0;

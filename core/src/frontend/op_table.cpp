@@ -14,7 +14,8 @@ namespace fusebox::frontend {
 namespace {
 
 // The keywords still open: names (and aliases) of parameters not yet given.
-std::string openParamNames(const std::vector<OpParam>& params, const std::vector<const PyValue*>& slots) {
+std::string openParamNames(const std::vector<OpParam>& params,
+                           const std::vector<const PyValue*>& slots) {
   std::string s;
   for (size_t i = 0; i < params.size(); ++i)
     if (slots[i] == nullptr)
@@ -23,7 +24,8 @@ std::string openParamNames(const std::vector<OpParam>& params, const std::vector
 }
 
 std::string arityPhrase(const std::vector<OpParam>& params) {
-  size_t required = std::count_if(params.begin(), params.end(), [](const OpParam& p) { return p.required; });
+  size_t required =
+      std::count_if(params.begin(), params.end(), [](const OpParam& p) { return p.required; });
   if (required == params.size())
     return fmt::format("{} argument{}", required, required == 1 ? "" : "s");
   return fmt::format("{} to {} arguments", required, params.size());
@@ -50,9 +52,10 @@ BoundArgs::BoundArgs(std::string function, std::vector<OpParam> params, const Ca
     SourceLocation key_loc{where_.file, key.line, key.column};
     if (found == params_.size()) {
       std::string open = openParamNames(params_, slots_);
-      throw UserError(key_loc, fmt::format("unexpected keyword '{}' for {} ({})", key.text, function_,
-                                           open.empty() ? "every argument is already given"
-                                                        : "expected: " + open));
+      throw UserError(
+          key_loc,
+          fmt::format("unexpected keyword '{}' for {} ({})", key.text, function_,
+                      open.empty() ? "every argument is already given" : "expected: " + open));
     }
     if (slots_[found] != nullptr)
       throw UserError(key_loc, fmt::format("{} got multiple values for '{}'", function_,
@@ -86,10 +89,16 @@ struct OpEntry {
   OpFn fn;
 };
 
-OpParam req(std::initializer_list<std::string_view> names) { return OpParam{names, true}; }
-OpParam opt(std::initializer_list<std::string_view> names) { return OpParam{names, false}; }
+OpParam req(std::initializer_list<std::string_view> names) {
+  return OpParam{names, true};
+}
+OpParam opt(std::initializer_list<std::string_view> names) {
+  return OpParam{names, false};
+}
 
-PyValue result(Val* v, const BoundArgs& a) { return fromVal(v, a.where()); }
+PyValue result(Val* v, const BoundArgs& a) {
+  return fromVal(v, a.where());
+}
 
 PyValue tuple(std::initializer_list<Val*> vals, const BoundArgs& a) {
   PyValue t = PyValue::make(PyValue::Kind::Tuple, a.where());
@@ -101,7 +110,9 @@ std::vector<int64_t> dimsOrAll(const BoundArgs& a, size_t i) {
   return a.has(i) ? asIntList(a.at(i), a.context(i)) : std::vector<int64_t>{};
 }
 
-bool boolOr(const BoundArgs& a, size_t i, bool dflt) { return a.has(i) ? asBool(a.at(i), a.context(i)) : dflt; }
+bool boolOr(const BoundArgs& a, size_t i, bool dflt) {
+  return a.has(i) ? asBool(a.at(i), a.context(i)) : dflt;
+}
 
 // Default start/step for iota and bounds for rand_like: ints for integral dtypes.
 Scalar* numberOfType(Fusion& f, double v, DataType t) {
@@ -111,20 +122,23 @@ Scalar* numberOfType(Fusion& f, double v, DataType t) {
 void addElementwise(std::map<std::string, OpEntry, std::less<>>& t) {
   for (UnaryOpType op : allUnaryOpTypes())
     t[std::string(toString(op))] = {{req({"arg"})}, [op](Fusion& f, const BoundArgs& a) {
-                                      return result(unaryOp(op, asOperand(f, a.at(0), a.context(0))), a);
+                                      return result(
+                                          unaryOp(op, asOperand(f, a.at(0), a.context(0))), a);
                                     }};
   for (BinaryOpType op : allBinaryOpTypes())
-    t[std::string(toString(op))] = {{req({"arg1"}), req({"arg2"})}, [op](Fusion& f, const BoundArgs& a) {
-                                      return result(binaryOp(op, asOperand(f, a.at(0), a.context(0)),
-                                                             asOperand(f, a.at(1), a.context(1))),
-                                                    a);
-                                    }};
+    t[std::string(toString(op))] = {
+        {req({"arg1"}), req({"arg2"})}, [op](Fusion& f, const BoundArgs& a) {
+          return result(binaryOp(op, asOperand(f, a.at(0), a.context(0)),
+                                 asOperand(f, a.at(1), a.context(1))),
+                        a);
+        }};
   for (TernaryOpType op : allTernaryOpTypes())
     t[std::string(toString(op))] = {
         {req({"arg1"}), req({"arg2"}), req({"arg3"})}, [op](Fusion& f, const BoundArgs& a) {
-          return result(ternaryOp(op, asOperand(f, a.at(0), a.context(0)), asOperand(f, a.at(1), a.context(1)),
-                                  asOperand(f, a.at(2), a.context(2))),
-                        a);
+          return result(
+              ternaryOp(op, asOperand(f, a.at(0), a.context(0)),
+                        asOperand(f, a.at(1), a.context(1)), asOperand(f, a.at(2), a.context(2))),
+              a);
         }};
   t["cast"] = {{req({"arg"}), req({"dtype"})}, [](Fusion& f, const BoundArgs& a) {
                  DataType d = *asDataType(a.at(1), a.context(1), false);
@@ -133,14 +147,17 @@ void addElementwise(std::map<std::string, OpEntry, std::less<>>& t) {
 }
 
 void addDataMovement(std::map<std::string, OpEntry, std::less<>>& t) {
-  t["set"] = {{req({"arg"})},
-              [](Fusion&, const BoundArgs& a) { return result(set(asTensor(a.at(0), a.context(0))), a); }};
+  t["set"] = {{req({"arg"})}, [](Fusion&, const BoundArgs& a) {
+                return result(set(asTensor(a.at(0), a.context(0))), a);
+              }};
   t["segment_set"] = {{req({"arg"})}, [](Fusion&, const BoundArgs& a) {
                         return result(segmentSet(asTensor(a.at(0), a.context(0))), a);
                       }};
-  t["broadcast"] = {{req({"arg"}), req({"is_broadcast_dim"})}, [](Fusion&, const BoundArgs& a) {
-                      return result(broadcast(asTensor(a.at(0), a.context(0)), asBoolList(a.at(1), a.context(1))), a);
-                    }};
+  t["broadcast"] = {
+      {req({"arg"}), req({"is_broadcast_dim"})}, [](Fusion&, const BoundArgs& a) {
+        return result(broadcast(asTensor(a.at(0), a.context(0)), asBoolList(a.at(1), a.context(1))),
+                      a);
+      }};
   t["broadcast_in_dim"] = {{req({"arg"}), req({"shape", "output_shape"}), req({"broadcast_dims"})},
                            [](Fusion& f, const BoundArgs& a) {
                              return result(broadcastInDim(asTensor(a.at(0), a.context(0)),
@@ -149,45 +166,58 @@ void addDataMovement(std::map<std::string, OpEntry, std::less<>>& t) {
                                            a);
                            }};
   t["squeeze"] = {{req({"arg"}), req({"dims"})}, [](Fusion&, const BoundArgs& a) {
-                    return result(squeeze(asTensor(a.at(0), a.context(0)), asIntList(a.at(1), a.context(1))), a);
+                    return result(
+                        squeeze(asTensor(a.at(0), a.context(0)), asIntList(a.at(1), a.context(1))),
+                        a);
                   }};
   t["expand"] = {{req({"arg"}), req({"shape"})}, [](Fusion& f, const BoundArgs& a) {
-                   return result(expand(asTensor(a.at(0), a.context(0)), asShape(f, a.at(1), a.context(1))), a);
+                   return result(
+                       expand(asTensor(a.at(0), a.context(0)), asShape(f, a.at(1), a.context(1))),
+                       a);
                  }};
   t["reshape"] = {{req({"arg"}), req({"new_shape"})}, [](Fusion& f, const BoundArgs& a) {
-                    return result(reshape(asTensor(a.at(0), a.context(0)), asShape(f, a.at(1), a.context(1))), a);
+                    return result(
+                        reshape(asTensor(a.at(0), a.context(0)), asShape(f, a.at(1), a.context(1))),
+                        a);
                   }};
   t["permute"] = {{req({"arg"}), req({"dims"})}, [](Fusion&, const BoundArgs& a) {
-                    return result(permute(asTensor(a.at(0), a.context(0)), asIntList(a.at(1), a.context(1))), a);
+                    return result(
+                        permute(asTensor(a.at(0), a.context(0)), asIntList(a.at(1), a.context(1))),
+                        a);
                   }};
 }
 
 void addReductions(std::map<std::string, OpEntry, std::less<>>& t) {
-  for (ReductionOpType op : {ReductionOpType::Sum, ReductionOpType::Prod, ReductionOpType::Max,
-                             ReductionOpType::Min}) {
+  for (ReductionOpType op :
+       {ReductionOpType::Sum, ReductionOpType::Prod, ReductionOpType::Max, ReductionOpType::Min}) {
     t[std::string(toString(op))] = {
         {req({"arg"}), opt({"dims", "axes"}), opt({"keepdim"}), opt({"dtype"})},
         [op](Fusion&, const BoundArgs& a) {
           std::optional<DataType> dtype;
           if (a.has(3)) dtype = asDataType(a.at(3), a.context(3), true);
-          return result(reduction(op, asTensor(a.at(0), a.context(0)), dimsOrAll(a, 1), boolOr(a, 2, false), dtype),
+          return result(reduction(op, asTensor(a.at(0), a.context(0)), dimsOrAll(a, 1),
+                                  boolOr(a, 2, false), dtype),
                         a);
         }};
   }
-  std::vector<OpParam> var_params{req({"arg"}), opt({"dims", "axes"}), opt({"correction"}), opt({"keepdim"})};
-  auto correction = [](const BoundArgs& a) { return a.has(2) ? asInt(a.at(2), a.context(2)) : int64_t{1}; };
+  std::vector<OpParam> var_params{req({"arg"}), opt({"dims", "axes"}), opt({"correction"}),
+                                  opt({"keepdim"})};
+  auto correction = [](const BoundArgs& a) {
+    return a.has(2) ? asInt(a.at(2), a.context(2)) : int64_t{1};
+  };
   t["var"] = {var_params, [correction](Fusion&, const BoundArgs& a) {
-                return result(variance(asTensor(a.at(0), a.context(0)), dimsOrAll(a, 1), correction(a),
-                                       boolOr(a, 3, false)),
+                return result(variance(asTensor(a.at(0), a.context(0)), dimsOrAll(a, 1),
+                                       correction(a), boolOr(a, 3, false)),
                               a);
               }};
   t["var_mean"] = {var_params, [correction](Fusion&, const BoundArgs& a) {
-                     VarMeanResult r = varMean(asTensor(a.at(0), a.context(0)), dimsOrAll(a, 1), correction(a),
-                                               boolOr(a, 3, false));
+                     VarMeanResult r = varMean(asTensor(a.at(0), a.context(0)), dimsOrAll(a, 1),
+                                               correction(a), boolOr(a, 3, false));
                      return tuple({r.var, r.mean}, a);
                    }};
   t["welford"] = {{req({"arg"}), req({"dims", "axes"})}, [](Fusion&, const BoundArgs& a) {
-                    WelfordResult r = welford(asTensor(a.at(0), a.context(0)), asIntList(a.at(1), a.context(1)));
+                    WelfordResult r =
+                        welford(asTensor(a.at(0), a.context(0)), asIntList(a.at(1), a.context(1)));
                     return tuple({r.avg, r.var_sum, r.n}, a);
                   }};
 }
@@ -197,84 +227,110 @@ void addResize(std::map<std::string, OpEntry, std::less<>>& t) {
                 [](Fusion& f, const BoundArgs& a) {
                   std::vector<Val*> steps;
                   if (a.has(3)) steps = asShape(f, a.at(3), a.context(3));
-                  return result(slice(asTensor(a.at(0), a.context(0)), asShape(f, a.at(1), a.context(1)),
-                                      asShape(f, a.at(2), a.context(2)), steps),
-                                a);
+                  return result(
+                      slice(asTensor(a.at(0), a.context(0)), asShape(f, a.at(1), a.context(1)),
+                            asShape(f, a.at(2), a.context(2)), steps),
+                      a);
                 }};
-  t["pad"] = {{req({"arg"}), req({"pad_widths"}), opt({"value"})}, [](Fusion& f, const BoundArgs& a) {
-                Val* value = a.has(2) ? asScalar(f, a.at(2), a.context(2)) : nullptr;
-                return result(pad(asTensor(a.at(0), a.context(0)), asShape(f, a.at(1), a.context(1)), value), a);
-              }};
+  t["pad"] = {
+      {req({"arg"}), req({"pad_widths"}), opt({"value"})}, [](Fusion& f, const BoundArgs& a) {
+        Val* value = a.has(2) ? asScalar(f, a.at(2), a.context(2)) : nullptr;
+        return result(
+            pad(asTensor(a.at(0), a.context(0)), asShape(f, a.at(1), a.context(1)), value), a);
+      }};
   t["cat"] = {{req({"tensors"}), opt({"dim"})}, [](Fusion&, const BoundArgs& a) {
                 int64_t dim = a.has(1) ? asInt(a.at(1), a.context(1)) : 0;
                 std::vector<TensorView*> xs = asTensorList(a.at(0), a.context(0));
-                if (xs.empty()) throw UserError(a.at(0).where, "fd.ops.cat needs at least one tensor");
+                if (xs.empty())
+                  throw UserError(a.at(0).where, "fd.ops.cat needs at least one tensor");
                 return result(cat(xs, dim), a);
               }};
 }
 
 void addCreation(std::map<std::string, OpEntry, std::less<>>& t) {
-  t["full"] = {{req({"shape"}), req({"fill_value"}), req({"dtype"})}, [](Fusion& f, const BoundArgs& a) {
-                 return result(full(f, asShape(f, a.at(0), a.context(0)), asScalar(f, a.at(1), a.context(1)),
-                                    *asDataType(a.at(2), a.context(2), false)),
-                               a);
-               }};
-  t["iota"] = {{req({"length"}), opt({"start"}), opt({"step"}), opt({"dtype"})}, [](Fusion& f, const BoundArgs& a) {
-                 DataType d = a.has(3) ? *asDataType(a.at(3), a.context(3), false) : DataType::Int64;
+  t["full"] = {
+      {req({"shape"}), req({"fill_value"}), req({"dtype"})}, [](Fusion& f, const BoundArgs& a) {
+        return result(full(f, asShape(f, a.at(0), a.context(0)), asScalar(f, a.at(1), a.context(1)),
+                           *asDataType(a.at(2), a.context(2), false)),
+                      a);
+      }};
+  t["iota"] = {{req({"length"}), opt({"start"}), opt({"step"}), opt({"dtype"})},
+               [](Fusion& f, const BoundArgs& a) {
+                 DataType d =
+                     a.has(3) ? *asDataType(a.at(3), a.context(3), false) : DataType::Int64;
                  Val* start = a.has(1) ? asScalar(f, a.at(1), a.context(1)) : numberOfType(f, 0, d);
                  Val* step = a.has(2) ? asScalar(f, a.at(2), a.context(2)) : numberOfType(f, 1, d);
                  return result(iota(f, asScalar(f, a.at(0), a.context(0)), start, step, d), a);
                }};
   for (RandomDistribution dist : {RandomDistribution::Uniform, RandomDistribution::Normal}) {
     bool uniform_dist = dist == RandomDistribution::Uniform;
-    std::vector<OpParam> params{
-        uniform_dist ? req({"minval", "low"}) : req({"mean"}), uniform_dist ? req({"maxval", "high"}) : req({"std"}),
-        req({"shape"}), opt({"dtype"}), opt({"rng_seed"}), opt({"rng_offset"})};
-    t[uniform_dist ? "uniform" : "normal"] = {params, [uniform_dist](Fusion& f, const BoundArgs& a) {
-      DataType d = a.has(3) ? *asDataType(a.at(3), a.context(3), false) : DataType::Float;
-      if (a.has(4) != a.has(5))
-        throw UserError(a.where(), fmt::format("{} needs both rng_seed and rng_offset, or neither", a.function()));
-      Val* seed = a.has(4) ? asScalar(f, a.at(4), a.context(4)) : nullptr;
-      Val* offset = a.has(5) ? asScalar(f, a.at(5), a.context(5)) : nullptr;
-      auto make = uniform_dist ? uniform : normal;
-      return result(make(f, asShape(f, a.at(2), a.context(2)), asScalar(f, a.at(0), a.context(0)),
-                         asScalar(f, a.at(1), a.context(1)), d, seed, offset),
-                    a);
-    }};
-    // rand_like / randn_like: the distribution on [0, 1) / N(0, 1) with the operand's shape and dtype.
+    std::vector<OpParam> params{uniform_dist ? req({"minval", "low"}) : req({"mean"}),
+                                uniform_dist ? req({"maxval", "high"}) : req({"std"}),
+                                req({"shape"}),
+                                opt({"dtype"}),
+                                opt({"rng_seed"}),
+                                opt({"rng_offset"})};
+    t[uniform_dist ? "uniform" : "normal"] = {
+        params, [uniform_dist](Fusion& f, const BoundArgs& a) {
+          DataType d = a.has(3) ? *asDataType(a.at(3), a.context(3), false) : DataType::Float;
+          if (a.has(4) != a.has(5))
+            throw UserError(
+                a.where(),
+                fmt::format("{} needs both rng_seed and rng_offset, or neither", a.function()));
+          Val* seed = a.has(4) ? asScalar(f, a.at(4), a.context(4)) : nullptr;
+          Val* offset = a.has(5) ? asScalar(f, a.at(5), a.context(5)) : nullptr;
+          auto make = uniform_dist ? uniform : normal;
+          return result(
+              make(f, asShape(f, a.at(2), a.context(2)), asScalar(f, a.at(0), a.context(0)),
+                   asScalar(f, a.at(1), a.context(1)), d, seed, offset),
+              a);
+        }};
+    // rand_like / randn_like: the distribution on [0, 1) / N(0, 1) with the operand's shape and
+    // dtype.
     t[uniform_dist ? "rand_like" : "randn_like"] = {
-        {req({"arg"}), opt({"rng_seed"}), opt({"rng_offset"})}, [uniform_dist](Fusion& f, const BoundArgs& a) {
+        {req({"arg"}), opt({"rng_seed"}), opt({"rng_offset"})},
+        [uniform_dist](Fusion& f, const BoundArgs& a) {
           TensorView* x = asTensor(a.at(0), a.context(0));
           if (a.has(1) != a.has(2))
-            throw UserError(a.where(), fmt::format("{} needs both rng_seed and rng_offset, or neither", a.function()));
+            throw UserError(
+                a.where(),
+                fmt::format("{} needs both rng_seed and rng_offset, or neither", a.function()));
           std::vector<Val*> shape;
           for (IterDomain* id : x->logicalNoReductions()) shape.push_back(id->logicalExtent());
           Val* seed = a.has(1) ? asScalar(f, a.at(1), a.context(1)) : nullptr;
           Val* offset = a.has(2) ? asScalar(f, a.at(2), a.context(2)) : nullptr;
           auto make = uniform_dist ? uniform : normal;
-          return result(make(f, shape, f.constantDouble(0), f.constantDouble(1), x->dtype(), seed, offset), a);
+          return result(
+              make(f, shape, f.constantDouble(0), f.constantDouble(1), x->dtype(), seed, offset),
+              a);
         }};
   }
 }
 
 void addMatmulAndQueries(std::map<std::string, OpEntry, std::less<>>& t) {
   t["matmul"] = {{req({"arg1"}), req({"arg2"})}, [](Fusion&, const BoundArgs& a) {
-                   return result(matmul(asTensor(a.at(0), a.context(0)), asTensor(a.at(1), a.context(1))), a);
+                   return result(
+                       matmul(asTensor(a.at(0), a.context(0)), asTensor(a.at(1), a.context(1))), a);
                  }};
-  t["linear"] = {{req({"arg1", "input"}), req({"arg2", "weight"}), opt({"bias"})}, [](Fusion&, const BoundArgs& a) {
-                   TensorView* bias = a.has(2) ? asTensor(a.at(2), a.context(2)) : nullptr;
-                   return result(linear(asTensor(a.at(0), a.context(0)), asTensor(a.at(1), a.context(1)), bias), a);
-                 }};
+  t["linear"] = {
+      {req({"arg1", "input"}), req({"arg2", "weight"}), opt({"bias"})},
+      [](Fusion&, const BoundArgs& a) {
+        TensorView* bias = a.has(2) ? asTensor(a.at(2), a.context(2)) : nullptr;
+        return result(
+            linear(asTensor(a.at(0), a.context(0)), asTensor(a.at(1), a.context(1)), bias), a);
+      }};
   // Queries that make no expression: the extent scalars themselves.
   t["size"] = {{req({"arg"}), req({"dim"})}, [](Fusion&, const BoundArgs& a) {
                  TensorView* x = asTensor(a.at(0), a.context(0));
-                 int64_t dim = normalizeDim(asInt(a.at(1), a.context(1)), x->nDims(), "fd.ops.size dim");
+                 int64_t dim =
+                     normalizeDim(asInt(a.at(1), a.context(1)), x->nDims(), "fd.ops.size dim");
                  return result(x->axis(dim)->logicalExtent(), a);
                }};
   t["shape"] = {{req({"arg"})}, [](Fusion&, const BoundArgs& a) {
                   TensorView* x = asTensor(a.at(0), a.context(0));
                   PyValue v = PyValue::make(PyValue::Kind::Vector, a.where());
-                  for (IterDomain* id : x->logicalNoReductions()) v.vec.push_back(id->logicalExtent());
+                  for (IterDomain* id : x->logicalNoReductions())
+                    v.vec.push_back(id->logicalExtent());
                   return v;
                 }};
   t["at"] = {{req({"arg"}), req({"index"})}, [](Fusion&, const BoundArgs& a) {
@@ -300,15 +356,15 @@ const std::map<std::string, OpEntry, std::less<>>& opTable() {
   return table;
 }
 
+}  // namespace
+
 // The message of a UserError raised without a location, prefixed with the
 // function's name unless the builder already put it there.
-std::string detailOf(const UserError& e, const std::string& function) {
+std::string builderErrorDetail(const UserError& e, const std::string& function) {
   std::string d = e.detail().empty() ? e.what() : e.detail();
   if (d.rfind(function + ":", 0) == 0) return d;
   return fmt::format("{}: {}", function, d);
 }
-
-}  // namespace
 
 std::vector<std::string> knownOpNames() {
   std::vector<std::string> names;
@@ -338,7 +394,7 @@ PyValue callFdOp(Fusion& fusion, const Token& op, const CallArgs& args) {
   } catch (const UserError& e) {
     // Errors the interpreter raised already carry a location; builder errors do not.
     if (e.where().known()) throw;
-    throw UserError(args.where, detailOf(e, function));
+    throw UserError(args.where, builderErrorDetail(e, function));
   }
 }
 

@@ -25,7 +25,9 @@ class BoundArgs {
  public:
   BoundArgs(std::string function, std::vector<OpParam> params, const CallArgs& args);
   // Given and not None.
-  bool has(size_t i) const { return slots_.at(i) != nullptr && slots_[i]->kind != PyValue::Kind::None; }
+  bool has(size_t i) const {
+    return slots_.at(i) != nullptr && slots_[i]->kind != PyValue::Kind::None;
+  }
   const PyValue& at(size_t i) const;
   // "argument 'dims' of fd.ops.sum"
   std::string context(size_t i) const;
@@ -43,6 +45,10 @@ class BoundArgs {
 // the keyword at fault; UserErrors from the builder (shape mismatches, bad
 // dims) are re-thrown with the call's location.
 PyValue callFdOp(Fusion& fusion, const Token& op, const CallArgs& args);
+
+// The message of a UserError the builder raised (without a location),
+// prefixed with `function` unless it already starts with it.
+std::string builderErrorDetail(const UserError& e, const std::string& function);
 
 // Every fd.ops name this frontend knows, sorted.
 std::vector<std::string> knownOpNames();

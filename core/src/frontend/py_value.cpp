@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <fusebox/ir/fusion.h>
+#include <cmath>
 
 namespace fusebox::frontend {
 
@@ -78,7 +78,8 @@ std::string describeValue(const PyValue& v) {
 }
 
 void throwWrongKind(const PyValue& v, const std::string& expected, const std::string& context) {
-  std::string msg = fmt::format("{} is {}, expected {}", describeValue(v), kindPhrase(v.kind), expected);
+  std::string msg =
+      fmt::format("{} is {}, expected {}", describeValue(v), kindPhrase(v.kind), expected);
   if (!context.empty()) msg += fmt::format(" ({})", context);
   throw UserError(v.where, msg);
 }
@@ -195,9 +196,12 @@ std::vector<Val*> asShape(Fusion& f, const PyValue& v, const std::string& contex
   if (!v.isSequence()) throwWrongKind(v, "a list of ints and scalars, or a vector", context);
   std::vector<Val*> out;
   for (const PyValue& item : v.items) {
-    if (item.kind == PyValue::Kind::Int) out.push_back(f.constantInt(item.i));
-    else if (item.kind == PyValue::Kind::Scalar) out.push_back(item.val);
-    else throwWrongKind(item, "an int or a scalar", context);
+    if (item.kind == PyValue::Kind::Int)
+      out.push_back(f.constantInt(item.i));
+    else if (item.kind == PyValue::Kind::Scalar)
+      out.push_back(item.val);
+    else
+      throwWrongKind(item, "an int or a scalar", context);
   }
   return out;
 }
@@ -210,7 +214,8 @@ std::vector<TensorView*> asTensorList(const PyValue& v, const std::string& conte
 }
 
 std::optional<DataType> asDataType(const PyValue& v, const std::string& context, bool allow_null) {
-  if (v.kind != PyValue::Kind::DType) throwWrongKind(v, "a DataType such as DataType.Float", context);
+  if (v.kind != PyValue::Kind::DType)
+    throwWrongKind(v, "a DataType such as DataType.Float", context);
   if (!v.dtype && !allow_null)
     throw UserError(v.where, fmt::format("DataType.Null is not allowed here ({})", context));
   return v.dtype;

@@ -39,7 +39,8 @@ const Token& Cursor::expectName(std::string_view what) {
 }
 
 const Token& Cursor::expectKeyword(std::string_view keyword, std::string_view what) {
-  if (!atName(keyword)) failExpected(what.empty() ? fmt::format("'{}'", keyword) : std::string(what));
+  if (!atName(keyword))
+    failExpected(what.empty() ? fmt::format("'{}'", keyword) : std::string(what));
   return next();
 }
 
@@ -138,8 +139,10 @@ class ExprReader {
       if (!v.isNumber()) throwWrongKind(v, "a number", fmt::format("unary '{}'", op.text));
       v.where = cur_.loc(op);
       if (op.text == "-") {
-        if (v.kind == PyValue::Kind::Float) v.f = -v.f;
-        else v = PyValue::integer(-(v.kind == PyValue::Kind::Bool ? int64_t{v.b} : v.i), cur_.loc(op));
+        if (v.kind == PyValue::Kind::Float)
+          v.f = -v.f;
+        else
+          v = PyValue::integer(-(v.kind == PyValue::Kind::Bool ? int64_t{v.b} : v.i), cur_.loc(op));
       }
       return v;
     }
@@ -169,7 +172,9 @@ class ExprReader {
                                    op.text));
     SourceLocation w = a.where;
     auto asDouble = [](const PyValue& v) {
-      return v.kind == PyValue::Kind::Float ? v.f : v.kind == PyValue::Kind::Int ? double(v.i) : double(v.b);
+      return v.kind == PyValue::Kind::Float ? v.f
+             : v.kind == PyValue::Kind::Int ? double(v.i)
+                                            : double(v.b);
     };
     auto asInt = [](const PyValue& v) { return v.kind == PyValue::Kind::Int ? v.i : int64_t{v.b}; };
     bool floating = a.kind == PyValue::Kind::Float || b.kind == PyValue::Kind::Float;
@@ -177,7 +182,11 @@ class ExprReader {
     if (o == "/" || (floating && o != "//" && o != "%")) {
       double x = asDouble(a), y = asDouble(b);
       if ((o == "/" || o == "%") && y == 0) cur_.fail(op, "division by zero");
-      double r = o == "+" ? x + y : o == "-" ? x - y : o == "*" ? x * y : o == "/" ? x / y : std::pow(x, y);
+      double r = o == "+"   ? x + y
+                 : o == "-" ? x - y
+                 : o == "*" ? x * y
+                 : o == "/" ? x / y
+                            : std::pow(x, y);
       return PyValue::floating(r, w);
     }
     if (floating) {
@@ -230,9 +239,12 @@ class ExprReader {
     cur_.expectOp("]");
     if (idx.kind != PyValue::Kind::Int) throwWrongKind(idx, "an int index", "");
     int64_t n = 0;
-    if (v.kind == PyValue::Kind::Vector) n = static_cast<int64_t>(v.vec.size());
-    else if (v.isSequence()) n = static_cast<int64_t>(v.items.size());
-    else throwWrongKind(v, "a vector, list or tuple", "indexing with '[]'");
+    if (v.kind == PyValue::Kind::Vector)
+      n = static_cast<int64_t>(v.vec.size());
+    else if (v.isSequence())
+      n = static_cast<int64_t>(v.items.size());
+    else
+      throwWrongKind(v, "a vector, list or tuple", "indexing with '[]'");
     int64_t i = idx.i < 0 ? idx.i + n : idx.i;
     if (i < 0 || i >= n)
       throw UserError(idx.where, fmt::format("index {} is out of range for {} of length {}", idx.i,
@@ -303,7 +315,8 @@ class ExprReader {
       return PyValue::boolean(first.text == "True", where);
     if (first.text == "None") return PyValue::none(where);
     if (first.text == "float" && cur_.atOp("(")) return floatCall(first);
-    if (first.text == "lambda" || first.text == "not" || first.text == "if" || first.text == "yield")
+    if (first.text == "lambda" || first.text == "not" || first.text == "if" ||
+        first.text == "yield")
       cur_.fail(first, fmt::format("'{}' is not supported in a fusion definition", first.text));
     if (res_.isVariable(first.text)) return res_.name({first});
     std::vector<Token> path{first};

@@ -28,9 +28,15 @@ std::string Token::describe() const {
 
 namespace {
 
-bool isIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-bool isDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+bool isIdentStart(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+bool isIdentChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+bool isDigit(char c) {
+  return std::isdigit(static_cast<unsigned char>(c)) != 0;
+}
 
 class Lexer {
  public:
@@ -133,7 +139,8 @@ class Lexer {
   bool handleIndentation() {
     while (true) {
       int width = 0;
-      while (pos_ < src_.size() && (src_[pos_] == ' ' || src_[pos_] == '\t' || src_[pos_] == '\f')) {
+      while (pos_ < src_.size() &&
+             (src_[pos_] == ' ' || src_[pos_] == '\t' || src_[pos_] == '\f')) {
         width = src_[pos_] == '\t' ? (width / 8 + 1) * 8 : width + 1;
         advance();
       }
@@ -191,10 +198,12 @@ class Lexer {
     int l = line_, col = col_;
     size_t start = pos_;
     bool is_float = false;
-    if (src_[pos_] == '0' && pos_ + 1 < src_.size() && (src_[pos_ + 1] == 'x' || src_[pos_ + 1] == 'X')) {
+    if (src_[pos_] == '0' && pos_ + 1 < src_.size() &&
+        (src_[pos_ + 1] == 'x' || src_[pos_ + 1] == 'X')) {
       advance();
       advance();
-      while (pos_ < src_.size() && (std::isxdigit(static_cast<unsigned char>(src_[pos_])) || src_[pos_] == '_'))
+      while (pos_ < src_.size() &&
+             (std::isxdigit(static_cast<unsigned char>(src_[pos_])) || src_[pos_] == '_'))
         advance();
     } else {
       while (pos_ < src_.size() && (isDigit(src_[pos_]) || src_[pos_] == '_')) advance();

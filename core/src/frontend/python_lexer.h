@@ -17,7 +17,7 @@ enum class TokenKind { Name, Int, Float, String, Op, Newline, Indent, Dedent, En
 
 struct Token {
   TokenKind kind = TokenKind::End;
-  std::string text;     // identifier, operator, raw number text, or decoded string contents
+  std::string text;  // identifier, operator, raw number text, or decoded string contents
   int64_t int_value = 0;
   double float_value = 0;
   int line = 0;

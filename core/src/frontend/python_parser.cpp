@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 
+#include "frontend/fd_methods.h"
 #include "frontend/inputs_list.h"
 #include "frontend/op_table.h"
 #include "frontend/python_expr.h"
@@ -19,14 +20,6 @@ namespace fusebox {
 
 namespace frontend {
 namespace {
-
-// The message of a UserError raised without a location, prefixed with the
-// function's name unless the builder already put it there.
-std::string detailOf(const UserError& e, const std::string& function) {
-  std::string d = e.detail().empty() ? e.what() : e.detail();
-  if (d.rfind(function + ":", 0) == 0) return d;
-  return fmt::format("{}: {}", function, d);
-}
 
 class ScriptReader {
  public:
@@ -221,7 +214,8 @@ class ScriptReader {
     cur_.next();
     Token cls = cur_.expectName("FusionDefinition()");
     if (cls.text != "FusionDefinition")
-      cur_.fail(cls, fmt::format("expected `with FusionDefinition() as fd:`, found '{}'", cls.text));
+      cur_.fail(cls,
+                fmt::format("expected `with FusionDefinition() as fd:`, found '{}'", cls.text));
     cur_.expectOp("(");
     if (!cur_.atOp(")")) cur_.fail(cur_.peek(), "FusionDefinition() takes no arguments here");
     cur_.expectOp(")");
@@ -285,14 +279,16 @@ class ScriptReader {
     return targets;
   }
 
-  void bindTargets(const std::vector<Token>& targets, PyValue v, std::map<std::string, PyValue>& vars) {
+  void bindTargets(const std::vector<Token>& targets, PyValue v,
+                   std::map<std::string, PyValue>& vars) {
     if (targets.size() == 1) {
       v.var = targets[0].text;
       vars[targets[0].text] = std::move(v);
       return;
     }
     if (v.kind != PyValue::Kind::Tuple)
-      cur_.fail(targets[0], fmt::format("cannot unpack {} into {} names", kindPhrase(v.kind), targets.size()));
+      cur_.fail(targets[0],
+                fmt::format("cannot unpack {} into {} names", kindPhrase(v.kind), targets.size()));
     if (v.items.size() != targets.size())
       cur_.fail(targets[0], fmt::format("{} names on the left, but the call returns {} values",
                                         targets.size(), v.items.size()));
@@ -320,8 +316,9 @@ class ScriptReader {
     if (path.size() == 1 && head == "print") return PyValue::none(args.where);
     if (path.size() == 2 && head == fd_var_ && !fd_var_.empty()) {
       if (path[1].text != "execute")
-        cur_.fail(path[1], fmt::format("unsupported call {} at the top level (expected {}.execute(inputs))",
-                                       joinPath(path), fd_var_));
+        cur_.fail(path[1],
+                  fmt::format("unsupported call {} at the top level (expected {}.execute(inputs))",
+                              joinPath(path), fd_var_));
       if (args.positional.size() != 1)
         throw UserError(args.where, fmt::format("{}.execute takes the inputs list", fd_var_));
       const PyValue& list = args.positional[0];
@@ -346,9 +343,10 @@ class ScriptReader {
     if (def_.inputs.size() != expected) {
       std::string names;
       for (const std::string& n : def_.input_names) names += (names.empty() ? "" : ", ") + n;
-      throw UserError(it->second.where,
-                      fmt::format("the inputs list has {} entries, but the fusion has {} inputs ({})",
-                                  def_.inputs.size(), expected, names));
+      throw UserError(
+          it->second.where,
+          fmt::format("the inputs list has {} entries, but the fusion has {} inputs ({})",
+                      def_.inputs.size(), expected, names));
     }
   }
 
@@ -391,7 +389,8 @@ class ScriptReader {
       return cur_.expectEndOfStatement();
     }
     if (skipPrint()) return;
-    for (std::string_view kw : {"for", "while", "if", "def", "with", "return", "import", "from", "class"})
+    for (std::string_view kw :
+         {"for", "while", "if", "def", "with", "return", "import", "from", "class"})
       if (t.isName(kw))
         cur_.fail(t, fmt::format("'{}' is not supported inside a fusion definition (expected "
                                  "straight-line assignments and fd.add_output calls)",
@@ -425,7 +424,8 @@ class ScriptReader {
       return v;
     }
     if (head == fd_name_)
-      cur_.fail(path[0], fmt::format("{} is not a value (did you mean to call it?)", joinPath(path)));
+      cur_.fail(path[0],
+                fmt::format("{} is not a value (did you mean to call it?)", joinPath(path)));
     cur_.fail(path[0], fmt::format("undefined variable {}", joinPath(path)));
   }
 
@@ -433,7 +433,7 @@ class ScriptReader {
     const std::string& head = path[0].text;
     if (head == fd_name_) {
       if (path.size() == 3 && path[1].text == "ops") return callFdOp(*fusion_, path[2], args);
-      if (path.size() == 2) return fdMethod(path[1], args);
+      if (path.size() == 2) return callFdMethod(*fusion_, fd_name_, path[1], args);
       cur_.fail(path.size() > 1 ? path[1] : path[0],
                 fmt::format("unknown FusionDefinition member {} (known: add_output, define_scalar, "
                             "define_tensor, define_vector, ops.<op>)",
@@ -442,14 +442,16 @@ class ScriptReader {
     if (path.size() == 1 && head == "print") return PyValue::none(args.where);
     if (path.size() == 1 && func_ && head == func_->name.text) {
       bool passes_fd = args.positional.size() == 1 && args.keywords.empty() &&
-                       args.positional[0].kind == PyValue::Kind::Opaque && args.positional[0].var == fd_name_;
+                       args.positional[0].kind == PyValue::Kind::Opaque &&
+                       args.positional[0].var == fd_name_;
       if (!passes_fd) throw UserError(args.where, fmt::format("expected {}({})", head, fd_name_));
       runFunction(func_->param, args.where);
       return PyValue::none(args.where);
     }
     if (vars_.count(head)) cur_.fail(path[0], fmt::format("{} is not callable", head));
-    cur_.fail(path[0], fmt::format("undefined function {} (expected {}.ops.<op>(...) or {}.define_*)",
-                                   joinPath(path), fd_name_, fd_name_));
+    cur_.fail(path[0],
+              fmt::format("undefined function {} (expected {}.ops.<op>(...) or {}.define_*)",
+                          joinPath(path), fd_name_, fd_name_));
   }
 
   PyValue bodyMethod(PyValue self, const Token& name, CallArgs args) {
@@ -461,8 +463,8 @@ class ScriptReader {
         int64_t dim = asInt(a.at(0), a.context(0));
         int64_t nd = tv->nDims();
         if (dim < -nd || dim >= nd)
-          throw UserError(a.at(0).where, fmt::format("dim {} is out of range for {} of rank {}", dim,
-                                                     describeValue(self), nd));
+          throw UserError(a.at(0).where, fmt::format("dim {} is out of range for {} of rank {}",
+                                                     dim, describeValue(self), nd));
         return fromVal(tv->axis(dim < 0 ? dim + nd : dim)->logicalExtent(), args.where);
       }
       if (name.text == "shape") {
@@ -477,157 +479,21 @@ class ScriptReader {
   }
 
   PyValue dataTypeName(const std::vector<Token>& path) {
-    if (path.size() != 2) cur_.fail(path[0], fmt::format("expected DataType.<name>, found {}", joinPath(path)));
+    if (path.size() != 2)
+      cur_.fail(path[0], fmt::format("expected DataType.<name>, found {}", joinPath(path)));
     PyValue v = PyValue::make(PyValue::Kind::DType, loc(path[0]));
     if (path[1].text == "Null") return v;
     std::optional<DataType> d = parseDataType(path[1].text);
     // Only nvFuser's spellings: DataType.Float, not DataType.float32.
     if (!d || pythonName(*d) != path[1].text) {
       std::string known;
-      for (DataType t : kAllDataTypes) known += fmt::format("{}DataType.{}", known.empty() ? "" : ", ", pythonName(t));
-      cur_.fail(path[1], fmt::format("unsupported dtype {} (supported: {}, DataType.Null)", joinPath(path), known));
+      for (DataType t : kAllDataTypes)
+        known += fmt::format("{}DataType.{}", known.empty() ? "" : ", ", pythonName(t));
+      cur_.fail(path[1], fmt::format("unsupported dtype {} (supported: {}, DataType.Null)",
+                                     joinPath(path), known));
     }
     v.dtype = d;
     return v;
-  }
-
-  // ---- fd.define_tensor / define_scalar / define_vector / add_output ------------------
-
-  PyValue fdMethod(const Token& name, const CallArgs& args) {
-    std::string fn = fmt::format("{}.{}", fd_name_, name.text);
-    try {
-      if (name.text == "define_tensor") return defineTensorCall(fn, args);
-      if (name.text == "define_scalar" || name.text == "define_constant") return defineScalarCall(fn, args);
-      if (name.text == "define_vector") return defineVectorCall(fn, args);
-      if (name.text == "add_output") return addOutputCall(fn, args);
-    } catch (const UserError& e) {
-      if (e.where().known()) throw;
-      throw UserError(args.where, detailOf(e, fn));
-    }
-    if (name.text == "execute")
-      cur_.fail(name, fmt::format("{}.execute belongs after the `with FusionDefinition()` block", fd_name_));
-    cur_.fail(name, fmt::format("unknown FusionDefinition method {} (known: add_output, define_scalar, "
-                                "define_tensor, define_vector, ops.<op>)",
-                                fn));
-  }
-
-  PyValue defineTensorCall(const std::string& fn, const CallArgs& args) {
-    BoundArgs a(fn,
-                {OpParam{{"shape", "symbolic_sizes"}, true}, OpParam{{"contiguity"}, false},
-                 OpParam{{"dtype"}, false}, OpParam{{"is_cpu"}, false}, OpParam{{"stride_order"}, false}},
-                args);
-    std::vector<int64_t> shape = asIntList(a.at(0), a.context(0));
-    if (!a.at(0).isSequence()) throwWrongKind(a.at(0), "a list of sizes", a.context(0));
-    for (size_t i = 0; i < shape.size(); ++i)
-      if (shape[i] < -1)
-        throw UserError(a.at(0).items[i].where,
-                        fmt::format("size {} in {} must be -1 (symbolic) or >= 0", shape[i], a.context(0)));
-    std::vector<int64_t> stride_order;
-    if (a.has(4)) {
-      stride_order = asIntList(a.at(4), a.context(4));
-      if (!stride_order.empty() &&
-          (stride_order.size() != shape.size() || !isPermutation(stride_order)))
-        throw UserError(a.at(4).where, fmt::format("stride_order must be a permutation of 0..{} (one entry per dim)",
-                                                   static_cast<int64_t>(shape.size()) - 1));
-    }
-    // Contiguity follows the allocation order (outermost first), as in nvFuser.
-    std::vector<std::optional<bool>> contiguity;
-    if (a.has(1)) {
-      const PyValue& c = a.at(1);
-      if (c.kind == PyValue::Kind::Bool) {
-        std::vector<int64_t> perm = stride_order;
-        if (stride_order.empty())
-          for (size_t i = 0; i < shape.size(); ++i) perm.push_back(static_cast<int64_t>(i));
-        else
-          perm = strideOrderToAllocationPermutation(stride_order);
-        for (int64_t d : perm) contiguity.push_back(shape[d] == 1 ? std::nullopt : std::optional<bool>(c.b));
-      } else {
-        if (!c.isSequence()) throwWrongKind(c, "a list of True/False/None or a bool", a.context(1));
-        for (const PyValue& item : c.items) {
-          if (item.kind == PyValue::Kind::None) contiguity.push_back(std::nullopt);
-          else contiguity.push_back(asBool(item, a.context(1)));
-        }
-        if (!contiguity.empty() && contiguity.size() != shape.size())
-          throw UserError(c.where, fmt::format("contiguity has {} entries, expected {} (one per dim of shape)",
-                                               contiguity.size(), shape.size()));
-      }
-    }
-    DataType dtype = a.has(2) ? *asDataType(a.at(2), a.context(2), false) : DataType::Float;
-    if (a.has(3)) asBool(a.at(3), a.context(3));  // is_cpu: accepted, tensors live on the host anyway
-    return fromVal(defineTensor(*fusion_, shape, dtype, contiguity, stride_order), args.where);
-  }
-
-  PyValue defineScalarCall(const std::string& fn, const CallArgs& args) {
-    BoundArgs a(fn, {OpParam{{"value"}, false}, OpParam{{"dtype"}, false}}, args);
-    std::optional<DataType> dtype;
-    if (a.has(1)) dtype = asDataType(a.at(1), a.context(1), false);
-    if (!a.has(0)) {
-      if (!dtype)
-        throw UserError(args.where, fmt::format("{} needs a value or a dtype (a symbolic input needs "
-                                                "dtype=DataType.X)",
-                                                fn));
-      return fromVal(defineScalar(*fusion_, *dtype), args.where);
-    }
-    const PyValue& v = a.at(0);
-    ScalarValue value;
-    DataType natural;
-    if (v.kind == PyValue::Kind::Bool) {
-      value = v.b;
-      natural = DataType::Bool;
-    } else if (v.kind == PyValue::Kind::Int) {
-      value = v.i;
-      natural = DataType::Int64;
-    } else if (v.kind == PyValue::Kind::Float) {
-      value = v.f;
-      natural = DataType::Double;
-    } else {
-      throwWrongKind(v, "a number or None", a.context(0));
-    }
-    return fromVal(fusion_->constant(value, dtype.value_or(natural)), args.where);
-  }
-
-  PyValue defineVectorCall(const std::string& fn, const CallArgs& args) {
-    BoundArgs a(fn, {OpParam{{"values"}, true}, OpParam{{"dtype"}, false}}, args);
-    if (a.has(1)) {
-      std::optional<DataType> d = asDataType(a.at(1), a.context(1), false);
-      if (!isIntegralType(*d)) throw UserError(a.at(1).where, fmt::format("{} holds ints; dtype must be DataType.Int", fn));
-    }
-    if (a.at(0).kind == PyValue::Kind::Vector) throwWrongKind(a.at(0), "a list of ints and scalars", a.context(0));
-    PyValue v = PyValue::make(PyValue::Kind::Vector, args.where);
-    v.vec = asShape(*fusion_, a.at(0), a.context(0));
-    return v;
-  }
-
-  PyValue addOutputCall(const std::string& fn, const CallArgs& args) {
-    BoundArgs a(fn, {OpParam{{"output"}, true}, OpParam{{"alias_input"}, false}, OpParam{{"stride_order"}, false}},
-                args);
-    const PyValue& out = a.at(0);
-    if (out.kind != PyValue::Kind::Tensor && out.kind != PyValue::Kind::Scalar)
-      throwWrongKind(out, "a tensor or a scalar", a.context(0));
-    const PyValue* alias = a.has(1) ? &a.at(1) : nullptr;
-    const PyValue* order = a.has(2) ? &a.at(2) : nullptr;
-    if (alias && alias->isSequence() && !order) {  // add_output(T, [1, 0]): the stride_order overload
-      order = alias;
-      alias = nullptr;
-    }
-    if (alias) {
-      TensorView* in = asTensor(*alias, a.context(1));
-      if (!in->isFusionInput())
-        throw UserError(alias->where, fmt::format("alias_input {} is not a fusion input", describeValue(*alias)));
-    }
-    std::vector<int64_t> stride_order;
-    if (order) {
-      TensorView* tv = asTensor(out, a.context(0));
-      stride_order = asIntList(*order, a.context(2));
-      if (static_cast<int64_t>(stride_order.size()) != tv->nDims() || !isPermutation(stride_order))
-        throw UserError(order->where,
-                        fmt::format("stride_order must be a permutation of 0..{} ({} has {} dims)",
-                                    tv->nDims() - 1, describeValue(out), tv->nDims()));
-    }
-    fusion_->addOutput(out.val);
-    if (order) fusion_->setRequiredStrideOrder(out.val->as<TensorView>(), stride_order);
-    if (alias) fusion_->aliasOutputToInput(out.val, alias->val);
-    return PyValue::none(args.where);
   }
 
   std::vector<Token> tokens_;

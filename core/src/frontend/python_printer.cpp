@@ -15,11 +15,17 @@ namespace {
 
 using frontend::pythonLiteral;
 
-std::string dtypeText(DataType t) { return fmt::format("DataType.{}", pythonName(t)); }
+std::string dtypeText(DataType t) {
+  return fmt::format("DataType.{}", pythonName(t));
+}
 
-std::string boolText(bool b) { return b ? "True" : "False"; }
+std::string boolText(bool b) {
+  return b ? "True" : "False";
+}
 
-std::string intList(const std::vector<int64_t>& v) { return fmt::format("[{}]", fmt::join(v, ", ")); }
+std::string intList(const std::vector<int64_t>& v) {
+  return fmt::format("[{}]", fmt::join(v, ", "));
+}
 
 // The dtype fd.ops.sum/prod/max/min picks with dtype=DataType.Null (torch's rule).
 DataType defaultReductionType(ReductionOpType op, DataType in) {
@@ -52,7 +58,8 @@ class PythonPrinter {
     for (const InputSpec& spec : opt_.inputs.empty() ? defaultInputs() : opt_.inputs)
       out += "    " + toPython(spec) + ",\n";
     out += "]\n\n";
-    out += fmt::format("with FusionDefinition() as fd:\n    {}(fd)\n\nfd.execute(inputs)\n", opt_.function_name);
+    out += fmt::format("with FusionDefinition() as fd:\n    {}(fd)\n\nfd.execute(inputs)\n",
+                       opt_.function_name);
     return out;
   }
 
@@ -70,22 +77,28 @@ class PythonPrinter {
     if (names_.count(v)) return;  // listed twice
     if (v->isScalar()) {
       std::string name = newName(v);
-      lines_.push_back(fmt::format("{} = fd.define_scalar(None, dtype={})", name, dtypeText(v->dtype())));
+      lines_.push_back(
+          fmt::format("{} = fd.define_scalar(None, dtype={})", name, dtypeText(v->dtype())));
       return;
     }
     const auto* tv = v->as<TensorView>();
     std::vector<IterDomain*> logical = tv->logicalNoReductions();
     std::vector<std::string> shape, contiguity;
     for (IterDomain* id : logical) {
-      if (id->isBroadcast()) shape.push_back("1");
-      else if (id->extent()->isConst()) shape.push_back(std::to_string(toInt(*id->extent()->value())));
-      else shape.push_back("-1");
+      if (id->isBroadcast())
+        shape.push_back("1");
+      else if (id->extent()->isConst())
+        shape.push_back(std::to_string(toInt(*id->extent()->value())));
+      else
+        shape.push_back("-1");
     }
     // As in nvFuser, contiguity follows the allocation (stride) order.
-    for (const std::optional<bool>& c : tv->contiguity()) contiguity.push_back(c ? boolText(*c) : "None");
+    for (const std::optional<bool>& c : tv->contiguity())
+      contiguity.push_back(c ? boolText(*c) : "None");
     std::string name = newName(v);
-    std::string line = fmt::format("{} = fd.define_tensor(shape=[{}], contiguity=[{}], dtype={}, is_cpu=False", name,
-                                   fmt::join(shape, ", "), fmt::join(contiguity, ", "), dtypeText(tv->dtype()));
+    std::string line = fmt::format(
+        "{} = fd.define_tensor(shape=[{}], contiguity=[{}], dtype={}, is_cpu=False", name,
+        fmt::join(shape, ", "), fmt::join(contiguity, ", "), dtypeText(tv->dtype()));
     if (tv->hasAllocation()) line += fmt::format(", stride_order={}", intList(tv->strideOrder()));
     lines_.push_back(line + ")");
   }
@@ -97,17 +110,23 @@ class PythonPrinter {
       spec.dtype = v->dtype();
       if (v->isScalar()) {
         spec.kind = InputSpec::Kind::Scalar;
-        if (isFloatingType(v->dtype())) spec.scalar = 1.0;
-        else if (isBoolType(v->dtype())) spec.scalar = true;
-        else spec.scalar = opt_.symbolic_extent;
+        if (isFloatingType(v->dtype()))
+          spec.scalar = 1.0;
+        else if (isBoolType(v->dtype()))
+          spec.scalar = true;
+        else
+          spec.scalar = opt_.symbolic_extent;
         specs.push_back(spec);
         continue;
       }
       const auto* tv = v->as<TensorView>();
       for (IterDomain* id : tv->logicalNoReductions()) {
-        if (id->isBroadcast()) spec.shape.push_back(1);
-        else if (id->extent()->isConst()) spec.shape.push_back(toInt(*id->extent()->value()));
-        else spec.shape.push_back(opt_.symbolic_extent);
+        if (id->isBroadcast())
+          spec.shape.push_back(1);
+        else if (id->extent()->isConst())
+          spec.shape.push_back(toInt(*id->extent()->value()));
+        else
+          spec.shape.push_back(opt_.symbolic_extent);
       }
       if (isFloatingType(spec.dtype)) {
         spec.kind = InputSpec::Kind::Randn;
@@ -144,17 +163,20 @@ class PythonPrinter {
     auto it = names_.find(v);
     if (it != names_.end()) return it->second;
     if (v->isTensor())
-      throw InternalError(fmt::format("python printer: tensor {} is used before it is defined", v->toString()));
+      throw InternalError(
+          fmt::format("python printer: tensor {} is used before it is defined", v->toString()));
     const auto* s = v->as<Scalar>();
     if (s->isConst()) {
-      if (in_list && s->dtype() == DataType::Int64 && operand_uses_[v] <= 1) return pythonLiteral(*s->value());
+      if (in_list && s->dtype() == DataType::Int64 && operand_uses_[v] <= 1)
+        return pythonLiteral(*s->value());
       std::string name = newName(v);
-      lines_.push_back(fmt::format("{} = fd.define_scalar({}, dtype={})", name, pythonLiteral(*s->value()),
-                                   dtypeText(s->dtype())));
+      lines_.push_back(fmt::format("{} = fd.define_scalar({}, dtype={})", name,
+                                   pythonLiteral(*s->value()), dtypeText(s->dtype())));
       return name;
     }
     if (s->definition() != nullptr)
-      throw InternalError(fmt::format("python printer: scalar {} is used before it is computed", s->toString()));
+      throw InternalError(
+          fmt::format("python printer: scalar {} is used before it is computed", s->toString()));
     // A symbolic extent: read it from a tensor that has it.
     for (const TensorView* tv : defined_tensors_) {
       std::vector<IterDomain*> logical = tv->logicalNoReductions();
@@ -166,9 +188,10 @@ class PythonPrinter {
         }
       }
     }
-    throw UserError(fmt::format("cannot print scalar {} as Python: it is neither an input, a constant, "
-                                "computed, nor the extent of a tensor defined before its use",
-                                s->toString()));
+    throw UserError(
+        fmt::format("cannot print scalar {} as Python: it is neither an input, a constant, "
+                    "computed, nor the extent of a tensor defined before its use",
+                    s->toString()));
   }
 
   std::string refList(const std::vector<Val*>& inputs, size_t begin, size_t end) {
@@ -188,7 +211,9 @@ class PythonPrinter {
   void printExpr(const Expr* e) {
     const std::vector<Val*>& in = e->inputs();
     const Val* out = e->output(0);
-    auto call = [](std::string_view op, const std::string& args) { return fmt::format("fd.ops.{}({})", op, args); };
+    auto call = [](std::string_view op, const std::string& args) {
+      return fmt::format("fd.ops.{}({})", op, args);
+    };
     switch (e->op()) {
       case OpType::Set:
         return emit(e, call("set", ref(in[0])));
@@ -202,49 +227,58 @@ class PythonPrinter {
       }
       case OpType::Ternary: {
         std::string a = ref(in[0]), b = ref(in[1]), c = ref(in[2]);
-        return emit(e, call(toString(e->attr<TernaryOpType>()), fmt::format("{}, {}, {}", a, b, c)));
+        return emit(e,
+                    call(toString(e->attr<TernaryOpType>()), fmt::format("{}, {}, {}", a, b, c)));
       }
       case OpType::Cast:
-        return emit(e, call("cast", fmt::format("{}, dtype={}", ref(in[0]), dtypeText(out->dtype()))));
+        return emit(e,
+                    call("cast", fmt::format("{}, dtype={}", ref(in[0]), dtypeText(out->dtype()))));
       case OpType::Broadcast: {
         std::vector<std::string> flags;
         for (bool b : e->attr<BroadcastAttr>().is_broadcast_dim) flags.push_back(boolText(b));
-        return emit(e, call("broadcast", fmt::format("{}, is_broadcast_dim=[{}]", ref(in[0]), fmt::join(flags, ", "))));
+        return emit(e, call("broadcast", fmt::format("{}, is_broadcast_dim=[{}]", ref(in[0]),
+                                                     fmt::join(flags, ", "))));
       }
       case OpType::Squeeze:
-        return emit(e, call("squeeze", fmt::format("{}, dims={}", ref(in[0]), intList(e->attr<SqueezeAttr>().dims))));
+        return emit(e, call("squeeze", fmt::format("{}, dims={}", ref(in[0]),
+                                                   intList(e->attr<SqueezeAttr>().dims))));
       case OpType::Expand: {
         std::string x = ref(in[0]);
         return emit(e, call("expand", fmt::format("{}, shape={}", x, refList(in, 1, in.size()))));
       }
       case OpType::Reshape: {
         std::string x = ref(in[0]);
-        return emit(e, call("reshape", fmt::format("{}, new_shape={}", x, refList(in, 1, in.size()))));
+        return emit(e,
+                    call("reshape", fmt::format("{}, new_shape={}", x, refList(in, 1, in.size()))));
       }
       case OpType::Permute:
-        return emit(e, call("permute", fmt::format("{}, dims={}", ref(in[0]), intList(e->attr<PermuteAttr>().dims))));
+        return emit(e, call("permute", fmt::format("{}, dims={}", ref(in[0]),
+                                                   intList(e->attr<PermuteAttr>().dims))));
       case OpType::Reduction: {
         const auto& a = e->attr<ReductionAttr>();
         bool dflt = out->dtype() == defaultReductionType(a.op, in[0]->dtype());
-        return emit(e, call(toString(a.op), fmt::format("{}, dims={}, keepdim=False, dtype={}", ref(in[0]),
-                                                        intList(a.axes), dflt ? "DataType.Null" : dtypeText(out->dtype()))));
+        return emit(
+            e, call(toString(a.op),
+                    fmt::format("{}, dims={}, keepdim=False, dtype={}", ref(in[0]), intList(a.axes),
+                                dflt ? "DataType.Null" : dtypeText(out->dtype()))));
       }
       case OpType::Var:
       case OpType::VarMean: {
         const auto& a = e->attr<VarianceAttr>();
         return emit(e, call(e->op() == OpType::Var ? "var" : "var_mean",
-                            fmt::format("{}, dims={}, correction={}, keepdim=False", ref(in[0]), intList(a.axes),
-                                        a.correction)));
+                            fmt::format("{}, dims={}, correction={}, keepdim=False", ref(in[0]),
+                                        intList(a.axes), a.correction)));
       }
       case OpType::Welford:
-        return emit(e, call("welford", fmt::format("{}, dims={}", ref(in[0]), intList(e->attr<VarianceAttr>().axes))));
+        return emit(e, call("welford", fmt::format("{}, dims={}", ref(in[0]),
+                                                   intList(e->attr<VarianceAttr>().axes))));
       case OpType::Slice: {
         size_t rank = (in.size() - 1) / 3;
         std::string x = ref(in[0]);
         std::string starts = refList(in, 1, 1 + rank), stops = refList(in, 1 + rank, 1 + 2 * rank),
                     steps = refList(in, 1 + 2 * rank, 1 + 3 * rank);
-        return emit(e, call("slice", fmt::format("{}, start_indices={}, end_indices={}, strides={}", x, starts, stops,
-                                                 steps)));
+        return emit(e, call("slice", fmt::format("{}, start_indices={}, end_indices={}, strides={}",
+                                                 x, starts, stops, steps)));
       }
       case OpType::Pad: {
         std::string x = ref(in[0]);
@@ -255,23 +289,27 @@ class PythonPrinter {
       case OpType::Cat: {
         std::vector<std::string> xs;
         for (const Val* v : in) xs.push_back(ref(v));
-        return emit(e, call("cat", fmt::format("[{}], dim={}", fmt::join(xs, ", "), e->attr<CatAttr>().dim)));
+        return emit(e, call("cat", fmt::format("[{}], dim={}", fmt::join(xs, ", "),
+                                               e->attr<CatAttr>().dim)));
       }
       case OpType::Full: {
         std::string shape = refList(in, 1, in.size());
         std::string fill = ref(in[0]);
-        return emit(e, call("full", fmt::format("shape={}, fill_value={}, dtype={}", shape, fill, dtypeText(out->dtype()))));
+        return emit(e, call("full", fmt::format("shape={}, fill_value={}, dtype={}", shape, fill,
+                                                dtypeText(out->dtype()))));
       }
       case OpType::Iota: {
         std::string length = ref(in[0]), start = ref(in[1]), step = ref(in[2]);
-        return emit(e, call("iota", fmt::format("{}, {}, {}, dtype={}", length, start, step, dtypeText(out->dtype()))));
+        return emit(e, call("iota", fmt::format("{}, {}, {}, dtype={}", length, start, step,
+                                                dtypeText(out->dtype()))));
       }
       case OpType::Rand: {
         const auto& a = e->attr<RandAttr>();
         size_t rank = in.size() - (a.has_seed ? 4 : 2);
         std::string shape = refList(in, 0, rank);
         std::string lo = ref(in[rank]), hi = ref(in[rank + 1]);
-        std::string args = fmt::format("{}, {}, shape={}, dtype={}", lo, hi, shape, dtypeText(out->dtype()));
+        std::string args =
+            fmt::format("{}, {}, shape={}, dtype={}", lo, hi, shape, dtypeText(out->dtype()));
         if (a.has_seed) {
           std::string seed = ref(in[rank + 2]), offset = ref(in[rank + 3]);
           args += fmt::format(", rng_seed={}, rng_offset={}", seed, offset);

@@ -39,11 +39,11 @@ struct InputSpec {
   // in) and the view's storage offset.
   std::vector<int64_t> base_shape;
   int64_t storage_offset = 0;
-  double fill_value = 0;                        // Full
-  int64_t low = 0, high = 0;                    // Randint (and make_tensor low/high when set)
-  std::optional<double> make_low, make_high;    // make_tensor low=/high=
-  bool exclude_zero = false;                    // make_tensor exclude_zero=True
-  ScalarValue scalar = 0.0;                     // Scalar (a plain number in the list)
+  double fill_value = 0;                      // Full
+  int64_t low = 0, high = 0;                  // Randint (and make_tensor low/high when set)
+  std::optional<double> make_low, make_high;  // make_tensor low=/high=
+  bool exclude_zero = false;                  // make_tensor exclude_zero=True
+  ScalarValue scalar = 0.0;                   // Scalar (a plain number in the list)
   SourceLocation where;
 };
 
@@ -52,10 +52,10 @@ std::string toPython(const InputSpec& spec);
 
 struct PythonDefinition {
   std::unique_ptr<Fusion> fusion;
-  std::string function_name;              // "nvfuser_fusion_id0" (empty for a bare body)
-  std::vector<std::string> input_names;   // script variable of each fusion input, in order
+  std::string function_name;                    // "nvfuser_fusion_id0" (empty for a bare body)
+  std::vector<std::string> input_names;         // script variable of each fusion input, in order
   std::vector<SourceLocation> input_locations;  // where each fusion input was defined
-  std::vector<InputSpec> inputs;          // the `inputs = [...]` list; empty if absent
+  std::vector<InputSpec> inputs;                // the `inputs = [...]` list; empty if absent
   bool has_inputs_list = false;
 };
 
