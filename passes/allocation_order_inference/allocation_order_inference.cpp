@@ -67,9 +67,8 @@ class DimTracer {
   void trace(const Expr* e) {
     auto* out = e->output(0)->isTensor() ? e->output(0)->as<TensorView>() : nullptr;
     if (out == nullptr) return;
-    const auto* in = !e->inputs().empty() && e->input(0)->isTensor()
-                         ? e->input(0)->as<TensorView>()
-                         : nullptr;
+    const auto* in =
+        !e->inputs().empty() && e->input(0)->isTensor() ? e->input(0)->as<TensorView>() : nullptr;
     switch (e->op()) {
       case OpType::Set:
       case OpType::SegmentSet:
@@ -80,7 +79,9 @@ class DimTracer {
       case OpType::Expand:
       case OpType::Slice:
       case OpType::Pad:
-      case OpType::Cat: set(out, elementwise(e, out->nDims())); return;
+      case OpType::Cat:
+        set(out, elementwise(e, out->nDims()));
+        return;
       case OpType::Broadcast: {
         DimSources src = of(in), s;
         size_t k = 0;
@@ -115,7 +116,8 @@ class DimTracer {
         for (Val* o : e->outputs()) set(o, s);
         return;
       }
-      default: return;  // reshape, full, iota, rand, matmul, linear: fresh dims
+      default:
+        return;  // reshape, full, iota, rand, matmul, linear: fresh dims
     }
   }
 
@@ -158,7 +160,8 @@ class AllocationOrderInferencePass final : public Pass {
       const TensorView* reference = chooseReference(out);
       if (reference == nullptr) continue;
       auto tracer = tracers.find(reference);
-      if (tracer == tracers.end()) tracer = tracers.emplace(reference, DimTracer(fusion, reference)).first;
+      if (tracer == tracers.end())
+        tracer = tracers.emplace(reference, DimTracer(fusion, reference)).first;
       if (applyOrder(out, reference, tracer->second.of(out))) changed = true;
     }
     return changed;

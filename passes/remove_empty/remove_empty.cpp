@@ -47,7 +47,9 @@ bool isExtremum(const Expr* e) {
   return op == ReductionOpType::Max || op == ReductionOpType::Min;
 }
 
-bool isLive(const Val* v) { return !v->uses().empty() || v->isFusionOutput(); }
+bool isLive(const Val* v) {
+  return !v->uses().empty() || v->isFusionOutput();
+}
 
 class RemoveEmptyPass final : public Pass {
  public:
@@ -78,9 +80,8 @@ class RemoveEmptyPass final : public Pass {
 
   bool rewrite(Fusion& f, Expr* e) {
     auto* out = e->output(0)->as<TensorView>();
-    const auto* in = e->inputs().empty() || !e->input(0)->isTensor()
-                         ? nullptr
-                         : e->input(0)->as<TensorView>();
+    const auto* in =
+        e->inputs().empty() || !e->input(0)->isTensor() ? nullptr : e->input(0)->as<TensorView>();
     const bool empty_reduction =
         in != nullptr &&
         ((e->op() == OpType::Reduction && reducesEmptyAxis(in, e->attr<ReductionAttr>().axes)) ||
@@ -98,14 +99,22 @@ class RemoveEmptyPass final : public Pass {
         case OpType::Reduction:
           replaceOutputs(f, e, {e->attr<ReductionAttr>().op == ReductionOpType::Prod ? 1.0 : 0.0});
           return true;
-        case OpType::Var: replaceOutputs(f, e, {nan}); return true;
-        case OpType::VarMean: replaceOutputs(f, e, {nan, nan}); return true;
-        case OpType::Welford: replaceOutputs(f, e, {0.0, 0.0, 0.0}); return true;
-        default: return false;
+        case OpType::Var:
+          replaceOutputs(f, e, {nan});
+          return true;
+        case OpType::VarMean:
+          replaceOutputs(f, e, {nan, nan});
+          return true;
+        case OpType::Welford:
+          replaceOutputs(f, e, {0.0, 0.0, 0.0});
+          return true;
+        default:
+          return false;
       }
     }
     switch (e->op()) {
-      case OpType::Cat: return dropEmptyCatInputs(f, e);
+      case OpType::Cat:
+        return dropEmptyCatInputs(f, e);
       case OpType::Pad:
         if (in == nullptr || !hasZeroSize(in)) return false;
         // Every element is padding.
@@ -117,7 +126,8 @@ class RemoveEmptyPass final : public Pass {
         replaceOutputs(f, e, {0.0});  // a sum over nothing
         return true;
       }
-      default: return false;
+      default:
+        return false;
     }
   }
 
@@ -127,8 +137,7 @@ class RemoveEmptyPass final : public Pass {
       if (!hasZeroSize(v->as<TensorView>())) kept.push_back(v->as<TensorView>());
     if (kept.size() == e->inputs().size() || kept.empty()) return false;
     auto* out = e->output(0)->as<TensorView>();
-    TensorView* replacement =
-        kept.size() == 1 ? set(kept[0]) : cat(kept, e->attr<CatAttr>().dim);
+    TensorView* replacement = kept.size() == 1 ? set(kept[0]) : cat(kept, e->attr<CatAttr>().dim);
     replaceTensor(f, out, replacement);
     return true;
   }

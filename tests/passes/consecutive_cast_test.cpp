@@ -90,8 +90,9 @@ TEST(ConsecutiveCast, UpDownCastAroundAnIntermediateUse) {
 TEST(ConsecutiveCast, LongChainsCollapseStepByStep) {
   Fusion f;
   auto* t0 = defineSymbolicTensor(f, 1, DataType::Half);
-  auto* chain = castOp(DataType::Float,
-                       castOp(DataType::Double, castOp(DataType::Float, castOp(DataType::Half, t0))));
+  auto* chain =
+      castOp(DataType::Float,
+             castOp(DataType::Double, castOp(DataType::Float, castOp(DataType::Half, t0))));
   f.addOutput(chain);
   Applied a = applyPass("consecutive_cast", f);
   EXPECT_TRUE(a.changed);

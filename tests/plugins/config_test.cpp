@@ -30,7 +30,8 @@ std::string configError(const std::string& text, const fs::path& file = "bad.tom
 TEST(Config, DefaultFileDescribesTheBuiltinPipeline) {
   Config config = loadConfigFile(defaultConfigFile());
   ASSERT_EQ(config.plugin_paths.size(), 1u);
-  EXPECT_EQ(fs::weakly_canonical(config.plugin_paths[0].path), fs::weakly_canonical(builtinPluginDir()));
+  EXPECT_EQ(fs::weakly_canonical(config.plugin_paths[0].path),
+            fs::weakly_canonical(builtinPluginDir()));
   EXPECT_EQ(config.plugin_paths[0].origin.line, 7);  // the paths entry in default.toml
   ASSERT_TRUE(config.pass_order.has_value());
   std::vector<std::string> order;
@@ -39,8 +40,9 @@ TEST(Config, DefaultFileDescribesTheBuiltinPipeline) {
                                              "consecutive_cast", "allocation_order_inference"}));
   EXPECT_TRUE(config.disabled_passes.empty());
   ASSERT_EQ(config.pass_options.count("remove_bcast_squeeze"), 1u);
-  EXPECT_EQ(std::get<bool>(config.pass_options["remove_bcast_squeeze"].settings["swap_unary_ops"].value),
-            true);
+  EXPECT_EQ(
+      std::get<bool>(config.pass_options["remove_bcast_squeeze"].settings["swap_unary_ops"].value),
+      true);
 }
 
 TEST(Config, EveryTableIsRead) {
@@ -147,13 +149,17 @@ TEST(Config, WrongTypeOfPluginPaths) {
 TEST(Config, WrongTypeOfAnOrderEntry) {
   std::string message = configError("[passes]\norder = [\"remove_empty\", 7]\n");
   EXPECT_THAT(message, HasSubstr("bad.toml:2:26"));
-  EXPECT_THAT(message, HasSubstr("[passes] order must be an array of strings, but this entry is an integer"));
+  EXPECT_THAT(
+      message,
+      HasSubstr("[passes] order must be an array of strings, but this entry is an integer"));
 }
 
 TEST(Config, WrongTypeOfARuntimeOption) {
   std::string message = configError("[runtime]\nverify_passes = \"yes\"\n");
   EXPECT_THAT(message, HasSubstr("bad.toml:2:17"));
-  EXPECT_THAT(message, HasSubstr("option 'verify_passes' of [runtime] expects a bool, got a string (\"yes\")"));
+  EXPECT_THAT(
+      message,
+      HasSubstr("option 'verify_passes' of [runtime] expects a bool, got a string (\"yes\")"));
 }
 
 TEST(Config, TableWhereAValueBelongs) {
@@ -173,7 +179,8 @@ TEST(Config, MissingFileNamesWhereItsNameCameFrom) {
     loadConfig(fs::path("/no/such/fusebox.toml"));
     FAIL();
   } catch (const UserError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("--config: config file '/no/such/fusebox.toml' does not exist"));
+    EXPECT_THAT(e.what(),
+                HasSubstr("--config: config file '/no/such/fusebox.toml' does not exist"));
   }
 }
 

@@ -93,7 +93,9 @@ TEST(Options, UnknownEnvironmentNameListsTheValidOnes) {
 
 TEST(Options, BadEnvironmentValues) {
   Options o;
-  EXPECT_THAT(userErrorOf([&] { o.applyEnvironmentText("FUSEBOX_RUNTIME", "runtime", "verify_passes=maybe"); }),
+  EXPECT_THAT(userErrorOf([&] {
+                o.applyEnvironmentText("FUSEBOX_RUNTIME", "runtime", "verify_passes=maybe");
+              }),
               HasSubstr("FUSEBOX_RUNTIME: option 'verify_passes' expects a bool"));
   EXPECT_THAT(userErrorOf([&] { o.applyEnvironmentText("FUSEBOX_DUMP", "dump", "print_after"); }),
               HasSubstr("FUSEBOX_DUMP: option 'print_after' needs a value"));
@@ -102,8 +104,11 @@ TEST(Options, BadEnvironmentValues) {
 TEST(Options, CommandLineWrongTypeAndUnknownTable) {
   Options o;
   SourceLocation cli{"--time-passes", 0, 0};
-  EXPECT_THAT(userErrorOf([&] { o.apply("dump", {{"time_passes", {std::string("x"), cli}}}); }),
-              HasSubstr("--time-passes: option 'time_passes' of [dump] expects a bool, got a string"));
+  EXPECT_THAT(
+      userErrorOf([&] {
+        o.apply("dump", {{"time_passes", {std::string("x"), cli}}});
+      }),
+      HasSubstr("--time-passes: option 'time_passes' of [dump] expects a bool, got a string"));
   EXPECT_THAT(userErrorOf([&] { o.apply("dumps", {}); }),
               HasSubstr("unknown option table 'dumps'; valid tables: dump, runtime"));
 }

@@ -124,19 +124,20 @@ TEST(PipelineRun, DisablingAPassInTomlChangesPrintAfterAll) {
                         castSqueezeChain(), dumpOptions({"all"}));
   EXPECT_EQ(dumpHeaders(on.out), (Strings{"remove_empty:unchanged", "remove_bcast_squeeze:changed",
                                           "consecutive_cast:changed"}));
-  EXPECT_EQ(dumpHeaders(off.out), (Strings{"remove_empty:unchanged", "remove_bcast_squeeze:changed"}));
+  EXPECT_EQ(dumpHeaders(off.out),
+            (Strings{"remove_empty:unchanged", "remove_bcast_squeeze:changed"}));
   EXPECT_EQ(opsOf(*on.fusion), "set");
   EXPECT_EQ(opsOf(*off.fusion), "cast cast");
   EXPECT_NE(on.out, off.out);
 }
 
 TEST(PipelineRun, ReorderingPassesChangesPrintAfterAll) {
-  RunResult squeeze_first = runOn(
-      withPaths({}) + "[passes]\norder = [\"remove_bcast_squeeze\", \"consecutive_cast\"]\n",
-      castSqueezeChain(), dumpOptions({"all"}));
-  RunResult cast_first = runOn(
-      withPaths({}) + "[passes]\norder = [\"consecutive_cast\", \"remove_bcast_squeeze\"]\n",
-      castSqueezeChain(), dumpOptions({"all"}));
+  RunResult squeeze_first =
+      runOn(withPaths({}) + "[passes]\norder = [\"remove_bcast_squeeze\", \"consecutive_cast\"]\n",
+            castSqueezeChain(), dumpOptions({"all"}));
+  RunResult cast_first =
+      runOn(withPaths({}) + "[passes]\norder = [\"consecutive_cast\", \"remove_bcast_squeeze\"]\n",
+            castSqueezeChain(), dumpOptions({"all"}));
   EXPECT_EQ(dumpHeaders(squeeze_first.out),
             (Strings{"remove_bcast_squeeze:changed", "consecutive_cast:changed"}));
   // The casts are not adjacent until the broadcast/squeeze pair is gone.
@@ -147,8 +148,9 @@ TEST(PipelineRun, ReorderingPassesChangesPrintAfterAll) {
 }
 
 TEST(PipelineRun, SwitchingAPassOptionOffInTomlChangesTheResult) {
-  RunResult r = runOn(withPaths({}) + "[passes]\norder = [\"remove_bcast_squeeze\"]\n"
-                                      "[passes.remove_bcast_squeeze]\nswap_unary_ops = false\n",
+  RunResult r = runOn(withPaths({}) +
+                          "[passes]\norder = [\"remove_bcast_squeeze\"]\n"
+                          "[passes.remove_bcast_squeeze]\nswap_unary_ops = false\n",
                       castSqueezeChain(), dumpOptions({"all"}));
   EXPECT_EQ(dumpHeaders(r.out), Strings{"remove_bcast_squeeze:unchanged"});
   EXPECT_EQ(opsOf(*r.fusion), "broadcast cast squeeze cast");
@@ -160,8 +162,9 @@ TEST(PipelineRun, ThrowingPassIsReportedRolledBackAndThePipelineGoesOn) {
                           "\"consecutive_cast\"]\n",
                       castSqueezeChain(), dumpOptions({}));
   EXPECT_THAT(r.diagnostics, HasSubstr("warning: pass 'throwing_pass' ("));
-  EXPECT_THAT(r.diagnostics, HasSubstr("libthrowing_pass.so) failed: the throwing pass always "
-                                       "throws; its changes were discarded and the pipeline goes on"));
+  EXPECT_THAT(r.diagnostics,
+              HasSubstr("libthrowing_pass.so) failed: the throwing pass always "
+                        "throws; its changes were discarded and the pipeline goes on"));
   ASSERT_EQ(r.report.passes.size(), 3u);
   EXPECT_EQ(r.report.passes[1].status, PassRunRecord::Status::Failed);
   EXPECT_EQ(r.report.passes[2].status, PassRunRecord::Status::Changed);
@@ -178,10 +181,10 @@ TEST(PipelineRun, FailingFactoryLeavesThePassOutWithADiagnostic) {
                                  "[passes]\norder = [\"bad_factory\", \"remove_empty\"]\n");
   EXPECT_EQ(p.names(), Strings{"remove_empty"});
   ASSERT_EQ(p.setupDiagnostics().size(), 1u);
-  EXPECT_THAT(p.setupDiagnostics()[0],
-              HasSubstr("plugin 'bad_factory' ("));
-  EXPECT_THAT(p.setupDiagnostics()[0],
-              HasSubstr("failed in its factory: cannot construct bad_factory; the pass is left out"));
+  EXPECT_THAT(p.setupDiagnostics()[0], HasSubstr("plugin 'bad_factory' ("));
+  EXPECT_THAT(
+      p.setupDiagnostics()[0],
+      HasSubstr("failed in its factory: cannot construct bad_factory; the pass is left out"));
   auto fusion = castSqueezeChain();
   std::ostringstream out;
   p.run(fusion, dumpOptions({}), out);

@@ -31,14 +31,17 @@ order = ["remove_empty", "consecutive_cast"]
 disabled = ["consecutive_cast"]
 )");
   EXPECT_EQ(p.names(), Strings{"remove_empty"});
-  PassPipeline q = buildPipeline(withPaths({}) + "[passes]\norder = [\"remove_empty\", \"consecutive_cast\"]\n",
-                                 {{"remove_empty", {"--disable-pass", 0, 0}}});
+  PassPipeline q =
+      buildPipeline(withPaths({}) + "[passes]\norder = [\"remove_empty\", \"consecutive_cast\"]\n",
+                    {{"remove_empty", {"--disable-pass", 0, 0}}});
   EXPECT_EQ(q.names(), Strings{"consecutive_cast"});
 }
 
 TEST(PipelineBuild, UnknownPassInOrderListsTheKnownOnesAndWhereEachWasFound) {
-  std::string message = buildError(withPaths({}) + "[passes]\norder = [\"remove_empty\", \"remove_emtpy\"]\n");
-  EXPECT_THAT(message, HasSubstr(kConfigName + ":4:26: [passes] order: unknown pass 'remove_emtpy'"));
+  std::string message =
+      buildError(withPaths({}) + "[passes]\norder = [\"remove_empty\", \"remove_emtpy\"]\n");
+  EXPECT_THAT(message,
+              HasSubstr(kConfigName + ":4:26: [passes] order: unknown pass 'remove_emtpy'"));
   EXPECT_THAT(message, HasSubstr("known passes: "));
   EXPECT_THAT(message, HasSubstr("remove_empty (from " + pluginFile("remove_empty") + ")"));
   EXPECT_THAT(message, HasSubstr("consecutive_cast (from " + pluginFile("consecutive_cast") + ")"));
@@ -60,8 +63,9 @@ TEST(PipelineBuild, PassOptionsAreCheckedByThePass) {
   EXPECT_THAT(buildError(withPaths({}) + "[passes.remove_bcast_squeeze]\nswap_unary_ops = 1\n"),
               HasSubstr(":4:18: option 'swap_unary_ops' of pass 'remove_bcast_squeeze' expects a "
                         "bool, got an integer (1)"));
-  EXPECT_THAT(buildError(withPaths({}) + "[passes.remove_empty]\naggressive = true\n"),
-              HasSubstr(":4:14: unknown option 'aggressive': pass 'remove_empty' takes no options"));
+  EXPECT_THAT(
+      buildError(withPaths({}) + "[passes.remove_empty]\naggressive = true\n"),
+      HasSubstr(":4:14: unknown option 'aggressive': pass 'remove_empty' takes no options"));
   // Even a disabled pass's table is checked.
   EXPECT_THAT(buildError(withPaths({}) + "[passes]\ndisabled = [\"remove_bcast_squeeze\"]\n"
                                          "[passes.remove_bcast_squeeze]\nswap = 1\n"),
@@ -86,8 +90,8 @@ TEST(PipelineBuild, RequiredPassCannotBeDisabled) {
 }
 
 TEST(PipelineBuild, RequiredPassMustBeInTheOrder) {
-  std::string message = buildError(withPaths({fixture("constraints")}) +
-                                   "[passes]\norder = [\"remove_empty\"]\n");
+  std::string message =
+      buildError(withPaths({fixture("constraints")}) + "[passes]\norder = [\"remove_empty\"]\n");
   EXPECT_THAT(message, HasSubstr("pass 'required_pass'"));
   EXPECT_THAT(message, HasSubstr("librequired_pass.so) is required, but [passes] order does not "
                                  "list it"));
@@ -124,21 +128,24 @@ disabled = ["remove_empty"]
 }
 
 TEST(PipelineBuild, NameTwiceInTheOrder) {
-  EXPECT_THAT(buildError(withPaths({}) + "[passes]\norder = [\"remove_empty\", \"remove_empty\"]\n"),
-              HasSubstr("pass 'remove_empty' appears twice in the pass order, at position 1"));
+  EXPECT_THAT(
+      buildError(withPaths({}) + "[passes]\norder = [\"remove_empty\", \"remove_empty\"]\n"),
+      HasSubstr("pass 'remove_empty' appears twice in the pass order, at position 1"));
 }
 
 TEST(PipelineBuild, WithoutAnOrderThePassesRunInAnOrderTheirConstraintsAllow) {
   PassPipeline p = buildPipeline(withPaths({fixture("constraints")}));
   Strings names = p.names();
-  auto pos = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) - names.begin(); };
+  auto pos = [&](const std::string& n) {
+    return std::find(names.begin(), names.end(), n) - names.begin();
+  };
   ASSERT_EQ(names.size(), 6u);
   EXPECT_LT(pos("early_pass"), pos("remove_empty"));
   for (const char* before : {"remove_empty", "remove_bcast_squeeze", "consecutive_cast"})
     EXPECT_LT(pos(before), pos("allocation_order_inference"));
   // Alphabetical among the passes that are free to go next.
-  EXPECT_EQ(names, (Strings{"consecutive_cast", "early_pass", "remove_bcast_squeeze", "remove_empty",
-                            "allocation_order_inference", "required_pass"}));
+  EXPECT_EQ(names, (Strings{"consecutive_cast", "early_pass", "remove_bcast_squeeze",
+                            "remove_empty", "allocation_order_inference", "required_pass"}));
 }
 
 TEST(PipelineBuild, InProcessPassesAreCheckedToo) {

@@ -109,8 +109,9 @@ TEST(PluginRegistry, PassOutlivesTheRegistryThatLoadedIt) {
 TEST(PluginRegistry, MissingPathIsAnErrorAtItsConfigLocation) {
   PluginRegistry registry;
   SourceLocation where{"my.toml", 3, 10};
-  std::string message =
-      userErrorOf([&] { registry.discover({{"/no/such/plugin/folder", where}}); });
+  std::string message = userErrorOf([&] {
+    registry.discover({{"/no/such/plugin/folder", where}});
+  });
   EXPECT_THAT(message, HasSubstr("my.toml:3:10"));
   EXPECT_THAT(message, HasSubstr("plugin path '/no/such/plugin/folder' does not exist"));
 }
@@ -176,11 +177,11 @@ TEST(PluginRegistry, UnknownNameListsTheKnownOnesAndWhereEachWasFound) {
   std::string message = userErrorOf([&] { registry.createPass("remove_emtpy"); });
   EXPECT_THAT(message, HasSubstr("unknown pass 'remove_emtpy'"));
   for (const auto& name : kBuiltinPasses)
-    EXPECT_THAT(message, HasSubstr(name + " (from " +
-                                   fs::weakly_canonical(kPluginDir / ("libfusebox_pass_" + name +
-                                                                      ".so"))
-                                       .string() +
-                                   ")"));
+    EXPECT_THAT(
+        message,
+        HasSubstr(name + " (from " +
+                  fs::weakly_canonical(kPluginDir / ("libfusebox_pass_" + name + ".so")).string() +
+                  ")"));
 }
 
 TEST(PluginRegistry, ThrowingFactoryBecomesAPluginErrorNamingThePlugin) {

@@ -14,8 +14,12 @@ std::filesystem::path builtinConfigDir() {
   return boost::dll::this_line_location().parent_path() / "fusebox";
 }
 
-std::filesystem::path builtinPluginDir() { return builtinConfigDir() / "plugins"; }
+std::filesystem::path builtinPluginDir() {
+  return builtinConfigDir() / "plugins";
+}
 
-std::filesystem::path defaultConfigFile() { return builtinConfigDir() / "default.toml"; }
+std::filesystem::path defaultConfigFile() {
+  return builtinConfigDir() / "default.toml";
+}
 
 }  // namespace fusebox

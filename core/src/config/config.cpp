@@ -56,16 +56,26 @@ class ConfigReader {
 
   static std::string typeName(const toml::node& n) {
     switch (n.type()) {
-      case toml::node_type::table: return "table";
-      case toml::node_type::array: return "array";
-      case toml::node_type::string: return "string";
-      case toml::node_type::integer: return "integer";
-      case toml::node_type::floating_point: return "float";
-      case toml::node_type::boolean: return "bool";
-      case toml::node_type::date: return "date";
-      case toml::node_type::time: return "time";
-      case toml::node_type::date_time: return "date-time";
-      default: return "nothing";
+      case toml::node_type::table:
+        return "table";
+      case toml::node_type::array:
+        return "array";
+      case toml::node_type::string:
+        return "string";
+      case toml::node_type::integer:
+        return "integer";
+      case toml::node_type::floating_point:
+        return "float";
+      case toml::node_type::boolean:
+        return "bool";
+      case toml::node_type::date:
+        return "date";
+      case toml::node_type::time:
+        return "time";
+      case toml::node_type::date_time:
+        return "date-time";
+      default:
+        return "nothing";
     }
   }
 
@@ -74,8 +84,8 @@ class ConfigReader {
     const toml::table* t = node.as_table();
     if (t == nullptr)
       throw UserError(at(node.source()),
-                      fmt::format("'{}' must be a table ({}), got {}", std::string(key.str()),
-                                  what, withArticle(typeName(node))));
+                      fmt::format("'{}' must be a table ({}), got {}", std::string(key.str()), what,
+                                  withArticle(typeName(node))));
     return *t;
   }
 
@@ -83,9 +93,8 @@ class ConfigReader {
   std::vector<NamedSetting> readNames(const toml::node& node, const std::string& what) const {
     const toml::array* a = node.as_array();
     if (a == nullptr)
-      throw UserError(at(node.source()),
-                      fmt::format("{} must be an array of strings, got {}", what,
-                                  withArticle(typeName(node))));
+      throw UserError(at(node.source()), fmt::format("{} must be an array of strings, got {}", what,
+                                                     withArticle(typeName(node))));
     std::vector<NamedSetting> out;
     for (const auto& element : *a) {
       const auto* s = element.as_string();
@@ -100,10 +109,14 @@ class ConfigReader {
 
   OptionValue readValue(const toml::node& node, const std::string& what) const {
     switch (node.type()) {
-      case toml::node_type::boolean: return node.as_boolean()->get();
-      case toml::node_type::integer: return node.as_integer()->get();
-      case toml::node_type::floating_point: return node.as_floating_point()->get();
-      case toml::node_type::string: return node.as_string()->get();
+      case toml::node_type::boolean:
+        return node.as_boolean()->get();
+      case toml::node_type::integer:
+        return node.as_integer()->get();
+      case toml::node_type::floating_point:
+        return node.as_floating_point()->get();
+      case toml::node_type::string:
+        return node.as_string()->get();
       case toml::node_type::array: {
         std::vector<std::string> list;
         for (const auto& n : readNames(node, what)) list.push_back(n.name);
@@ -148,8 +161,9 @@ class ConfigReader {
   }
 
   void readPasses(const toml::key& key, const toml::node& node, Config& config) const {
-    const toml::table& t = requireTable(key, node, "with keys 'order', 'disabled' and one table "
-                                                   "per configured pass");
+    const toml::table& t = requireTable(key, node,
+                                        "with keys 'order', 'disabled' and one table "
+                                        "per configured pass");
     for (const auto& [k, v] : t) {
       const std::string name(k.str());
       if (name == "order") {
@@ -182,9 +196,9 @@ Config parseConfig(std::string_view text, const fs::path& file) {
     root = toml::parse(text, file.string());
   } catch (const toml::parse_error& e) {
     const auto& begin = e.source().begin;
-    throw UserError(SourceLocation{file.string(), static_cast<int>(begin.line),
-                                   static_cast<int>(begin.column)},
-                    fmt::format("malformed TOML: {}", e.description()));
+    throw UserError(
+        SourceLocation{file.string(), static_cast<int>(begin.line), static_cast<int>(begin.column)},
+        fmt::format("malformed TOML: {}", e.description()));
   }
   return ConfigReader(file).read(root);
 }

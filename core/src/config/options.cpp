@@ -52,7 +52,8 @@ std::string_view trim(std::string_view s) {
 }
 
 // An environment value as the option's type wants it.
-OptionValue parseEnvValue(const OptionSpec& spec, std::string_view text, const SourceLocation& where) {
+OptionValue parseEnvValue(const OptionSpec& spec, std::string_view text,
+                          const SourceLocation& where) {
   switch (spec.type) {
     case OptionType::Bool: {
       std::string v = lower(text);
@@ -67,8 +68,8 @@ OptionValue parseEnvValue(const OptionSpec& spec, std::string_view text, const S
       char* end = nullptr;
       long long n = std::strtoll(v.c_str(), &end, 10);
       if (v.empty() || *end != '\0')
-        throw UserError(where, fmt::format("option '{}' expects an integer, got '{}'", spec.name,
-                                           text));
+        throw UserError(where,
+                        fmt::format("option '{}' expects an integer, got '{}'", spec.name, text));
       return static_cast<int64_t>(n);
     }
     case OptionType::Double: {
@@ -76,12 +77,14 @@ OptionValue parseEnvValue(const OptionSpec& spec, std::string_view text, const S
       char* end = nullptr;
       double d = std::strtod(v.c_str(), &end);
       if (v.empty() || *end != '\0')
-        throw UserError(where, fmt::format("option '{}' expects a number, got '{}'", spec.name,
-                                           text));
+        throw UserError(where,
+                        fmt::format("option '{}' expects a number, got '{}'", spec.name, text));
       return d;
     }
-    case OptionType::String: return std::string(text);
-    case OptionType::StringList: return std::vector<std::string>{std::string(text)};
+    case OptionType::String:
+      return std::string(text);
+    case OptionType::StringList:
+      return std::vector<std::string>{std::string(text)};
   }
   return std::string(text);
 }
@@ -93,7 +96,9 @@ Options::Options() {
     for (const auto& spec : specs(table)) values_[table][spec.name] = spec.default_value;
 }
 
-std::vector<std::string> Options::tables() { return {"dump", "runtime"}; }
+std::vector<std::string> Options::tables() {
+  return {"dump", "runtime"};
+}
 
 const std::vector<OptionSpec>& Options::specs(std::string_view table) {
   if (table == "dump") return dumpSpecs();
@@ -121,8 +126,8 @@ void Options::applyEnvironmentText(std::string_view variable, std::string_view t
   size_t pos = 0;
   while (pos <= text.size()) {
     size_t comma = text.find(',', pos);
-    std::string_view item = trim(text.substr(pos, comma == std::string_view::npos ? text.npos
-                                                                                  : comma - pos));
+    std::string_view item =
+        trim(text.substr(pos, comma == std::string_view::npos ? text.npos : comma - pos));
     pos = comma == std::string_view::npos ? text.size() + 1 : comma + 1;
     if (item.empty()) continue;
     size_t eq = item.find('=');
@@ -170,8 +175,14 @@ const OptionValue& Options::get(std::string_view table, std::string_view name) c
 const std::vector<std::string>& Options::printAfter() const {
   return std::get<std::vector<std::string>>(get("dump", "print_after"));
 }
-bool Options::printTransforms() const { return std::get<bool>(get("dump", "print_transforms")); }
-bool Options::timePasses() const { return std::get<bool>(get("dump", "time_passes")); }
-bool Options::verifyPasses() const { return std::get<bool>(get("runtime", "verify_passes")); }
+bool Options::printTransforms() const {
+  return std::get<bool>(get("dump", "print_transforms"));
+}
+bool Options::timePasses() const {
+  return std::get<bool>(get("dump", "time_passes"));
+}
+bool Options::verifyPasses() const {
+  return std::get<bool>(get("runtime", "verify_passes"));
+}
 
 }  // namespace fusebox

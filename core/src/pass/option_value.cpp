@@ -8,22 +8,32 @@ namespace fusebox {
 
 std::string_view toString(OptionType t) {
   switch (t) {
-    case OptionType::Bool: return "bool";
-    case OptionType::Int: return "integer";
-    case OptionType::Double: return "float";
-    case OptionType::String: return "string";
-    case OptionType::StringList: return "array of strings";
+    case OptionType::Bool:
+      return "bool";
+    case OptionType::Int:
+      return "integer";
+    case OptionType::Double:
+      return "float";
+    case OptionType::String:
+      return "string";
+    case OptionType::StringList:
+      return "array of strings";
   }
   return "?";
 }
 
 OptionType typeOf(const OptionValue& v) {
   switch (v.index()) {
-    case 0: return OptionType::Bool;
-    case 1: return OptionType::Int;
-    case 2: return OptionType::Double;
-    case 3: return OptionType::String;
-    default: return OptionType::StringList;
+    case 0:
+      return OptionType::Bool;
+    case 1:
+      return OptionType::Int;
+    case 2:
+      return OptionType::Double;
+    case 3:
+      return OptionType::String;
+    default:
+      return OptionType::StringList;
   }
 }
 

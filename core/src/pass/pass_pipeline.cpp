@@ -62,9 +62,10 @@ std::vector<std::string> constraintOrder(const std::map<std::string, PassFacts>&
       std::vector<std::string> left;
       for (const auto& [name, deps] : must_follow)
         if (!placed.count(name)) left.push_back(name);
-      throw UserError(fmt::format("the ordering constraints of passes {} form a cycle; give an "
-                                  "explicit [passes] order",
-                                  fmt::join(left, ", ")));
+      throw UserError(
+          fmt::format("the ordering constraints of passes {} form a cycle; give an "
+                      "explicit [passes] order",
+                      fmt::join(left, ", ")));
     }
     placed.insert(ready->first);
     order.push_back(ready->first);
@@ -93,10 +94,11 @@ void PassPipeline::checkConstraints() const {
   for (size_t i = 0; i < entries_.size(); ++i) {
     auto [it, fresh] = index.emplace(entries_[i].plugin.name, i);
     if (!fresh)
-      throw UserError(entries_[i].where,
-                      fmt::format("pass '{}' appears twice in the pass order, at {} and {}",
-                                  entries_[i].plugin.name, position(it->second, entries_[it->second].where),
-                                  position(i, entries_[i].where)));
+      throw UserError(
+          entries_[i].where,
+          fmt::format("pass '{}' appears twice in the pass order, at {} and {}",
+                      entries_[i].plugin.name, position(it->second, entries_[it->second].where),
+                      position(i, entries_[i].where)));
   }
   for (size_t i = 0; i < entries_.size(); ++i) {
     const auto& e = entries_[i];
@@ -114,12 +116,12 @@ void PassPipeline::checkConstraints() const {
     for (const auto& b : facts.runs_before) {
       auto j = index.find(b);
       if (j == index.end() || j->second > i) continue;
-      throw UserError(e.where, fmt::format("pass order conflict: '{}' must run before '{}' (a "
-                                           "constraint declared by '{}'), but the order puts "
-                                           "'{}' at {} and '{}' at {}",
-                                           name, b, name, b,
-                                           position(j->second, entries_[j->second].where), name,
-                                           position(i, e.where)));
+      throw UserError(e.where,
+                      fmt::format("pass order conflict: '{}' must run before '{}' (a "
+                                  "constraint declared by '{}'), but the order puts "
+                                  "'{}' at {} and '{}' at {}",
+                                  name, b, name, b, position(j->second, entries_[j->second].where),
+                                  name, position(i, e.where)));
     }
   }
 }
@@ -145,7 +147,8 @@ PassPipeline PassPipeline::build(const Config& config, const PluginRegistry& reg
       throw unknown(table.where, fmt::format("[passes.{}]", name), name);
   if (config.pass_order)
     for (const auto& n : *config.pass_order)
-      if (!registry.find(n.name, PluginKind::Pass)) throw unknown(n.where, "[passes] order", n.name);
+      if (!registry.find(n.name, PluginKind::Pass))
+        throw unknown(n.where, "[passes] order", n.name);
 
   // Every pass found is made once: required() and the constraints are the
   // pass's to say. A plugin that fails here is left out with a diagnostic.
@@ -178,20 +181,22 @@ PassPipeline PassPipeline::build(const Config& config, const PluginRegistry& reg
     bool listed = std::any_of(order.begin(), order.end(),
                               [&](const NamedSetting& n) { return n.name == name; });
     if (!listed)
-      throw UserError(fmt::format("{}pass '{}' ({}) is required, but [passes] order does not list "
-                                  "it; add it to the order",
-                                  config.file.empty() ? "" : config.file.string() + ": ", name,
-                                  registry.find(name, PluginKind::Pass)->file.string()));
+      throw UserError(
+          fmt::format("{}pass '{}' ({}) is required, but [passes] order does not list "
+                      "it; add it to the order",
+                      config.file.empty() ? "" : config.file.string() + ": ", name,
+                      registry.find(name, PluginKind::Pass)->file.string()));
   }
 
   // Options: every table is checked, even a disabled pass's, so typos surface.
   for (auto& [name, pass] : passes) {
     const PluginDescriptor& plugin = *registry.find(name, PluginKind::Pass);
     auto table = config.pass_options.find(name);
-    OptionSettings settings = table == config.pass_options.end() ? OptionSettings{}
-                                                                 : table->second.settings;
+    OptionSettings settings =
+        table == config.pass_options.end() ? OptionSettings{} : table->second.settings;
     try {
-      callPlugin(plugin, "configure()", [&] { pass->configure(settings); }, /*pass_user_errors=*/true);
+      callPlugin(
+          plugin, "configure()", [&] { pass->configure(settings); }, /*pass_user_errors=*/true);
     } catch (const PluginError& e) {
       diagnostics.push_back(fmt::format("{}; the pass is left out", e.what()));
       pass.reset();
@@ -213,8 +218,9 @@ PassPipeline PassPipeline::build(const Config& config, const PluginRegistry& reg
 }
 
 bool PipelineReport::changed() const {
-  return std::any_of(passes.begin(), passes.end(),
-                     [](const PassRunRecord& r) { return r.status == PassRunRecord::Status::Changed; });
+  return std::any_of(passes.begin(), passes.end(), [](const PassRunRecord& r) {
+    return r.status == PassRunRecord::Status::Changed;
+  });
 }
 
 }  // namespace fusebox

@@ -39,9 +39,10 @@ PrintSelection selectPrints(const std::vector<std::string>& print_after,
     } else if (std::find(known.begin(), known.end(), p) != known.end()) {
       s.names.insert(p);
     } else {
-      throw UserError(fmt::format("print_after: unknown pass '{}'; expected \"all\", \"changed\" "
-                                  "or a pass name: {}",
-                                  p, fmt::join(known, ", ")));
+      throw UserError(
+          fmt::format("print_after: unknown pass '{}'; expected \"all\", \"changed\" "
+                      "or a pass name: {}",
+                      p, fmt::join(known, ", ")));
     }
   }
   return s;
@@ -57,9 +58,12 @@ std::vector<std::string> verifierProblems(const Fusion& fusion) {
 
 std::string statusName(PassRunRecord::Status s) {
   switch (s) {
-    case PassRunRecord::Status::Unchanged: return "no";
-    case PassRunRecord::Status::Changed: return "yes";
-    case PassRunRecord::Status::Failed: return "failed";
+    case PassRunRecord::Status::Unchanged:
+      return "no";
+    case PassRunRecord::Status::Changed:
+      return "yes";
+    case PassRunRecord::Status::Failed:
+      return "failed";
   }
   return "?";
 }
@@ -129,9 +133,10 @@ PipelineReport PassPipeline::run(std::unique_ptr<Fusion>& fusion, const Options&
     if (verify && !changed) {
       const uint64_t hash_after = fusion->structuralHash();
       if (hash_after != hash_before) {
-        note(fmt::format("pass {} reported no change, but the fusion changed (structural hash "
-                         "{:016x} -> {:016x}); counted as changed",
-                         describePass(entry.plugin), hash_before, hash_after));
+        note(
+            fmt::format("pass {} reported no change, but the fusion changed (structural hash "
+                        "{:016x} -> {:016x}); counted as changed",
+                        describePass(entry.plugin), hash_before, hash_after));
         changed = true;
       }
     }

@@ -26,7 +26,8 @@ void copyAllocationOrder(const TensorView* from, TensorView* to) {
 TensorView* replaceTensor(Fusion& fusion, TensorView* old_tv, TensorView* replacement) {
   if (old_tv == replacement) return replacement;
   if (old_tv->isFusionOutput()) {
-    if (replacement->isFusionInput() || replacement->isFusionOutput()) replacement = set(replacement);
+    if (replacement->isFusionInput() || replacement->isFusionOutput())
+      replacement = set(replacement);
     copyAllocationOrder(old_tv, replacement);
   }
   fusion.replaceAllUsesWith(old_tv, replacement);

@@ -5,9 +5,9 @@
 #include <fusebox/pass.h>
 #include <fusebox/plugin/plugin_registry.h>
 
+#include <fmt/format.h>
 #include <boost/dll/library_info.hpp>
 #include <boost/dll/shared_library.hpp>
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
@@ -19,13 +19,17 @@ namespace fs = std::filesystem;
 
 std::string_view toString(PluginKind kind) {
   switch (kind) {
-    case PluginKind::Pass: return "pass";
-    case PluginKind::Scheduler: return "scheduler";
+    case PluginKind::Pass:
+      return "pass";
+    case PluginKind::Scheduler:
+      return "scheduler";
   }
   return "unknown kind";
 }
 
-const char* hostAbiTag() { return FUSEBOX_PLUGIN_ABI_TAG; }
+const char* hostAbiTag() {
+  return FUSEBOX_PLUGIN_ABI_TAG;
+}
 
 PluginError::PluginError(std::string plugin, fs::path file, const std::string& message)
     : std::runtime_error(message), plugin_(std::move(plugin)), file_(std::move(file)) {}
@@ -87,9 +91,10 @@ struct PluginRegistry::Impl {
       // Some linkers merge sections; fall back to the whole table.
       for (const std::string& s : info.symbols())
         if (s == FUSEBOX_PLUGIN_ENTRY_NAME) return true;
-      why = fmt::format("it does not export '{}' (a plugin declares itself with "
-                        "FUSEBOX_DECLARE_PASS_PLUGIN and is built with fusebox_add_pass)",
-                        FUSEBOX_PLUGIN_ENTRY_NAME);
+      why = fmt::format(
+          "it does not export '{}' (a plugin declares itself with "
+          "FUSEBOX_DECLARE_PASS_PLUGIN and is built with fusebox_add_pass)",
+          FUSEBOX_PLUGIN_ENTRY_NAME);
     } catch (const std::exception& e) {
       why = fmt::format("it is not a shared library this system can read ({})", e.what());
     }
@@ -105,7 +110,8 @@ struct PluginRegistry::Impl {
 
     std::string why;
     if (!exportsEntry(canonical, why)) {
-      std::string message = fmt::format("'{}' is not a fusebox plugin: {}", canonical.string(), why);
+      std::string message =
+          fmt::format("'{}' is not a fusebox plugin: {}", canonical.string(), why);
       if (named_directly) throw UserError(origin, message);
       diagnostics.push_back({canonical, message + "; skipped"});
       return;
@@ -113,9 +119,11 @@ struct PluginRegistry::Impl {
 
     auto library = std::make_shared<boost::dll::shared_library>();
     try {
-      library->load(canonical, boost::dll::load_mode::rtld_lazy | boost::dll::load_mode::rtld_local);
+      library->load(canonical,
+                    boost::dll::load_mode::rtld_lazy | boost::dll::load_mode::rtld_local);
     } catch (const std::exception& e) {
-      throw UserError(origin, fmt::format("cannot load plugin '{}': {}", canonical.string(), e.what()));
+      throw UserError(origin,
+                      fmt::format("cannot load plugin '{}': {}", canonical.string(), e.what()));
     }
     const PluginInfo* info = nullptr;
     try {
@@ -126,12 +134,11 @@ struct PluginRegistry::Impl {
     }
     // api_version is the only field every API version has at this place.
     if (info == nullptr || info->api_version != kPluginApiVersion)
-      throw UserError(origin,
-                      fmt::format("plugin '{}' was built for plugin API version {}, but this "
-                                  "fusebox uses version {}; rebuild the plugin against this "
-                                  "fusebox's SDK",
-                                  canonical.string(), info ? info->api_version : 0,
-                                  kPluginApiVersion));
+      throw UserError(
+          origin, fmt::format("plugin '{}' was built for plugin API version {}, but this "
+                              "fusebox uses version {}; rebuild the plugin against this "
+                              "fusebox's SDK",
+                              canonical.string(), info ? info->api_version : 0, kPluginApiVersion));
     const char* tag = info->abi_tag ? info->abi_tag : "(none)";
     if (std::strcmp(tag, hostAbiTag()) != 0)
       throw UserError(origin,
@@ -148,17 +155,18 @@ struct PluginRegistry::Impl {
                                           "letters, digits and '_'",
                                           canonical.string(), info->name ? info->name : ""));
     if (info->create == nullptr || info->destroy == nullptr)
-      throw UserError(origin, fmt::format("plugin '{}' has no factory in its record",
-                                          canonical.string()));
+      throw UserError(origin,
+                      fmt::format("plugin '{}' has no factory in its record", canonical.string()));
 
     PluginDescriptor d{info->name, static_cast<PluginKind>(info->kind),
-                       info->version ? info->version : "", info->description ? info->description : "",
-                       canonical};
+                       info->version ? info->version : "",
+                       info->description ? info->description : "", canonical};
     for (const auto& e : entries)
       if (e.descriptor.name == d.name)
-        throw UserError(origin, fmt::format("two plugins are named '{}': '{}' and '{}'; remove "
-                                            "or rename one of them",
-                                            d.name, e.descriptor.file.string(), canonical.string()));
+        throw UserError(origin,
+                        fmt::format("two plugins are named '{}': '{}' and '{}'; remove "
+                                    "or rename one of them",
+                                    d.name, e.descriptor.file.string(), canonical.string()));
     entries.push_back({d, std::move(library), info});
     descriptors.push_back(std::move(d));
   }
@@ -200,7 +208,9 @@ void PluginRegistry::addLibrary(const fs::path& file, const SourceLocation& orig
   impl_->add(file, origin, /*named_directly=*/true);
 }
 
-const std::vector<PluginDescriptor>& PluginRegistry::plugins() const { return impl_->descriptors; }
+const std::vector<PluginDescriptor>& PluginRegistry::plugins() const {
+  return impl_->descriptors;
+}
 
 std::vector<PluginDescriptor> PluginRegistry::plugins(PluginKind kind) const {
   std::vector<PluginDescriptor> out;

@@ -73,26 +73,35 @@ const char* hostAbiTag();  // the tag libfusebox_core was built with
 #define FUSEBOX_PLUGIN_ABI_STDLIB "unknown-stdlib"
 #endif
 
-#define FUSEBOX_PLUGIN_ABI_TAG                                                        \
-  FUSEBOX_PLUGIN_ABI_COMPILER "/" FUSEBOX_PLUGIN_ABI_STDLIB "/c++" FUSEBOX_PLUGIN_STR( \
-      __cplusplus) "/fusebox-" FUSEBOX_VERSION_STRING
+#define FUSEBOX_PLUGIN_ABI_TAG      \
+  FUSEBOX_PLUGIN_ABI_COMPILER       \
+      "/" FUSEBOX_PLUGIN_ABI_STDLIB \
+      "/c++" FUSEBOX_PLUGIN_STR(__cplusplus) "/fusebox-" FUSEBOX_VERSION_STRING
 
 // ---- the entry -----------------------------------------------------------------------
 // Defines the record and exports it as `fusebox_plugin_info`. Use once per library,
 // at global scope. BASE is the interface (fusebox::Pass), CLASS the implementation
 // (default-constructible).
-#define FUSEBOX_DECLARE_PLUGIN_(KIND, BASE, CLASS, NAME, VERSION, DESCRIPTION)               \
-  namespace {                                                                                \
-  void* fuseboxPluginCreate() { return static_cast<BASE*>(new CLASS()); }                    \
-  void fuseboxPluginDestroy(void* object) { delete static_cast<BASE*>(object); }             \
-  const ::fusebox::PluginInfo fusebox_plugin_record = {                                      \
-      ::fusebox::kPluginApiVersion, FUSEBOX_PLUGIN_ABI_TAG, static_cast<uint32_t>(KIND),     \
-      NAME,                         VERSION,                DESCRIPTION,                     \
-      &fuseboxPluginCreate,         &fuseboxPluginDestroy};                                  \
-  }                                                                                          \
+#define FUSEBOX_DECLARE_PLUGIN_(KIND, BASE, CLASS, NAME, VERSION, DESCRIPTION)       \
+  namespace {                                                                        \
+  void* fuseboxPluginCreate() {                                                      \
+    return static_cast<BASE*>(new CLASS());                                          \
+  }                                                                                  \
+  void fuseboxPluginDestroy(void* object) {                                          \
+    delete static_cast<BASE*>(object);                                               \
+  }                                                                                  \
+  const ::fusebox::PluginInfo fusebox_plugin_record = {::fusebox::kPluginApiVersion, \
+                                                       FUSEBOX_PLUGIN_ABI_TAG,       \
+                                                       static_cast<uint32_t>(KIND),  \
+                                                       NAME,                         \
+                                                       VERSION,                      \
+                                                       DESCRIPTION,                  \
+                                                       &fuseboxPluginCreate,         \
+                                                       &fuseboxPluginDestroy};       \
+  }                                                                                  \
   BOOST_DLL_ALIAS(fusebox_plugin_record, fusebox_plugin_info)
 
-#define FUSEBOX_DECLARE_PASS_PLUGIN(CLASS, NAME, VERSION, DESCRIPTION)                       \
+#define FUSEBOX_DECLARE_PASS_PLUGIN(CLASS, NAME, VERSION, DESCRIPTION)                        \
   FUSEBOX_DECLARE_PLUGIN_(::fusebox::PluginKind::Pass, ::fusebox::Pass, CLASS, NAME, VERSION, \
                           DESCRIPTION)
 
