@@ -184,6 +184,18 @@ TEST(MaterializeInput, RandnIsDeterministicPerSeedAndStandardNormal) {
   EXPECT_NEAR(var, 1.0, 0.05);
 }
 
+TEST(MaterializeInput, NeighbouringSeedsGiveUnrelatedStreams) {
+  // Callers seed input i with base + i; the streams must not be shifts of each other.
+  InputSpec spec = specOf(InputSpec::Kind::Rand, {1000}, DataType::Double);
+  std::vector<double> a = materializeTensor(spec, 41).toDoubles();
+  std::vector<double> b = materializeTensor(spec, 42).toDoubles();
+  for (int shift = -3; shift <= 3; ++shift) {
+    int equal = 0;
+    for (int i = 3; i < 997; ++i) equal += a[i + shift] == b[i];
+    EXPECT_EQ(equal, 0) << "seed 42 repeats seed 41 shifted by " << shift;
+  }
+}
+
 TEST(MaterializeInput, RandIsUniformOnZeroOne) {
   std::vector<double> v =
       materializeTensor(specOf(InputSpec::Kind::Rand, {10000}, DataType::Double), 1).toDoubles();

@@ -11,13 +11,10 @@ namespace {
 
 class Random {
  public:
-  explicit Random(uint64_t seed) : state_(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull) {}
-  uint64_t next() {
-    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
+  // The seed is hashed into the state: seeding with the raw seed would make
+  // seed s + 1 replay seed s's stream shifted by one draw.
+  explicit Random(uint64_t seed) : state_(mix(seed ^ 0x632BE59BD9B4E019ull)) {}
+  uint64_t next() { return mix(state_ += 0x9E3779B97F4A7C15ull); }
   // Uniform in [0, 1).
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
   // Standard normal (Box-Muller; 1 - u keeps the log argument in (0, 1]).
@@ -32,6 +29,11 @@ class Random {
   }
 
  private:
+  static uint64_t mix(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
   uint64_t state_;
 };
 
