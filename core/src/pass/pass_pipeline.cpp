@@ -130,7 +130,8 @@ PassPipeline PassPipeline::build(const Config& config, const PluginRegistry& reg
                                  const std::vector<NamedSetting>& extra_disabled) {
   auto unknown = [&](const SourceLocation& where, const std::string& context,
                      const std::string& name) {
-    return UserError(where, fmt::format("{}: unknown pass '{}'; known passes: {}", context, name,
+    return UserError(where, fmt::format("{}unknown pass '{}'; known passes: {}",
+                                        context.empty() ? "" : context + ": ", name,
                                         registry.describeKnown(PluginKind::Pass)));
   };
   std::vector<std::string> diagnostics;
@@ -138,7 +139,8 @@ PassPipeline PassPipeline::build(const Config& config, const PluginRegistry& reg
   std::map<std::string, SourceLocation> disabled;
   for (const auto* list : {&config.disabled_passes, &extra_disabled})
     for (const auto& d : *list) {
-      const std::string context = list == &extra_disabled ? "--disable-pass" : "[passes] disabled";
+      // A command-line entry's location already says "--disable-pass".
+      const std::string context = list == &extra_disabled ? "" : "[passes] disabled";
       if (!registry.find(d.name, PluginKind::Pass)) throw unknown(d.where, context, d.name);
       disabled.emplace(d.name, d.where);
     }
