@@ -1,5 +1,6 @@
 // `fusebox print FILE.py`: the fusion IR (or the definition written back).
 #include "cli_common.h"
+#include "pass_options.h"
 
 #include <fusebox/ir/printer.h>
 
@@ -12,10 +13,14 @@ struct PrintOptions {
   std::string file;
   bool transforms = false;
   bool python = false;
+  PassFlags passes;
 };
 
 int printCommand(const PrintOptions& o) {
   PythonDefinition def = parsePythonFile(o.file);
+  PassFlags passes = o.passes;
+  passes.print_transforms = o.transforms;  // dumps match the final print
+  runPassPipeline(def.fusion, passes, std::cout, std::cerr);
   if (o.python) {
     PythonPrintOptions print_options;
     if (!def.function_name.empty()) print_options.function_name = def.function_name;
@@ -42,6 +47,7 @@ Command addPrintCommand(CLI::App& parent) {
                 "Add the transform section (allocation domains, contiguity, extents)");
   app->add_flag("--python", options->python,
                 "Write the fusion back as an nvFuser Python repro script instead");
+  addPassFlags(app, options->passes);
   return {app, [options] { return printCommand(*options); }};
 }
 

@@ -1,5 +1,6 @@
 // `fusebox run FILE.py`: parse, make inputs, print the IR, run, summarize.
 #include "cli_common.h"
+#include "pass_options.h"
 
 #include <fusebox/ir/printer.h>
 #include <fusebox/npy.h>
@@ -19,6 +20,7 @@ struct RunOptions {
   std::string save_outputs;
   uint64_t seed = 0;
   bool quiet_ir = false;
+  PassFlags passes;
 };
 
 int runCommand(const RunOptions& o) {
@@ -26,6 +28,7 @@ int runCommand(const RunOptions& o) {
   std::vector<InputOverride> overrides;
   for (const auto& text : o.inputs) overrides.push_back(parseInputOverride(text));
   std::vector<Argument> args = makeInputs(def, overrides, o.seed);
+  runPassPipeline(def.fusion, o.passes, std::cout, std::cerr);
 
   if (!o.quiet_ir) std::cout << printFusion(*def.fusion) << "\n";
   for (size_t i = 0; i < args.size(); ++i)
@@ -79,6 +82,7 @@ Command addRunCommand(CLI::App& parent) {
                   "Write each output to DIR/output_<index>.npy");
   app->add_option("--seed", options->seed, "Seed for random inputs")->capture_default_str();
   app->add_flag("--no-ir", options->quiet_ir, "Do not print the fusion IR");
+  addPassFlags(app, options->passes);
   return {app, [options] { return runCommand(*options); }};
 }
 

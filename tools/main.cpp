@@ -9,7 +9,8 @@ int main(int argc, char** argv) {
   using namespace fusebox;
   CLI::App app{"fusebox: a fusion compiler for NVIDIA GPUs with plugin passes and schedulers"};
   app.require_subcommand(1);
-  std::vector<cli::Command> commands = {cli::addRunCommand(app), cli::addPrintCommand(app)};
+  std::vector<cli::Command> commands = {cli::addRunCommand(app), cli::addPrintCommand(app),
+                                       cli::addPluginsCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
