@@ -83,6 +83,11 @@ std::vector<BadCase> badCases() {
                   "rng_seed=S1)",
              3, 6, "fd.ops.rand_like needs both rng_seed and rng_offset"),
       inBody("empty_cat", t0 + "T1 = fd.ops.cat([], dim=0)", 2, 17, "needs at least one tensor"),
+      inBody("manual_padding", t0 + "T1 = fd.ops.cat([T0, T0], dim=0, manual_padding=1)", 2, 49,
+             "manual_padding=True is not supported"),
+      inBody("manual_normalization_value",
+             t0 + "T1 = fd.ops.slice(T0, [0, 0], [1, 1], manual_normalization=2)", 2, 60,
+             "expected 0 or 1 (argument 'manual_normalization' of fd.ops.slice)"),
       // ---- errors from the builder, re-thrown at the call ----
       inBody("shape_mismatch",
              "T0 = fd.define_tensor(shape=[2, 3], contiguity=[True, True], dtype=DataType.Float)\n"

@@ -110,6 +110,15 @@ std::vector<int64_t> dimsOrAll(const BoundArgs& a, size_t i) {
   return a.has(i) ? asIntList(a.at(i), a.context(i)) : std::vector<int64_t>{};
 }
 
+// A 0/1 or False/True flag argument.
+bool flagValue(const BoundArgs& a, size_t i) {
+  const PyValue& v = a.at(i);
+  if (v.kind == PyValue::Kind::Bool) return v.b;
+  int64_t n = asInt(v, a.context(i));
+  if (n != 0 && n != 1) throw UserError(v.where, fmt::format("expected 0 or 1 ({})", a.context(i)));
+  return n == 1;
+}
+
 bool boolOr(const BoundArgs& a, size_t i, bool dflt) {
   return a.has(i) ? asBool(a.at(i), a.context(i)) : dflt;
 }
@@ -165,11 +174,14 @@ void addDataMovement(std::map<std::string, OpEntry, std::less<>>& t) {
                                                           asIntList(a.at(2), a.context(2))),
                                            a);
                            }};
-  t["squeeze"] = {{req({"arg"}), req({"dims"})}, [](Fusion&, const BoundArgs& a) {
-                    return result(
-                        squeeze(asTensor(a.at(0), a.context(0)), asIntList(a.at(1), a.context(1))),
-                        a);
-                  }};
+  // squeeze_expanded (newer nvFuser) is accepted: the builder squeezes any
+  // broadcast dim, expanded or not.
+  t["squeeze"] = {
+      {req({"arg"}), req({"dims"}), opt({"squeeze_expanded"})}, [](Fusion&, const BoundArgs& a) {
+        if (a.has(2)) asBool(a.at(2), a.context(2));
+        return result(squeeze(asTensor(a.at(0), a.context(0)), asIntList(a.at(1), a.context(1))),
+                      a);
+      }};
   t["expand"] = {{req({"arg"}), req({"shape"})}, [](Fusion& f, const BoundArgs& a) {
                    return result(
                        expand(asTensor(a.at(0), a.context(0)), asShape(f, a.at(1), a.context(1))),
@@ -223,8 +235,12 @@ void addReductions(std::map<std::string, OpEntry, std::less<>>& t) {
 }
 
 void addResize(std::map<std::string, OpEntry, std::less<>>& t) {
-  t["slice"] = {{req({"arg"}), req({"start_indices"}), req({"end_indices"}), opt({"strides"})},
+  // manual_normalization (newer nvFuser) is accepted: for indices that are
+  // already in range both settings mean the same slice.
+  t["slice"] = {{req({"arg"}), req({"start_indices"}), req({"end_indices"}), opt({"strides"}),
+                 opt({"manual_normalization"})},
                 [](Fusion& f, const BoundArgs& a) {
+                  if (a.has(4)) flagValue(a, 4);
                   std::vector<Val*> steps;
                   if (a.has(3)) steps = asShape(f, a.at(3), a.context(3));
                   return result(
@@ -238,13 +254,16 @@ void addResize(std::map<std::string, OpEntry, std::less<>>& t) {
         return result(
             pad(asTensor(a.at(0), a.context(0)), asShape(f, a.at(1), a.context(1)), value), a);
       }};
-  t["cat"] = {{req({"tensors"}), opt({"dim"})}, [](Fusion&, const BoundArgs& a) {
-                int64_t dim = a.has(1) ? asInt(a.at(1), a.context(1)) : 0;
-                std::vector<TensorView*> xs = asTensorList(a.at(0), a.context(0));
-                if (xs.empty())
-                  throw UserError(a.at(0).where, "fd.ops.cat needs at least one tensor");
-                return result(cat(xs, dim), a);
-              }};
+  t["cat"] = {
+      {req({"tensors"}), opt({"dim"}), opt({"manual_padding"})}, [](Fusion&, const BoundArgs& a) {
+        if (a.has(2) && flagValue(a, 2))
+          throw UserError(a.at(2).where,
+                          "fd.ops.cat: manual_padding=True is not supported (expected 0 or False)");
+        int64_t dim = a.has(1) ? asInt(a.at(1), a.context(1)) : 0;
+        std::vector<TensorView*> xs = asTensorList(a.at(0), a.context(0));
+        if (xs.empty()) throw UserError(a.at(0).where, "fd.ops.cat needs at least one tensor");
+        return result(cat(xs, dim), a);
+      }};
 }
 
 void addCreation(std::map<std::string, OpEntry, std::less<>>& t) {

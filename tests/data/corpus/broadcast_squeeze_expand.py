@@ -10,7 +10,7 @@ def nvfuser_fusion_id0(fd : FusionDefinition) -> None :
     T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
     T1 = fd.define_tensor(shape=[-1, 1, -1], contiguity=[True, None, True], dtype=DataType.Float, is_cpu=False)
     T2 = fd.ops.broadcast(T0, is_broadcast_dim=[True, False])
-    T3 = fd.ops.squeeze(T1, dims=[1])
+    T3 = fd.ops.squeeze(T1, dims=[1], squeeze_expanded=True)
     T4 = fd.ops.broadcast_in_dim(T0, shape=[4, -1], broadcast_dims=[1])
     S5 = T1.size(0)
     T6 = fd.ops.expand(T2, shape=[S5, -1])
