@@ -59,6 +59,14 @@ void evalIota(EvalContext& ctx, const Expr* e) {
   ctx.setTensor(out_tv, std::move(out));
 }
 
+// Element i (row-major) of a rand output, for seed/offset (0/0 when absent):
+//   draw k in [0, 1): narrow dtypes: (word(k) >> 8) * 2^-24;
+//                     double: ((word(2k+1) << 32 | word(2k)) >> 11) * 2^-53,
+//   where word(j) is lane j % 4 of Philox4x32-10(counter = {lo(j/4), hi(j/4),
+//   lo(offset), hi(offset)}, key = {lo(seed), hi(seed)}) (philox.h);
+//   uniform: low + (high - low) * draw(i);
+//   normal:  mean + std * sqrt(-2 ln(1 - draw(2i))) * cos(2 pi draw(2i + 1)),
+// in double, rounded once to the dtype. docs/random.md is the full contract.
 void evalRand(EvalContext& ctx, const Expr* e) {
   const auto& attr = e->attr<RandAttr>();
   const size_t extra = attr.has_seed ? 4 : 2;

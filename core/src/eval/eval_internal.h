@@ -69,6 +69,8 @@ class EvalContext {
   ExpressionEvaluator& ee() { return ee_; }
 
   void setTensor(const Val* v, Tensor t) { tensors_[v] = std::move(t); }
+  // Drops an intermediate once nothing reads it any more, to bound memory.
+  void releaseTensor(const Val* v) { tensors_.erase(v); }
   bool hasTensor(const Val* v) const { return tensors_.count(v) != 0; }
   // The computed tensor of `v` (InternalError if it was not computed yet).
   const Tensor& tensor(const Val* v) const;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <set>
+#include <unordered_map>
 
 #include "eval/eval_internal.h"
 
@@ -144,13 +145,26 @@ std::vector<Argument> evaluateFusion(const Fusion& fusion, const std::vector<Arg
     if (fusion.inputs()[i]->isTensor())
       ctx.setTensor(fusion.inputs()[i], std::get<Tensor>(inputs[i]));
 
-  for (const Expr* e : fusion.exprs()) {
-    if (!e->isTensorOp()) continue;  // scalar expressions are evaluated on demand
+  std::vector<const Expr*> tensor_exprs;
+  for (const Expr* e : fusion.exprs())
+    if (e->isTensorOp()) tensor_exprs.push_back(e);  // scalars are evaluated on demand
+  // The last expression that reads each intermediate tensor: after it runs, the
+  // tensor is dropped, so memory holds only what later expressions still need.
+  std::unordered_map<const Val*, size_t> last_use;
+  for (size_t k = 0; k < tensor_exprs.size(); ++k)
+    for (const Val* in : tensor_exprs[k]->inputs())
+      if (in->isTensor()) last_use[in] = k;
+
+  for (size_t k = 0; k < tensor_exprs.size(); ++k) {
+    const Expr* e = tensor_exprs[k];
     try {
       evalTensorExpr(ctx, e);
     } catch (const UserError& err) {
       throw UserError(fmt::format("{}: {}", describeExpr(e), err.what()));
     }
+    for (const Val* in : e->inputs())
+      if (in->isTensor() && last_use[in] == k && !in->isFusionInput() && !in->isFusionOutput())
+        ctx.releaseTensor(in);
   }
 
   std::vector<Argument> outputs;
