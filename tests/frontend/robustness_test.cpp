@@ -72,5 +72,23 @@ TEST(Robustness, SwappedTokensFailCleanly) {
   }
 }
 
+TEST(Robustness, DeepNestingIsAnErrorNotAStackOverflow) {
+  const size_t n = 100000;
+  std::string lists = std::string(n, '[') + std::string(n, ']');
+  std::string parens = std::string(n, '(') + "1" + std::string(n, ')');
+  std::string minus = std::string(n, '-') + "1";
+  for (const std::string& expr : {lists, parens, minus}) {
+    std::string src = "def f(fd):\n    S0 = fd.define_scalar(" + expr + ")\n";
+    try {
+      parsePythonDefinition(src, "deep.py");
+      FAIL();
+    } catch (const UserError& e) {
+      EXPECT_EQ(e.where().line, 2);
+      EXPECT_NE(std::string(e.what()).find("nested more than 200 levels deep"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fusebox

@@ -85,7 +85,10 @@ class ExprReader {
  public:
   ExprReader(Cursor& cur, Resolver& res) : cur_(cur), res_(res) {}
 
-  PyValue expression() { return additive(); }
+  PyValue expression() {
+    DepthGuard guard(*this);
+    return additive();
+  }
 
   CallArgs callArgs(SourceLocation callee) {
     CallArgs args;
@@ -133,6 +136,7 @@ class ExprReader {
   }
 
   PyValue unary() {
+    DepthGuard guard(*this);
     if (cur_.atOp("-") || cur_.atOp("+")) {
       Token op = cur_.next();
       PyValue v = unary();
@@ -353,8 +357,21 @@ class ExprReader {
     throwWrongKind(a, "a number or a string", "float()");
   }
 
+  // Nesting deeper than any real definition is refused before it can exhaust the stack.
+  static constexpr int kMaxDepth = 200;
+  struct DepthGuard {
+    explicit DepthGuard(ExprReader& r) : r(r) {
+      if (++r.depth_ > kMaxDepth)
+        r.cur_.fail(r.cur_.peek(),
+                    fmt::format("expression nested more than {} levels deep", kMaxDepth));
+    }
+    ~DepthGuard() { --r.depth_; }
+    ExprReader& r;
+  };
+
   Cursor& cur_;
   Resolver& res_;
+  int depth_ = 0;
 };
 
 }  // namespace

@@ -4,7 +4,6 @@
 // Fusion being built and the variables naming its values.
 #include <fmt/format.h>
 #include <fusebox/frontend/python_definition.h>
-#include <fusebox/ir/ops.h>
 
 #include <fstream>
 #include <map>
