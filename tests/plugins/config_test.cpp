@@ -184,6 +184,17 @@ TEST(Config, MissingFileNamesWhereItsNameCameFrom) {
   }
 }
 
+TEST(Config, AFolderIsNotAConfigFile) {
+  testing::TempDir dir;
+  try {
+    loadConfigFile(dir.path(), "--config");
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("--config: config file '" + dir.path().string() +
+                                    "' is a folder"));
+  }
+}
+
 TEST(Config, EnvironmentChoosesTheFileUnlessOneIsGiven) {
   testing::TempDir dir;
   auto from_env = dir.write("env.toml", "[passes]\norder = [\"from_env\"]\n");

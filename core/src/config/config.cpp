@@ -205,9 +205,11 @@ Config parseConfig(std::string_view text, const fs::path& file) {
 
 Config loadConfigFile(const fs::path& file, std::string_view origin) {
   std::error_code ec;
-  if (!fs::is_regular_file(file, ec))
-    throw UserError(fmt::format("{}: config file '{}' {}", origin, file.string(),
-                                fs::exists(file, ec) ? "is not a regular file" : "does not exist"));
+  if (!fs::exists(file, ec))
+    throw UserError(fmt::format("{}: config file '{}' does not exist", origin, file.string()));
+  if (fs::is_directory(file, ec))
+    throw UserError(fmt::format("{}: config file '{}' is a folder", origin, file.string()));
+  // Not only regular files: `--config <(...)` hands over a pipe.
   std::ifstream in(file, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
