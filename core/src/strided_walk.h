@@ -43,4 +43,27 @@ class StridedWalk {
   bool done_ = false;
 };
 
+// Calls row(offsets, n) for every run of the innermost dim, in row-major order:
+// offsets[k] is operand k's first element of the run and n its length; within a
+// run operand k advances by strides[k].back() (callers read it once). Rank 0 is
+// one run of length 1. Tight inner loops over runs are what keep host kernels fast.
+template <class Row>
+void forEachRow(const std::vector<int64_t>& sizes, const std::vector<std::vector<int64_t>>& strides,
+                Row row) {
+  if (sizes.empty()) {
+    row(std::vector<int64_t>(strides.size(), 0), int64_t{1});
+    return;
+  }
+  const int64_t n = sizes.back();
+  if (n == 0) return;
+  std::vector<int64_t> outer_sizes(sizes.begin(), sizes.end() - 1);
+  std::vector<std::vector<int64_t>> outer_strides;
+  for (const auto& s : strides) outer_strides.emplace_back(s.begin(), s.end() - 1);
+  std::vector<int64_t> offsets(strides.size());
+  for (StridedWalk w(outer_sizes, outer_strides); !w.done(); w.next()) {
+    for (size_t k = 0; k < strides.size(); ++k) offsets[k] = w.offset(k);
+    row(offsets, n);
+  }
+}
+
 }  // namespace fusebox::detail

@@ -239,8 +239,21 @@ void copyInto(const Tensor& src, Tensor& dst) {
   const auto* s = static_cast<const char*>(src.data());
   auto* d = static_cast<char*>(dst.data());
   const int64_t ss = src.elementSize(), ds = dst.elementSize();
-  for (detail::StridedWalk w(src.sizes(), {src.strides(), dst.strides()}); !w.done(); w.next())
-    detail::convertElement(s + w.offset(0) * ss, src.dtype(), d + w.offset(1) * ds, dst.dtype());
+  const DataType st = src.dtype(), dt = dst.dtype();
+  const bool same_type = st == dt;
+  detail::forEachRow(src.sizes(), {src.strides(), dst.strides()},
+                     [&](const std::vector<int64_t>& start, int64_t n) {
+                       const int64_t s_step = src.dim() ? src.strides().back() : 0;
+                       const int64_t d_step = dst.dim() ? dst.strides().back() : 0;
+                       const char* sp = s + start[0] * ss;
+                       char* dp = d + start[1] * ds;
+                       if (same_type && s_step == 1 && d_step == 1) {
+                         std::memcpy(dp, sp, static_cast<size_t>(n * ss));
+                         return;
+                       }
+                       for (int64_t i = 0; i < n; ++i)
+                         detail::convertElement(sp + i * s_step * ss, st, dp + i * d_step * ds, dt);
+                     });
 }
 
 Tensor Tensor::contiguous(bool force_copy) const {

@@ -102,29 +102,44 @@ void evalElementwise(EvalContext& ctx, const Expr* e) {
   const auto unary = kind == OpType::Unary ? e->attr<UnaryOpType>() : UnaryOpType{};
   const auto binary = kind == OpType::Binary ? e->attr<BinaryOpType>() : BinaryOpType{};
   const auto ternary = kind == OpType::Ternary ? e->attr<TernaryOpType>() : TernaryOpType{};
+  // Hoisted per-operand state for the inner loop.
+  const size_t n_ops = ops.size();
+  const void* base[3] = {};
+  DataType type[3] = {};
+  int64_t step[3] = {};
   Number vals[3];
-  for (detail::StridedWalk w(sizes, strides); !w.done(); w.next()) {
-    for (size_t k = 0; k < ops.size(); ++k)
-      vals[k] = ops[k].tensor
-                    ? loadNumber(ops[k].tensor->data(), ops[k].tensor->dtype(), w.offset(k + 1))
-                    : ops[k].scalar;
-    Number r;
-    switch (kind) {
-      case OpType::Unary:
-        r = applyUnary(unary, vals[0]);
-        break;
-      case OpType::Binary:
-        r = applyBinary(binary, vals[0], vals[1]);
-        break;
-      case OpType::Ternary:
-        r = applyTernary(ternary, vals[0], vals[1], vals[2]);
-        break;
-      default:
-        r = vals[0];
-        break;  // set, segment_set, cast: the store converts
+  for (size_t k = 0; k < n_ops; ++k) {
+    if (ops[k].tensor) {
+      base[k] = ops[k].tensor->data();
+      type[k] = ops[k].tensor->dtype();
+      step[k] = ops[k].strides.empty() ? 0 : ops[k].strides.back();
+    } else {
+      vals[k] = ops[k].scalar;
     }
-    storeNumber(out_base, out_type, w.offset(0), r);
   }
+  const int64_t out_step = sizes.empty() ? 0 : out.strides().back();
+  detail::forEachRow(sizes, strides, [&](const std::vector<int64_t>& start, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      for (size_t k = 0; k < n_ops; ++k)
+        if (base[k]) vals[k] = loadNumber(base[k], type[k], start[k + 1] + i * step[k]);
+      Number r;
+      switch (kind) {
+        case OpType::Unary:
+          r = applyUnary(unary, vals[0]);
+          break;
+        case OpType::Binary:
+          r = applyBinary(binary, vals[0], vals[1]);
+          break;
+        case OpType::Ternary:
+          r = applyTernary(ternary, vals[0], vals[1], vals[2]);
+          break;
+        default:
+          r = vals[0];
+          break;  // set, segment_set, cast: the store converts
+      }
+      storeNumber(out_base, out_type, start[0] + i * out_step, r);
+    }
+  });
   ctx.setTensor(out_tv, std::move(out));
 }
 

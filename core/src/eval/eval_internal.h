@@ -9,8 +9,10 @@
 
 #include <cstdint>
 #include <string>
+
 #include <unordered_map>
 #include <vector>
+#include "element_access.h"
 
 namespace fusebox::eval_detail {
 
@@ -27,14 +29,38 @@ struct Number {
   static Number ofFloat(double v) { return {Kind::Float, 0, v}; }
   bool isFloat() const { return kind == Kind::Float; }
   double asDouble() const { return isFloat() ? d : static_cast<double>(i); }
-  int64_t asInt() const;  // floats truncate toward zero
+  int64_t asInt() const { return isFloat() ? detail::doubleToInteger<int64_t>(d) : i; }
   bool asBool() const { return isFloat() ? d != 0.0 : i != 0; }
 };
 
 // Loads element `offset` (in elements) of a tensor whose element 0 is at `base`.
-Number loadNumber(const void* base, DataType t, int64_t offset);
+inline Number loadNumber(const void* base, DataType t, int64_t offset) {
+  const char* p = static_cast<const char*>(base) + offset * detail::elementSize(t);
+  switch (t) {
+    case DataType::Bool:
+      return Number::ofBool(detail::loadRaw<uint8_t>(p) != 0);
+    case DataType::Int32:
+      return Number::ofInt(detail::loadRaw<int32_t>(p));
+    case DataType::Int64:
+      return Number::ofInt(detail::loadRaw<int64_t>(p));
+    case DataType::Float:
+      return Number::ofFloat(detail::loadRaw<float>(p));
+    case DataType::Double:
+      return Number::ofFloat(detail::loadRaw<double>(p));
+    default:
+      return Number::ofFloat(detail::loadDouble(p, t));  // half types
+  }
+}
+
 // Stores v converted to t: floats round (half types to nearest even), ints wrap.
-void storeNumber(void* base, DataType t, int64_t offset, const Number& v);
+inline void storeNumber(void* base, DataType t, int64_t offset, const Number& v) {
+  char* p = static_cast<char*>(base) + offset * detail::elementSize(t);
+  if (v.isFloat())
+    detail::storeDouble(p, t, v.d);
+  else
+    detail::storeInt(p, t, v.i);
+}
+
 // A scalar value as the dtype `t` it has in the IR.
 Number numberFromScalar(const ScalarValue& v, DataType t);
 // v converted to dtype t and rounded to its precision (a Float scalar holds a

@@ -1,35 +1,10 @@
-// Number: loading from and storing to tensors and scalars of every dtype.
+// Number: conversions from and to scalar values of every dtype.
 #include <fusebox/half.h>
 
 #include "element_access.h"
 #include "eval/eval_internal.h"
 
 namespace fusebox::eval_detail {
-
-int64_t Number::asInt() const {
-  return isFloat() ? detail::doubleToInteger<int64_t>(d) : i;
-}
-
-Number loadNumber(const void* base, DataType t, int64_t offset) {
-  const char* p = static_cast<const char*>(base) + offset * dataTypeSize(t);
-  switch (t) {
-    case DataType::Bool:
-      return Number::ofBool(detail::loadRaw<uint8_t>(p) != 0);
-    case DataType::Int32:
-    case DataType::Int64:
-      return Number::ofInt(detail::loadInt(p, t));
-    default:
-      return Number::ofFloat(detail::loadDouble(p, t));
-  }
-}
-
-void storeNumber(void* base, DataType t, int64_t offset, const Number& v) {
-  char* p = static_cast<char*>(base) + offset * dataTypeSize(t);
-  if (v.isFloat())
-    detail::storeDouble(p, t, v.d);
-  else
-    detail::storeInt(p, t, v.i);
-}
 
 Number numberFromScalar(const ScalarValue& v, DataType t) {
   ScalarValue c = castScalar(v, t);
