@@ -8,6 +8,7 @@
 
 #include <cctype>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -172,6 +173,9 @@ uint32_t readLittleEndian(const unsigned char* p, int nbytes) {
 }  // namespace
 
 Tensor loadNpy(const std::string& path) {
+  std::error_code ec;
+  FUSEBOX_USER_CHECK(!std::filesystem::is_directory(path, ec),
+                     "{}: is a directory, expected a .npy file", path);
   std::ifstream in(path, std::ios::binary);
   FUSEBOX_USER_CHECK(in.good(), "{}: cannot open .npy file: {}", path, std::strerror(errno));
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

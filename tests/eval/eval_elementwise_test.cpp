@@ -382,3 +382,53 @@ TEST(EvalElementwise, IterationDimsMustMatch) {
 
 }  // namespace
 }  // namespace fusebox
+
+namespace fusebox {
+namespace {
+
+// Every dtype to every dtype: small integers are exact in all of them, and
+// only bool changes them (non-zero -> true).
+TEST(EvalElementwiseDtypes, CastBetweenEveryPair) {
+  const std::vector<double> values = {0, 1, -2, 3};
+  for (DataType from : kAllDataTypes) {
+    for (DataType to : kAllDataTypes) {
+      SCOPED_TRACE(std::string(dtypeName(from)) + " -> " + std::string(dtypeName(to)));
+      Fusion f;
+      auto* t0 = defineTensor(f, {-1}, from);
+      f.addOutput(castOp(to, t0));
+      Tensor out = test::runOne(f, {test::makeTensor(from, {4}, values)});
+      EXPECT_EQ(out.dtype(), to);
+      std::vector<double> want;
+      for (double v : values) {
+        const double stored = from == DataType::Bool ? (v != 0) : v;
+        want.push_back(to == DataType::Bool ? (stored != 0) : stored);
+      }
+      EXPECT_EQ(test::valuesOf(out), want);
+    }
+  }
+}
+
+TEST(EvalElementwiseDtypes, AddInEveryDtype) {
+  for (DataType t : kAllDataTypes) {
+    SCOPED_TRACE(std::string(dtypeName(t)));
+    Fusion f;
+    auto* t0 = defineTensor(f, {-1}, t);
+    auto* out = add(t0, t0);
+    f.addOutput(out);
+    const std::vector<double> in =
+        t == DataType::Bool ? std::vector<double>{0, 1} : std::vector<double>{-1.5, 2.25};
+    Tensor r = test::runOne(f, {test::makeTensor(t, {2}, in)});
+    EXPECT_EQ(r.dtype(), out->dtype());
+    std::vector<double> want;
+    if (t == DataType::Bool)
+      want = {0, 1};  // true + true is true
+    else if (isIntegralType(t))
+      want = {-2, 4};  // the inputs were stored as -1 and 2
+    else
+      want = {-3, 4.5};  // exact in every floating type
+    EXPECT_EQ(test::valuesOf(r), want);
+  }
+}
+
+}  // namespace
+}  // namespace fusebox

@@ -137,6 +137,8 @@ TEST(Npy, Errors) {
   EXPECT_USER_ERROR(loadNpy(tempPath("does_not_exist.npy")),
                     HasSubstr("does_not_exist.npy: cannot open"));
 
+  EXPECT_USER_ERROR(loadNpy(::testing::TempDir()), HasSubstr("is a directory"));
+
   writeBytes(path, "PK\x03\x04 not numpy");
   EXPECT_USER_ERROR(loadNpy(path), HasSubstr(path), HasSubstr("not a .npy file"),
                     HasSubstr("\\x93NUMPY"));
