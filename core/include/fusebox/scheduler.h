@@ -1,0 +1,169 @@
+// The scheduler interface. A scheduler plugin answers, for one segment (a
+// sub-fusion the segmenter proposes):
+//
+//   1. canScheduleCompileTime(segment)          accept, or reject with a reason
+//   2. canScheduleRunTime(segment, runtime)     accept, or reject with a reason
+//   3. computeHeuristics(segment, runtime)      a params object (hash, sameAs, toString)
+//   4. schedule(segment, params, runtime)       a plan that runs the segment
+//
+// Schedulers are tried in the order of the config's [schedulers] order; the
+// first that accepts a segment gets it. Every call into a scheduler is guarded
+// by the host: a scheduler that throws counts as rejecting, and the log says so.
+#pragma once
+
+#include <fusebox/eval/evaluator.h>
+#include <fusebox/ir/fusion.h>
+#include <fusebox/option_value.h>
+#include <fusebox/plugin/plugin_api.h>
+
+#include <any>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <typeindex>
+#include <variant>
+#include <vector>
+
+namespace fusebox {
+
+// Accept, or reject with a reason the segmenter log shows.
+class [[nodiscard]] Decision {
+ public:
+  static Decision accept() { return Decision(true, {}); }
+  static Decision reject(std::string reason) { return Decision(false, std::move(reason)); }
+  bool accepted() const { return accepted_; }
+  explicit operator bool() const { return accepted_; }
+  const std::string& reason() const { return reason_; }
+
+ private:
+  Decision(bool a, std::string r) : accepted_(a), reason_(std::move(r)) {}
+  bool accepted_;
+  std::string reason_;
+};
+
+// The machine a segment will run on.
+struct DeviceProperties {
+  std::string name = "host";
+  bool is_gpu = false;
+  int compute_major = 0, compute_minor = 0;  // 9.0 for H100/H200
+  int multiprocessor_count = 1;
+  int max_threads_per_block = 1024;
+  int warp_size = 32;
+  int64_t shared_memory_per_block = 48 * 1024;
+  int64_t registers_per_block = 65536;
+};
+
+// What is known about one segment input at run time.
+struct TensorArgInfo {
+  DataType dtype;
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides;  // elements
+  int64_t alignment = 0;         // largest power of two (<= 256) dividing the data address, bytes
+};
+using ArgumentInfo = std::variant<TensorArgInfo, ScalarValue>;
+
+// Run-time facts about one segment: its inputs' sizes, strides and alignment,
+// an evaluator bound to them (any extent of the segment can be evaluated), and
+// the device.
+class RuntimeInfo {
+ public:
+  RuntimeInfo(const Fusion& segment, std::vector<ArgumentInfo> inputs, DeviceProperties device);
+  const Fusion& segment() const { return *segment_; }
+  const std::vector<ArgumentInfo>& inputs() const { return inputs_; }
+  const DeviceProperties& device() const { return device_; }
+  // Extents of any tensor of the segment. Throws UserError on conflicting sizes.
+  ExpressionEvaluator& evaluator() { return evaluator_; }
+  int64_t extent(const IterDomain* id);
+  // Non-reduction sizes of a tensor of the segment.
+  std::vector<int64_t> sizes(const TensorView* tv);
+
+ private:
+  const Fusion* segment_;
+  std::vector<ArgumentInfo> inputs_;
+  DeviceProperties device_;
+  ExpressionEvaluator evaluator_;
+};
+
+// Caches compile-time analyses of one segment across calls (and across input
+// signatures): a scheduler stores what it derived from the IR alone.
+class CompileTimeCache {
+ public:
+  template <class T>
+  T& get(const std::string& key, const std::function<T()>& make) {
+    auto it = entries_.find(key);
+    if (it == entries_.end()) it = entries_.emplace(key, std::any(make())).first;
+    return std::any_cast<T&>(it->second);
+  }
+  size_t size() const { return entries_.size(); }
+
+ private:
+  std::map<std::string, std::any> entries_;
+};
+
+// A scheduler's choices for one segment and input signature.
+class __attribute__((visibility("default"))) HeuristicParams {
+ public:
+  virtual ~HeuristicParams();
+  virtual uint64_t hash() const = 0;
+  virtual bool sameAs(const HeuristicParams& other) const = 0;
+  // One line per choice, for the scheduler_params dump.
+  virtual std::string toString() const = 0;
+};
+
+// What schedule() returns: something that runs the segment.
+class __attribute__((visibility("default"))) SegmentPlan {
+ public:
+  virtual ~SegmentPlan();
+  // For dumps: what will run ("host evaluation of 5 exprs", a kernel's name...).
+  virtual std::string describe() const = 0;
+};
+
+// A plan that runs on the host: given the segment's inputs, returns its outputs
+// (in the segment fusion's output order).
+class __attribute__((visibility("default"))) HostPlan : public SegmentPlan {
+ public:
+  virtual std::vector<Argument> run(const std::vector<Argument>& inputs) const = 0;
+};
+
+class __attribute__((visibility("default"))) Scheduler {
+ public:
+  Scheduler() = default;
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+  virtual ~Scheduler();
+
+  // The name configs use; equal to the name in the plugin's record.
+  virtual std::string name() const = 0;
+  // The options this scheduler accepts in its [schedulers.<name>] table, and
+  // how it applies them (same contract as Pass::configure).
+  virtual std::vector<OptionSpec> options() const { return {}; }
+  virtual void configure(const OptionSettings& settings);
+
+  virtual Decision canScheduleCompileTime(const Fusion& segment, CompileTimeCache& cache) = 0;
+  virtual Decision canScheduleRunTime(const Fusion& segment, RuntimeInfo& info,
+                                      CompileTimeCache& cache) = 0;
+  virtual std::unique_ptr<HeuristicParams> computeHeuristics(const Fusion& segment,
+                                                             RuntimeInfo& info,
+                                                             CompileTimeCache& cache) = 0;
+  virtual std::unique_ptr<SegmentPlan> schedule(const Fusion& segment,
+                                                const HeuristicParams& params,
+                                                RuntimeInfo& info) = 0;
+
+ protected:
+  template <class T>
+  const T& option(const std::string& name) const {
+    return std::get<T>(optionValue(name));
+  }
+  const OptionValue& optionValue(const std::string& name) const;
+
+ private:
+  mutable std::map<std::string, OptionValue> values_;
+  mutable bool resolved_ = false;
+};
+
+}  // namespace fusebox
+
+#define FUSEBOX_DECLARE_SCHEDULER_PLUGIN(CLASS, NAME, VERSION, DESCRIPTION)                 \
+  FUSEBOX_DECLARE_PLUGIN_(::fusebox::PluginKind::Scheduler, ::fusebox::Scheduler, CLASS, NAME, \
+                          VERSION, DESCRIPTION)
