@@ -1,0 +1,63 @@
+// Fixed-size arrays aligned for vector memory accesses, and the vector loads
+// and stores built on them (up to 16 bytes per access, one instruction on the
+// GPU when the address is aligned to the access size).
+#pragma once
+
+namespace fusebox {
+namespace detail {
+
+// Largest power of two dividing `bytes`, capped at 16 (the widest GPU access).
+constexpr int vectorAlignment(int bytes) {
+  int a = 1;
+  while (a < 16 && bytes % (a * 2) == 0) a *= 2;
+  return a;
+}
+
+}  // namespace detail
+
+// N values of T, aligned to sizeof(T) * N when that is a power of two up to 16
+// bytes, so an Array<float, 4> is one 16-byte load or store.
+template <typename T, int N>
+struct alignas(detail::vectorAlignment(static_cast<int>(sizeof(T)) * N)) Array {
+  static_assert(N > 0, "Array needs at least one element");
+  T data[N];
+  FUSEBOX_DEVICE T& operator[](int i) { return data[i]; }
+  FUSEBOX_DEVICE const T& operator[](int i) const { return data[i]; }
+  FUSEBOX_DEVICE void fill(T value) {
+  FUSEBOX_UNROLL
+    for (int i = 0; i < N; ++i) data[i] = value;
+  }
+  static constexpr int size() { return N; }
+};
+
+// Loads N consecutive values starting at p, which must be aligned to
+// sizeof(T) * N (checked by the scheduler that chose the vector width).
+template <int N, typename T>
+FUSEBOX_DEVICE Array<T, N> loadVec(const T* p) {
+  static_assert(sizeof(T) * N <= 16, "vector accesses are at most 16 bytes");
+#if defined(FUSEBOX_CUDA_COMPILER)
+  return *reinterpret_cast<const Array<T, N>*>(p);
+#else
+  Array<T, N> v;  // memcpy: no aliasing questions for the host compiler
+  __builtin_memcpy(&v, __builtin_assume_aligned(p, alignof(Array<T, N>)), sizeof(v));
+  return v;
+#endif
+}
+
+template <int N, typename T>
+FUSEBOX_DEVICE void storeVec(T* p, const Array<T, N>& v) {
+  static_assert(sizeof(T) * N <= 16, "vector accesses are at most 16 bytes");
+#if defined(FUSEBOX_CUDA_COMPILER)
+  *reinterpret_cast<Array<T, N>*>(p) = v;
+#else
+  __builtin_memcpy(__builtin_assume_aligned(p, alignof(Array<T, N>)), &v, sizeof(v));
+#endif
+}
+
+// True when p is aligned for an N-wide vector access of T.
+template <int N, typename T>
+FUSEBOX_DEVICE bool isAlignedForVec(const T* p) {
+  return (reinterpret_cast<uint64_t>(p) % alignof(Array<T, N>)) == 0;
+}
+
+}  // namespace fusebox

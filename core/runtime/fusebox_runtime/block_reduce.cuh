@@ -1,0 +1,69 @@
+// Block-level reductions through shared memory. Every thread of the block
+// must call them (they contain __syncthreads); every thread gets the result.
+// `smem` is shared memory of at least blockThreadCount() values of T, free for
+// reuse when the call returns. Blocks whose reduced extent is a multiple of 32
+// reduce within warps by shuffles first; other sizes use a shared-memory tree.
+#pragma once
+
+namespace fusebox {
+namespace detail {
+
+// Tree over smem[base + i], i < count, run by threads with index i < count in
+// the group; returns smem[base] to every thread. Contains __syncthreads.
+template <typename T, typename Op>
+FUSEBOX_DEVICE T sharedTreeReduce(T value, Op op, T* smem, int base, int index, int count) {
+  smem[base + index] = value;
+  __syncthreads();
+  for (int active = count; active > 1;) {
+    const int half = (active + 1) / 2;
+    if (index < active - half) smem[base + index] = op(smem[base + index], smem[base + index + half]);
+    __syncthreads();
+    active = half;
+  }
+  const T result = smem[base];
+  __syncthreads();
+  return result;
+}
+
+// Groups of `count` consecutive threads (count % 32 == 0, whole warps): each
+// warp reduces by shuffles, then the group's first warp combines the partials.
+template <typename T, typename Op>
+FUSEBOX_DEVICE T warpTreeReduce(T value, Op op, T* smem, int group, int index, int count) {
+  const int warps = count / 32;
+  T* partials = smem + group * warps;
+  const T warp_result = warpReduce(value, op);
+  if ((index & 31) == 0) partials[index / 32] = warp_result;
+  __syncthreads();
+  if (index < 32) {
+    T partial = index < warps ? partials[index] : warp_result;  // unused past `warps`
+    partial = warpReducePartial(partial, op, warps);
+    if (index == 0) partials[0] = partial;
+  }
+  __syncthreads();
+  const T result = partials[0];
+  __syncthreads();
+  return result;
+}
+
+}  // namespace detail
+
+// Reduces over every thread of the block.
+template <typename T, typename Op>
+FUSEBOX_DEVICE T blockReduce(T value, Op op, T* smem) {
+  const int count = blockThreadCount();
+  const int index = linearThreadIdx();
+  if (count % 32 == 0) return detail::warpTreeReduce(value, op, smem, 0, index, count);
+  return detail::sharedTreeReduce(value, op, smem, 0, index, count);
+}
+
+// Reduces over threadIdx.x, separately for each (threadIdx.y, threadIdx.z).
+template <typename T, typename Op>
+FUSEBOX_DEVICE T blockReduceX(T value, Op op, T* smem) {
+  const int count = static_cast<int>(blockDim.x);
+  const int row = static_cast<int>(threadIdx.y + blockDim.y * threadIdx.z);
+  const int index = static_cast<int>(threadIdx.x);
+  if (count % 32 == 0) return detail::warpTreeReduce(value, op, smem, row, index, count);
+  return detail::sharedTreeReduce(value, op, smem, row * count, index, count);
+}
+
+}  // namespace fusebox
