@@ -11,6 +11,7 @@
 // by the host: a scheduler that throws counts as rejecting, and the log says so.
 #pragma once
 
+#include <fusebox/configurable.h>
 #include <fusebox/eval/evaluator.h>
 #include <fusebox/ir/fusion.h>
 #include <fusebox/option_value.h>
@@ -126,19 +127,14 @@ class __attribute__((visibility("default"))) HostPlan : public SegmentPlan {
   virtual std::vector<Argument> run(const std::vector<Argument>& inputs) const = 0;
 };
 
-class __attribute__((visibility("default"))) Scheduler {
+class __attribute__((visibility("default"))) Scheduler : public Configurable {
  public:
-  Scheduler() = default;
-  Scheduler(const Scheduler&) = delete;
-  Scheduler& operator=(const Scheduler&) = delete;
-  virtual ~Scheduler();
+  ~Scheduler() override;
 
-  // The name configs use; equal to the name in the plugin's record.
+  // The name configs use; equal to the name in the plugin's record. Options
+  // (options(), configure(), option<T>()) come from Configurable; the
+  // scheduler's table is [schedulers.<name>].
   virtual std::string name() const = 0;
-  // The options this scheduler accepts in its [schedulers.<name>] table, and
-  // how it applies them (same contract as Pass::configure).
-  virtual std::vector<OptionSpec> options() const { return {}; }
-  virtual void configure(const OptionSettings& settings);
 
   virtual Decision canScheduleCompileTime(const Fusion& segment, CompileTimeCache& cache) = 0;
   virtual Decision canScheduleRunTime(const Fusion& segment, RuntimeInfo& info,
@@ -151,15 +147,7 @@ class __attribute__((visibility("default"))) Scheduler {
                                                 RuntimeInfo& info) = 0;
 
  protected:
-  template <class T>
-  const T& option(const std::string& name) const {
-    return std::get<T>(optionValue(name));
-  }
-  const OptionValue& optionValue(const std::string& name) const;
-
- private:
-  mutable std::map<std::string, OptionValue> values_;
-  mutable bool resolved_ = false;
+  std::string describeSelf() const override;
 };
 
 }  // namespace fusebox
