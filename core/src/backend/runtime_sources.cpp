@@ -9,7 +9,8 @@ namespace fusebox {
 const std::string& embeddedRuntimeHash() {
   static const std::string hash = [] {
     Sha256 sha;
-    for (const RuntimeHeader& header : embeddedRuntimeHeaders()) sha.field(header.name).field(header.text);
+    for (const RuntimeHeader& header : embeddedRuntimeHeaders())
+      sha.field(header.name).field(header.text);
     return sha.hexDigest();
   }();
   return hash;

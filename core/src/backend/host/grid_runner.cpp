@@ -1,0 +1,107 @@
+#include "backend/host/grid_runner.h"
+
+#include <fusebox/error.h>
+
+#include <utility>
+
+namespace fusebox::host {
+namespace {
+
+// Below this many thread runs a launch stays on the calling thread: waking
+// workers costs tens of microseconds.
+constexpr int64_t kMinParallelThreadRuns = 1 << 14;
+
+BlockExecutor& executorOfThisThread() {
+  thread_local BlockExecutor executor;
+  return executor;
+}
+
+void checkLaunch(const GridLaunch& launch) {
+  const auto& c = launch.config;
+  const int64_t threads = int64_t{c.block[0]} * c.block[1] * c.block[2];
+  FUSEBOX_CHECK(threads >= 1 && threads <= 1024,
+                "kernel {}: a block has {} threads; CUDA allows 1 to 1024", *launch.kernel_name,
+                threads);
+  FUSEBOX_CHECK(c.block[2] <= 64, "kernel {}: block z extent {} exceeds 64", *launch.kernel_name,
+                c.block[2]);
+  FUSEBOX_CHECK(c.grid[1] <= 65535 && c.grid[2] <= 65535,
+                "kernel {}: grid y/z extents ({}, {}) exceed 65535", *launch.kernel_name, c.grid[1],
+                c.grid[2]);
+}
+
+}  // namespace
+
+GridRunner::GridRunner(int threads) : threads_(std::max(1, threads)) {}
+
+GridRunner::~GridRunner() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (std::thread& w : workers_) w.join();
+}
+
+void GridRunner::run(const GridLaunch& launch) {
+  const auto& c = launch.config;
+  const int64_t blocks = int64_t{c.grid[0]} * c.grid[1] * c.grid[2];
+  if (blocks == 0) return;
+  checkLaunch(launch);
+  const int64_t block_threads = int64_t{c.block[0]} * c.block[1] * c.block[2];
+
+  std::lock_guard launch_lock(launch_mutex_);
+  if (threads_ == 1 || blocks == 1 || blocks * block_threads < kMinParallelThreadRuns) {
+    BlockExecutor& executor = executorOfThisThread();
+    executor.prepare(launch);
+    for (int64_t b = 0; b < blocks; ++b) executor.runBlock(b);
+    return;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    if (workers_.empty())
+      for (int i = 1; i < threads_; ++i) workers_.emplace_back([this] { workerLoop(); });
+    job_ = &launch;
+    ++job_number_;
+    busy_ = static_cast<int>(workers_.size());
+    next_block_ = 0;
+    total_blocks_ = blocks;
+    failed_ = false;
+    error_ = nullptr;
+  }
+  wake_.notify_all();
+  work(launch);
+  std::unique_lock lock(mutex_);
+  finished_.wait(lock, [this] { return busy_ == 0; });
+  job_ = nullptr;
+  if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+}
+
+void GridRunner::work(const GridLaunch& launch) {
+  try {
+    BlockExecutor& executor = executorOfThisThread();
+    executor.prepare(launch);
+    for (int64_t b = next_block_++; b < total_blocks_ && !failed_; b = next_block_++)
+      executor.runBlock(b);
+  } catch (...) {
+    std::lock_guard lock(mutex_);
+    if (!error_) error_ = std::current_exception();
+    failed_ = true;
+  }
+}
+
+void GridRunner::workerLoop() {
+  uint64_t seen = 0;
+  std::unique_lock lock(mutex_);
+  while (true) {
+    wake_.wait(lock, [&] { return stopping_ || job_number_ != seen; });
+    if (stopping_) return;
+    seen = job_number_;
+    const GridLaunch* job = job_;
+    lock.unlock();
+    work(*job);
+    lock.lock();
+    if (--busy_ == 0) finished_.notify_all();
+  }
+}
+
+}  // namespace fusebox::host

@@ -1,0 +1,4 @@
+# The runtime tests include the device runtime directly (compiled for the host
+# through its CUDA emulation layer), and the cache tests reach the SHA-256 in core/src.
+target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/core/runtime
+                                             ${PROJECT_SOURCE_DIR}/core/src)
