@@ -16,7 +16,7 @@
 namespace fusebox {
 
 enum class BackendKind { Cuda, Host };
-std::string_view toString(BackendKind kind);
+std::string_view toString(BackendKind kind);  // "cuda" / "host" (src/backend/backend_kind.cpp)
 
 // A compiled kernel, ready to launch.
 class CompiledKernel {
@@ -41,8 +41,10 @@ class Backend {
   virtual BackendKind kind() const = 0;
   // "NVIDIA H100 80GB HBM3 (sm_90)" / "host (g++ 12.2, 2 threads)".
   virtual std::string describe() const = 0;
-  // Compiles (or fetches from the kernel cache). Compile failures throw
-  // UserError naming a file that holds the source and the compiler log.
+  // Compiles (or fetches from the kernel cache, kernel_cache.h). Compile
+  // failures throw UserError naming a file that holds the source and the
+  // compiler log. Thread-safe: compileAll (kernel_cache.h) calls it from
+  // several threads at once.
   virtual std::shared_ptr<CompiledKernel> compile(const KernelSource& kernel,
                                                   CompileTimings* timings = nullptr) = 0;
   // Memory the kernels read and write: device memory on cuda (from a caching
