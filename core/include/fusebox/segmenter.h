@@ -3,16 +3,29 @@
 // otherwise every tensor expression starts as its own group and neighbouring
 // groups are merged, level by level and then greedily, while the merged group
 // stays acyclic with the rest and some scheduler accepts it. Same fusion and
-// same input signature give the same segments, every run.
+// same input signature give the same segments, every run. docs/segmentation.md
+// describes the algorithm and the dumps.
+//
+// Running a SegmentedFusion (what the runtime does): groups() in order; each
+// group's fusion takes, for its i-th input, the value of the complete-fusion
+// value inputs[i]:
+//   - a complete-fusion input: the argument given for it;
+//   - a tensor some earlier group produced: that group's output (outputs[j]),
+//     through boundaryView (stride 0 on expanded broadcast dims);
+//   - a scalar that is not a fusion input (an extent such as T1.size(0), or a
+//     scalar computed from extents and scalar inputs): its value evaluated from
+//     the complete fusion's inputs (FusionRuntimeFacts::scalarValue, or an
+//     ExpressionEvaluator bound to the complete fusion's inputs).
+// Complete-fusion outputs that no group produces are fusion inputs passed
+// through or scalars; evaluate them from the inputs the same way.
 #pragma once
 
 #include <fusebox/ir/fusion.h>
 #include <fusebox/plugin/plugin_registry.h>
 #include <fusebox/scheduler.h>
 
-#include <map>
-
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -23,7 +36,7 @@ namespace fusebox {
 // One segment: a set of expressions of the complete fusion and the scheduler
 // that accepted them, with its own self-contained sub-fusion.
 struct SegmentGroup {
-  int64_t id = 0;
+  int64_t id = 0;             // == its index in SegmentedFusion::groups() (run order)
   std::vector<Expr*> exprs;   // of the complete fusion, topological order
   std::vector<Val*> inputs;   // complete-fusion values read from outside the group
   std::vector<Val*> outputs;  // complete-fusion values the group produces for others
@@ -34,27 +47,44 @@ struct SegmentGroup {
 
 // One refusal, for the segmenter_log dump.
 struct SegmenterLogEntry {
-  std::vector<int64_t> groups;  // the groups a merge was tried on (one: a single group)
+  // Which attempt: "whole fusion", "single expression", "merge round N", "greedy merge".
+  std::string stage;
+  // The groups a merge was tried on (one: a single group or the whole fusion),
+  // by working id: the position of the group's first expression among the
+  // complete fusion's tensor expressions (stable while segmenting; the final
+  // groups are renumbered in run order).
+  std::vector<int64_t> groups;
+  // For each of `groups`, the tensors its expressions produce ("T8_g, T10_g").
+  std::vector<std::string> group_labels;
+  // The scheduler that refused, or "(segmenter)" for a merge the segmenter
+  // itself refused (a cycle, a segment_set boundary).
   std::string scheduler;
   std::string reason;
 };
+
+// The segmenter_log dump: one line per refusal, grouped by stage.
+std::string formatSegmenterLog(const std::vector<SegmenterLogEntry>& log);
 
 class SegmentedFusion {
  public:
   const Fusion& complete() const { return *complete_; }
   // Groups in an order that respects dependencies (the run order).
   const std::vector<SegmentGroup>& groups() const { return groups_; }
-  // Edges between groups: (producer, consumer, value carried).
+  // Edges between groups: (producer, consumer, value carried), one per value,
+  // ordered by consumer, then by the value's position among its inputs.
   struct Edge {
     int64_t from, to;
     Val* value;
   };
-  std::vector<Edge> edges() const;
+  const std::vector<Edge>& edges() const { return edges_; }
+  // The group whose expressions include `e`, or -1.
+  int64_t groupOf(const Expr* e) const;
   // The fusion printed once, each expression labelled with its group and
   // scheduler, then each group's inputs and outputs, then the edges
   // (nvFuser issue 785).
   std::string toString() const;
-  // Graphviz text of the segment graph.
+  // Graphviz text of the segment graph: one node per group (id, scheduler,
+  // expression count), one edge per Edge labelled with the value.
   void writeGraphviz(std::ostream& os) const;
 
  private:
@@ -62,6 +92,7 @@ class SegmentedFusion {
   const Fusion* complete_ = nullptr;
   std::vector<SegmentGroup> groups_;
   std::vector<Edge> edges_;
+  std::unordered_map<const Expr*, int64_t> group_of_;
 };
 
 // A scheduler as the segmenter sees it: the object, and the plugin that made it
@@ -74,14 +105,26 @@ struct SchedulerEntry {
 // Run-time facts of the complete fusion for one input signature, from which
 // each candidate segment's RuntimeInfo is derived: the sizes of intermediates
 // come from evaluating their extents; their strides are dense in allocation
-// order and their alignment that of a fresh allocation.
+// order (stride 0 for expanded broadcast dims) and their alignment that of a
+// fresh allocation (256 bytes).
 class FusionRuntimeFacts {
  public:
+  // `inputs` has one entry per complete-fusion input. Throws UserError when the
+  // count, a kind, a rank or a size conflicts with the fusion.
   FusionRuntimeFacts(const Fusion& complete, std::vector<ArgumentInfo> inputs,
                      DeviceProperties device);
   // `complete_inputs` are the complete-fusion values that became the segment's
-  // inputs, in the segment's input order.
+  // inputs, in the segment's input order (SegmentGroup::inputs).
   RuntimeInfo forSegment(const Fusion& segment, const std::vector<Val*>& complete_inputs);
+  // What one complete-fusion value looks like at run time: the argument info
+  // of a fusion input, a dense fresh allocation for an intermediate tensor, the
+  // value of a scalar.
+  ArgumentInfo argumentInfo(const Val* complete_value);
+  // The value of a scalar of the complete fusion (an extent, a scalar input, or
+  // scalar arithmetic on them). Throws InternalError when it cannot be evaluated.
+  ScalarValue scalarValue(const Val* complete_scalar);
+  const Fusion& complete() const { return *complete_; }
+  const std::vector<ArgumentInfo>& inputs() const { return inputs_; }
   const DeviceProperties& device() const { return device_; }
 
  private:
@@ -90,6 +133,23 @@ class FusionRuntimeFacts {
   DeviceProperties device_;
   ExpressionEvaluator evaluator_;
 };
+
+// What a run-time argument looks like to a scheduler: a tensor's dtype, sizes,
+// strides and alignment (largest power of two <= 256 dividing its data
+// address), or a scalar's value.
+ArgumentInfo argumentInfoOf(const Argument& argument);
+
+// An intermediate tensor as the next segment takes it: `value` (what a segment
+// returned for `tv`) viewed with stride 0 on each expanded broadcast dim of
+// `tv`. An expanded broadcast repeats one value, but a kernel or the evaluator
+// may have written it out in full; a segment input of that type insists on
+// stride 0 (as nvFuser's inputs do).
+Tensor boundaryView(const TensorView* tv, const Tensor& value);
+
+// Dense strides (elements) of `sizes` laid out in `stride_order` (nvFuser's:
+// entry i ranks dim i, 0 = innermost; empty = row-major).
+std::vector<int64_t> denseStrides(const std::vector<int64_t>& sizes,
+                                  const std::vector<int64_t>& stride_order = {});
 
 class Segmenter {
  public:
@@ -100,27 +160,60 @@ class Segmenter {
   // scheduler at all (naming it and each scheduler's reason).
   std::unique_ptr<SegmentedFusion> segment(const Fusion& complete, FusionRuntimeFacts& facts,
                                            std::vector<SegmenterLogEntry>* log = nullptr);
-  // The first scheduler (in order) that accepts `segment`, or null; refusals go
-  // to `log`. Compile-time checks are cached per (scheduler, segment structure).
+  // The first scheduler (in order) that accepts `segment` (compile-time check,
+  // then run-time check), or null; refusals go to `log` with `groups` and
+  // `stage`. A scheduler that throws counts as rejecting ("threw: ..."). The
+  // compile-time decisions are cached per (scheduler, segment structure).
   const SchedulerEntry* findScheduler(const Fusion& segment, RuntimeInfo& info,
                                       std::vector<SegmenterLogEntry>* log,
-                                      const std::vector<int64_t>& groups);
+                                      const std::vector<int64_t>& groups,
+                                      const std::vector<std::string>& group_labels = {},
+                                      const std::string& stage = {});
   // The compile-time cache of a scheduler for a segment of this structure.
   CompileTimeCache& compileTimeCache(const std::string& scheduler, const Fusion& segment);
   const std::vector<SchedulerEntry>& schedulers() const { return schedulers_; }
+  // How many scheduler calls were made (compile-time checks actually run, not
+  // answered from the cache; run-time checks): for tests and benchmarks.
+  struct Counters {
+    int64_t compile_time_checks = 0;
+    int64_t compile_time_cache_hits = 0;
+    int64_t run_time_checks = 0;
+    int64_t extractions = 0;
+  };
+  const Counters& counters() const { return counters_; }
 
  private:
   std::vector<SchedulerEntry> schedulers_;
   std::map<std::pair<std::string, uint64_t>, CompileTimeCache> caches_;
   std::map<std::pair<std::string, uint64_t>, Decision> compile_time_decisions_;
+  Counters counters_;
 };
 
-// Builds the self-contained fusion of a group of expressions of `complete`:
-// boundary values become inputs and outputs, scalar operands computed outside
-// become scalar inputs. `map` receives complete-value -> segment-value.
-std::unique_ptr<Fusion> extractSegment(const Fusion& complete, const std::vector<Expr*>& exprs,
-                                       const std::vector<Val*>& inputs,
-                                       const std::vector<Val*>& outputs,
-                                       std::unordered_map<const Val*, Val*>* map = nullptr);
+// The self-contained fusion of a group of tensor expressions of `complete`.
+struct ExtractedSegment {
+  std::unique_ptr<Fusion> fusion;
+  std::vector<Val*> inputs;   // the complete-fusion value behind each segment input
+  std::vector<Val*> outputs;  // the complete-fusion value behind each segment output
+};
+
+// Builds the self-contained fusion of `exprs` (tensor expressions of
+// `complete`, in topological order). Values keep their complete-fusion names.
+//   - Tensors read but produced outside become tensor inputs, first, in order of
+//     first use: same dtype, IterTypes and allocation hint, reduction axes
+//     dropped, constant extents kept and every other extent a free symbolic
+//     extent of the input (shared where the complete fusion shares it). A
+//     complete-fusion input keeps its contiguity; an intermediate is contiguous
+//     (the runtime allocates it densely in its allocation order).
+//   - Tensors produced here and read outside, or complete-fusion outputs,
+//     become outputs (keeping required stride orders; aliases only when the
+//     aliased input is also an input here).
+//   - Scalars (operands and extents of produced tensors) are copied with their
+//     scalar arithmetic; leaves that are constants are copied, leaves that are
+//     extents of this segment's inputs reuse them, and every other free leaf (a
+//     scalar input, the extent of a tensor not read here) becomes a scalar
+//     input, after the tensor inputs.
+// `map` receives complete-value -> segment-value.
+ExtractedSegment extractSegment(const Fusion& complete, const std::vector<Expr*>& exprs,
+                                std::unordered_map<const Val*, Val*>* map = nullptr);
 
 }  // namespace fusebox

@@ -35,6 +35,11 @@ class Fusion {
   // it is added to each input's uses(). Outputs must not have a definition yet.
   Expr* newExpr(OpType op, std::vector<Val*> inputs, std::vector<Val*> outputs,
                 ExprAttrs attrs = {});
+  // Gives a value or expression of this fusion the name (number) `name`, e.g. to
+  // keep a complete-fusion name in a segment's copy; values and expressions
+  // created later are numbered after it. (Defined in segment/fusion_names.cpp.)
+  void setName(Val* v, int64_t name);
+  void setName(Expr* e, int64_t name);
 
   // ---- interface ----------------------------------------------------------
   void addInput(Val* v);

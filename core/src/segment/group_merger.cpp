@@ -1,0 +1,246 @@
+// GroupMerger: the segmentation search.
+//
+// 1. The whole fusion, offered to every scheduler in order.
+// 2. Otherwise one group per tensor expression (scalar arithmetic belongs to
+//    no group: it is copied into whichever segment needs it). Each must be
+//    accepted by some scheduler, or the fusion cannot run at all.
+// 3. Rounds of level-by-level merging: groups are ranked by level (longest
+//    path from a source in the group graph); each round walks them by (level,
+//    id) and merges a group with its first consumer one level further down
+//    that some scheduler accepts together with it, each group merging at most
+//    once per round. Pairing neighbours this way grows groups evenly (a chain
+//    of n expressions needs about log2(n) rounds, each extracting O(n)
+//    expressions in total) instead of growing one group by one expression at
+//    a time.
+// 4. A final greedy pass over every remaining producer-consumer pair, until a
+//    whole pass merges nothing.
+// A merge is refused without asking a scheduler when another path joins the
+// two groups (the union would be part of a cycle) or when the edge carries a
+// segment_set output. Refusals are remembered per (group, version) pair, so an
+// unchanged pair is never tried twice.
+#include "segment/group_merger.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_set>
+
+#include <fusebox/ir/printer.h>
+
+namespace fusebox::segment_detail {
+
+GroupMerger::GroupMerger(Segmenter& segmenter, const Fusion& complete, FusionRuntimeFacts& facts,
+                         std::vector<SegmenterLogEntry>* log)
+    : segmenter_(segmenter), facts_(facts), log_(log), extractor_(complete) {}
+
+std::vector<AcceptedGroup> GroupMerger::run() {
+  const auto& exprs = extractor_.tensorExprs();
+  if (exprs.empty()) return {};
+  if (auto whole = tryWholeFusion()) {
+    std::vector<AcceptedGroup> out;
+    out.push_back(std::move(*whole));
+    return out;
+  }
+  // Edges between single-expression groups: producer position -> consumer position.
+  std::vector<std::pair<int64_t, int64_t>> edges;
+  for (size_t c = 0; c < exprs.size(); ++c)
+    for (const Val* in : exprs[c]->inputs()) {
+      if (!in->isTensor() || in->definition() == nullptr) continue;
+      int64_t p = extractor_.position(in->definition());
+      if (p >= 0) edges.emplace_back(p, static_cast<int64_t>(c));
+    }
+  graph_.emplace(static_cast<int64_t>(exprs.size()), edges);
+  accepted_.resize(exprs.size());
+  acceptSingleExpressions();
+  for (int round = 1; mergeRound(round); ++round) {
+  }
+  greedyMerge();
+
+  std::vector<AcceptedGroup> out;
+  for (int64_t g : graph_->runOrder()) out.push_back(std::move(*accepted_[g]));
+  return out;
+}
+
+std::optional<AcceptedGroup> GroupMerger::tryWholeFusion() {
+  const auto& exprs = extractor_.tensorExprs();
+  const std::string stage = "whole fusion";
+  // A segment_set read by another expression asks for a boundary.
+  for (const Expr* e : exprs) {
+    if (e->op() != OpType::SegmentSet) continue;
+    for (const Expr* use : e->output(0)->uses())
+      if (extractor_.position(use) >= 0) {
+        if (log_)
+          log_->push_back({stage,
+                           {0},
+                           {"whole fusion"},
+                           "(segmenter)",
+                           fmt::format("{} is a segment_set output read by another expression: "
+                                       "producer and consumer go to different segments",
+                                       e->output(0)->toString())});
+        return std::nullopt;
+      }
+  }
+  AcceptedGroup whole;
+  whole.exprs = exprs;
+  whole.segment = extract(exprs);
+  RuntimeInfo info = facts_.forSegment(*whole.segment.fusion, whole.segment.inputs);
+  whole.scheduler =
+      segmenter_.findScheduler(*whole.segment.fusion, info, log_, {0}, {"whole fusion"}, stage);
+  if (whole.scheduler == nullptr) return std::nullopt;
+  return whole;
+}
+
+void GroupMerger::acceptSingleExpressions() {
+  const auto& exprs = extractor_.tensorExprs();
+  const std::string stage = "single expression";
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    const auto id = static_cast<int64_t>(i);
+    AcceptedGroup group;
+    group.exprs = {exprs[i]};
+    group.segment = extract(group.exprs);
+    RuntimeInfo info = facts_.forSegment(*group.segment.fusion, group.segment.inputs);
+    std::vector<SegmenterLogEntry> refusals;
+    group.scheduler =
+        segmenter_.findScheduler(*group.segment.fusion, info, &refusals, {id}, {label(id)}, stage);
+    if (log_) log_->insert(log_->end(), refusals.begin(), refusals.end());
+    if (group.scheduler == nullptr) {
+      std::string why;
+      for (const auto& r : refusals) why += fmt::format("\n  {}: {}", r.scheduler, r.reason);
+      if (segmenter_.schedulers().empty()) why = "\n  (no scheduler is configured)";
+      throw UserError(
+          fmt::format("no scheduler accepts this expression, so the fusion cannot "
+                      "run:\n{}the schedulers said:{}",
+                      printExpr(exprs[i]), why));
+    }
+    accepted_[i] = std::move(group);
+  }
+}
+
+bool GroupMerger::mergeRound(int round) {
+  const std::string stage = fmt::format("merge round {}", round);
+  const auto level = graph_->levels();
+  auto groups = graph_->groupsInOrder();
+  std::stable_sort(groups.begin(), groups.end(), [&](int64_t a, int64_t b) {
+    return level[a] != level[b] ? level[a] < level[b] : a < b;
+  });
+  std::unordered_set<int64_t> touched;
+  bool merged = false;
+  for (int64_t p : groups) {
+    if (touched.count(p) || !graph_->alive(p)) continue;
+    for (int64_t c : graph_->successors(p)) {
+      if (level[c] != level[p] + 1 || touched.count(c)) continue;
+      if (tryMerge(p, c, stage)) {
+        touched.insert(p);
+        touched.insert(c);
+        merged = true;
+        break;
+      }
+    }
+  }
+  return merged;
+}
+
+void GroupMerger::greedyMerge() {
+  const std::string stage = "greedy merge";
+  for (bool merged = true; merged;) {
+    merged = false;
+    for (int64_t p : graph_->groupsInOrder()) {
+      // A merge earlier in this pass may have absorbed p, or grown it.
+      while (graph_->alive(p)) {
+        bool grew = false;
+        for (int64_t c : graph_->successors(p))
+          if (tryMerge(p, c, stage)) {
+            grew = merged = true;
+            p = std::min(p, c);
+            break;
+          }
+        if (!grew) break;
+      }
+    }
+  }
+}
+
+const Val* GroupMerger::segmentSetBetween(int64_t producer, int64_t consumer) const {
+  const auto& exprs = extractor_.tensorExprs();
+  for (int64_t e : graph_->members(consumer))
+    for (const Val* in : exprs[e]->inputs()) {
+      const Expr* def = in->definition();
+      if (!in->isTensor() || def == nullptr || def->op() != OpType::SegmentSet) continue;
+      int64_t p = extractor_.position(def);
+      if (p >= 0 && graph_->groupOf(p) == producer) return in;
+    }
+  return nullptr;
+}
+
+ExtractedSegment GroupMerger::extract(const std::vector<Expr*>& exprs) {
+  ++extractions_;
+  return extractor_.extract(exprs);
+}
+
+std::vector<Expr*> GroupMerger::exprsOf(const std::vector<int64_t>& positions) const {
+  std::vector<Expr*> out;
+  out.reserve(positions.size());
+  for (int64_t p : positions) out.push_back(extractor_.tensorExprs()[p]);
+  return out;
+}
+
+std::string GroupMerger::label(int64_t group) const {
+  std::vector<std::string> names;
+  const auto& members = graph_ ? graph_->members(group) : std::vector<int64_t>{group};
+  for (int64_t e : members)
+    for (const Val* out : extractor_.tensorExprs()[e]->outputs()) names.push_back(out->toString());
+  constexpr size_t kShown = 4;
+  if (names.size() <= kShown + 1) return fmt::format("{}", fmt::join(names, ", "));
+  return fmt::format("{} and {} more", fmt::join(names.begin(), names.begin() + kShown, ", "),
+                     names.size() - kShown);
+}
+
+void GroupMerger::refuse(const std::string& stage, int64_t producer, int64_t consumer,
+                         const std::string& reason) {
+  refused_.insert({producer, graph_->version(producer), consumer, graph_->version(consumer)});
+  if (log_)
+    log_->push_back(
+        {stage, {producer, consumer}, {label(producer), label(consumer)}, "(segmenter)", reason});
+}
+
+bool GroupMerger::tryMerge(int64_t producer, int64_t consumer, const std::string& stage) {
+  const std::array<int64_t, 4> key = {producer, graph_->version(producer), consumer,
+                                      graph_->version(consumer)};
+  if (refused_.count(key)) return false;
+  if (const Val* boundary = segmentSetBetween(producer, consumer)) {
+    refuse(stage, producer, consumer,
+           fmt::format("{} is a segment_set output: producer and consumer stay in different "
+                       "segments",
+                       boundary->toString()));
+    return false;
+  }
+  if (int64_t via = graph_->cycleThrough(producer, consumer); via >= 0) {
+    refuse(stage, producer, consumer,
+           fmt::format("merging would create a cycle: #{} {{{}}} depends on #{} and feeds #{}", via,
+                       label(via), producer, consumer));
+    return false;
+  }
+  std::vector<int64_t> positions;
+  const auto& a = graph_->members(producer);
+  const auto& b = graph_->members(consumer);
+  std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(positions));
+  AcceptedGroup group;
+  group.exprs = exprsOf(positions);
+  group.segment = extract(group.exprs);
+  RuntimeInfo info = facts_.forSegment(*group.segment.fusion, group.segment.inputs);
+  std::vector<std::string> labels;
+  if (log_) labels = {label(producer), label(consumer)};
+  group.scheduler = segmenter_.findScheduler(*group.segment.fusion, info, log_,
+                                             {producer, consumer}, labels, stage);
+  if (group.scheduler == nullptr) {
+    refused_.insert(key);
+    return false;
+  }
+  int64_t survivor = graph_->merge(producer, consumer);
+  accepted_[producer].reset();
+  accepted_[consumer].reset();
+  accepted_[survivor] = std::move(group);
+  return true;
+}
+
+}  // namespace fusebox::segment_detail

@@ -1,0 +1,61 @@
+// The search behind Segmenter::segment: the whole fusion first, then one group
+// per tensor expression merged level by level and finally greedily.
+#pragma once
+
+#include <fusebox/segmenter.h>
+
+#include <array>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "segment/group_graph.h"
+#include "segment/segment_extractor.h"
+
+namespace fusebox::segment_detail {
+
+// A group some scheduler accepted, with its extracted sub-fusion.
+struct AcceptedGroup {
+  std::vector<Expr*> exprs;  // complete-fusion expressions, topological order
+  ExtractedSegment segment;
+  const SchedulerEntry* scheduler = nullptr;
+};
+
+class GroupMerger {
+ public:
+  GroupMerger(Segmenter& segmenter, const Fusion& complete, FusionRuntimeFacts& facts,
+              std::vector<SegmenterLogEntry>* log);
+  // The groups in run order. Throws UserError when some expression is
+  // accepted by no scheduler.
+  std::vector<AcceptedGroup> run();
+  // How many candidate segments were extracted.
+  int64_t extractions() const { return extractions_; }
+
+ private:
+  std::optional<AcceptedGroup> tryWholeFusion();
+  void acceptSingleExpressions();
+  // One level-by-level round; true when something merged.
+  bool mergeRound(int round);
+  void greedyMerge();
+  bool tryMerge(int64_t producer, int64_t consumer, const std::string& stage);
+  // A tensor produced in `producer` by a segment_set and read in `consumer`.
+  const Val* segmentSetBetween(int64_t producer, int64_t consumer) const;
+  ExtractedSegment extract(const std::vector<Expr*>& exprs);
+  std::vector<Expr*> exprsOf(const std::vector<int64_t>& positions) const;
+  std::string label(int64_t group) const;
+  void refuse(const std::string& stage, int64_t producer, int64_t consumer,
+              const std::string& reason);
+
+  Segmenter& segmenter_;
+  FusionRuntimeFacts& facts_;
+  std::vector<SegmenterLogEntry>* log_;
+  SegmentExtractor extractor_;
+  std::optional<GroupGraph> graph_;
+  std::vector<std::optional<AcceptedGroup>> accepted_;  // by group id
+  // Merges already refused, by (producer, version, consumer, version).
+  std::set<std::array<int64_t, 4>> refused_;
+  int64_t extractions_ = 0;
+};
+
+}  // namespace fusebox::segment_detail

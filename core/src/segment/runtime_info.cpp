@@ -1,0 +1,195 @@
+// Run-time facts: RuntimeInfo for one segment, FusionRuntimeFacts for the
+// complete fusion (from which every candidate segment's RuntimeInfo comes).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include <fusebox/segmenter.h>
+
+namespace fusebox {
+namespace {
+
+std::string inputName(const Fusion& fusion, size_t i) {
+  return fmt::format("#{} ({})", i, fusion.inputs()[i]->toString());
+}
+
+std::string describeInfo(const ArgumentInfo& a) {
+  if (const auto* t = std::get_if<TensorArgInfo>(&a))
+    return fmt::format("a {} tensor of sizes [{}]", dtypeName(t->dtype), fmt::join(t->sizes, ", "));
+  return fmt::format("the scalar {}", toString(std::get<ScalarValue>(a)));
+}
+
+// Binds `fusion`'s inputs to what is known of them at run time, checking
+// what can be checked from sizes alone (the counterpart of the evaluator's
+// input validation). `what` names the fusion in messages.
+void bindArgumentInfos(const Fusion& fusion, const std::vector<ArgumentInfo>& infos,
+                       ExpressionEvaluator& ee, const std::string& what) {
+  const auto& inputs = fusion.inputs();
+  FUSEBOX_USER_CHECK(infos.size() == inputs.size(), "{} has {} inputs, got {} argument infos", what,
+                     inputs.size(), infos.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Val* v = inputs[i];
+    const std::string name = inputName(fusion, i);
+    if (!v->isTensor()) {
+      const auto* s = std::get_if<ScalarValue>(&infos[i]);
+      FUSEBOX_USER_CHECK(s != nullptr, "{} input {}: expected a scalar, got {}", what, name,
+                         describeInfo(infos[i]));
+      try {
+        ee.bind(v, *s, name);
+      } catch (const UserError& e) {
+        throw UserError(fmt::format("{} input {}: {}", what, name, e.what()));
+      }
+      continue;
+    }
+    const auto* t = std::get_if<TensorArgInfo>(&infos[i]);
+    const auto* tv = v->as<TensorView>();
+    FUSEBOX_USER_CHECK(t != nullptr, "{} input {}: expected a tensor, got {}", what, name,
+                       describeInfo(infos[i]));
+    const auto dims = tv->logicalNoReductions();
+    FUSEBOX_USER_CHECK(t->dtype == tv->dtype(), "{} input {}: expected dtype {}, got {}", what,
+                       name, dtypeName(tv->dtype()), dtypeName(t->dtype));
+    FUSEBOX_USER_CHECK(t->sizes.size() == dims.size(),
+                       "{} input {}: expected {} dims, got sizes [{}]", what, name, dims.size(),
+                       fmt::join(t->sizes, ", "));
+    FUSEBOX_USER_CHECK(t->strides.empty() || t->strides.size() == t->sizes.size(),
+                       "{} input {}: {} strides for {} sizes", what, name, t->strides.size(),
+                       t->sizes.size());
+    for (size_t d = 0; d < dims.size(); ++d) {
+      const IterDomain* id = dims[d];
+      if (id->isBroadcast() && !id->hasExpandedExtent()) {
+        FUSEBOX_USER_CHECK(t->sizes[d] == 1,
+                           "{} input {}: dim {} has size {}, expected 1 (a broadcast dim)", what,
+                           name, d, t->sizes[d]);
+        continue;
+      }
+      std::string expected = ee.bindExtent(id->logicalExtent(), t->sizes[d], name);
+      FUSEBOX_USER_CHECK(expected.empty(), "{} input {}: dim {} has size {}, expected {}", what,
+                         name, d, t->sizes[d], expected);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<int64_t> denseStrides(const std::vector<int64_t>& sizes,
+                                  const std::vector<int64_t>& stride_order) {
+  const size_t n = sizes.size();
+  std::vector<int64_t> permutation(n);  // outermost first
+  if (stride_order.empty()) {
+    for (size_t d = 0; d < n; ++d) permutation[d] = static_cast<int64_t>(d);
+  } else {
+    FUSEBOX_CHECK(stride_order.size() == n && isPermutation(stride_order),
+                  "stride order [{}] for {} dims", fmt::join(stride_order, ", "), n);
+    permutation = strideOrderToAllocationPermutation(stride_order);
+  }
+  std::vector<int64_t> strides(n, 1);
+  int64_t stride = 1;
+  for (size_t k = n; k-- > 0;) {
+    strides[permutation[k]] = stride;
+    stride *= std::max<int64_t>(sizes[permutation[k]], 1);
+  }
+  return strides;
+}
+
+ArgumentInfo argumentInfoOf(const Argument& argument) {
+  if (const auto* s = std::get_if<ScalarValue>(&argument)) return *s;
+  const Tensor& t = std::get<Tensor>(argument);
+  TensorArgInfo info;
+  info.dtype = t.dtype();
+  info.sizes = t.sizes();
+  info.strides = t.strides();
+  const auto address = reinterpret_cast<uintptr_t>(t.data());
+  info.alignment = 256;
+  while (info.alignment > 1 && address % static_cast<uintptr_t>(info.alignment) != 0)
+    info.alignment /= 2;
+  return info;
+}
+
+Tensor boundaryView(const TensorView* tv, const Tensor& value) {
+  const auto dims = tv->logicalNoReductions();
+  FUSEBOX_CHECK(static_cast<int64_t>(dims.size()) == value.dim(), "{} has {} dims, its value {}",
+                tv->toString(), dims.size(), value.describe());
+  std::vector<int64_t> strides = value.strides();
+  bool changed = false;
+  for (size_t d = 0; d < dims.size(); ++d)
+    if (dims[d]->hasExpandedExtent() && strides[d] != 0) {
+      strides[d] = 0;
+      changed = true;
+    }
+  return changed ? value.asStrided(value.sizes(), strides, value.storageOffset()) : value;
+}
+
+// ---- RuntimeInfo ---------------------------------------------------------------------------
+
+RuntimeInfo::RuntimeInfo(const Fusion& segment, std::vector<ArgumentInfo> inputs,
+                         DeviceProperties device)
+    : segment_(&segment), inputs_(std::move(inputs)), device_(std::move(device)) {
+  bindArgumentInfos(segment, inputs_, evaluator_, "segment");
+}
+
+int64_t RuntimeInfo::extent(const IterDomain* id) {
+  return evaluator_.evaluateInt(id->logicalExtent());
+}
+
+std::vector<int64_t> RuntimeInfo::sizes(const TensorView* tv) {
+  std::vector<int64_t> out;
+  for (const IterDomain* id : tv->logicalNoReductions()) out.push_back(extent(id));
+  return out;
+}
+
+// ---- FusionRuntimeFacts ---------------------------------------------------------------------
+
+FusionRuntimeFacts::FusionRuntimeFacts(const Fusion& complete, std::vector<ArgumentInfo> inputs,
+                                       DeviceProperties device)
+    : complete_(&complete), inputs_(std::move(inputs)), device_(std::move(device)) {
+  bindArgumentInfos(complete, inputs_, evaluator_, "fusion");
+}
+
+ScalarValue FusionRuntimeFacts::scalarValue(const Val* complete_scalar) {
+  auto value = evaluator_.evaluate(complete_scalar);
+  FUSEBOX_CHECK(value.has_value(),
+                "the value of {} cannot be computed from the fusion's inputs (its extents and "
+                "scalar inputs)",
+                complete_scalar->as<Scalar>()->inlineString());
+  return *value;
+}
+
+ArgumentInfo FusionRuntimeFacts::argumentInfo(const Val* v) {
+  const auto& fusion_inputs = complete_->inputs();
+  auto pos = std::find(fusion_inputs.begin(), fusion_inputs.end(), v);
+  if (pos != fusion_inputs.end()) return inputs_[pos - fusion_inputs.begin()];
+  if (!v->isTensor()) return scalarValue(v);
+  // An intermediate: a fresh dense allocation in its allocation order. An
+  // expanded broadcast repeats one value, so it takes no memory (stride 0).
+  const auto* tv = v->as<TensorView>();
+  TensorArgInfo info;
+  info.dtype = tv->dtype();
+  std::vector<int64_t> storage_sizes;
+  for (const IterDomain* id : tv->logicalNoReductions()) {
+    const bool plain_broadcast = id->isBroadcast() && !id->hasExpandedExtent();
+    info.sizes.push_back(plain_broadcast ? 1 : toInt(scalarValue(id->logicalExtent())));
+    storage_sizes.push_back(id->isBroadcast() ? 1 : info.sizes.back());
+  }
+  std::vector<int64_t> order;
+  if (const auto* required = complete_->requiredStrideOrder(tv))
+    order = *required;
+  else if (tv->hasAllocation())
+    order = tv->strideOrder();
+  info.strides = denseStrides(storage_sizes, order);
+  auto dims = tv->logicalNoReductions();
+  for (size_t d = 0; d < dims.size(); ++d)
+    if (dims[d]->hasExpandedExtent()) info.strides[d] = 0;
+  info.alignment = 256;
+  return info;
+}
+
+RuntimeInfo FusionRuntimeFacts::forSegment(const Fusion& segment,
+                                           const std::vector<Val*>& complete_inputs) {
+  std::vector<ArgumentInfo> infos;
+  infos.reserve(complete_inputs.size());
+  for (const Val* v : complete_inputs) infos.push_back(argumentInfo(v));
+  return RuntimeInfo(segment, std::move(infos), device_);
+}
+
+}  // namespace fusebox

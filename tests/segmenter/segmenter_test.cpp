@@ -1,0 +1,336 @@
+// The segmentation of representative fusions, pinned with the test schedulers
+// (tests/scheduler_fixtures): what splits where, what stays whole, what a
+// scheduler that throws or rejects does to it, and the error when nothing
+// accepts an expression. Every segmentation is also run (through the plans the
+// schedulers make) and compared with the evaluator on the complete fusion.
+#include <fusebox/ir/ops.h>
+
+#include <gmock/gmock.h>
+
+#include "segmenter_test_util.h"
+
+namespace fusebox {
+namespace {
+
+using namespace segmenter_testing;
+using ::testing::HasSubstr;
+
+struct Segmented {
+  std::unique_ptr<SegmentedFusion> result;
+  std::vector<SegmenterLogEntry> log;
+  std::unique_ptr<Segmenter> segmenter;
+};
+
+Segmented segmentWith(const Fusion& f, const std::vector<Argument>& inputs,
+                      const std::vector<std::string>& schedulers) {
+  Segmented s;
+  s.segmenter = std::make_unique<Segmenter>(schedulersNamed(schedulers));
+  FusionRuntimeFacts facts = factsFor(f, inputs);
+  s.result = s.segmenter->segment(f, facts, &s.log);
+  return s;
+}
+
+// Runs every group through the plan its scheduler makes and compares with the
+// evaluator on the complete fusion.
+void expectRunsLikeTheCompleteFusion(const Segmented& s, const Fusion& f,
+                                     const std::vector<Argument>& inputs,
+                                     const std::function<std::vector<Argument>()>& fresh_inputs) {
+  FusionRuntimeFacts facts = factsFor(f, inputs);
+  std::vector<std::unique_ptr<SegmentPlan>> plans;
+  std::vector<SegmentToRun> run;
+  for (const auto& g : s.result->groups()) {
+    const SchedulerEntry* entry = nullptr;
+    for (const auto& e : s.segmenter->schedulers())
+      if (e.plugin.name == g.scheduler) entry = &e;
+    ASSERT_NE(entry, nullptr) << g.scheduler;
+    RuntimeInfo info = facts.forSegment(*g.fusion, g.inputs);
+    CompileTimeCache& cache = s.segmenter->compileTimeCache(g.scheduler, *g.fusion);
+    auto params = entry->scheduler->computeHeuristics(*g.fusion, info, cache);
+    plans.push_back(entry->scheduler->schedule(*g.fusion, *params, info));
+    auto* plan = dynamic_cast<const HostPlan*>(plans.back().get());
+    ASSERT_NE(plan, nullptr);
+    run.push_back({g.fusion.get(), &g.inputs, &g.outputs, plan});
+  }
+  expectSameOutputs(runSegments(f, run, fresh_inputs()), evaluateFusion(f, fresh_inputs()),
+                    "segmented run");
+}
+
+void expectRunsLikeTheCompleteFusion(const Segmented& s, const Program& p) {
+  expectRunsLikeTheCompleteFusion(s, p.fusion(), p.inputs(), [&] { return p.inputs(); });
+}
+
+std::vector<std::string> opsOf(const SegmentGroup& g) {
+  std::vector<std::string> ops;
+  for (const Expr* e : g.exprs) ops.push_back(e->opName());
+  return ops;
+}
+
+int64_t countEntries(const std::vector<SegmenterLogEntry>& log, const std::string& scheduler,
+                     const std::string& reason_part) {
+  int64_t n = 0;
+  for (const auto& e : log)
+    if (e.scheduler == scheduler && e.reason.find(reason_part) != std::string::npos) ++n;
+  return n;
+}
+
+Tensor ramp(std::vector<int64_t> sizes) {
+  Tensor x = Tensor::empty(DataType::Float, sizes);
+  std::vector<int64_t> index(sizes.size(), 0);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    int64_t rest = i;
+    for (size_t d = sizes.size(); d-- > 0;) {
+      index[d] = rest % sizes[d];
+      rest /= sizes[d];
+    }
+    x.setDouble(index, static_cast<double>(i % 7 - 3) * 0.25);
+  }
+  return x;
+}
+
+TEST(Segmenter, GeluBiasGradSplitsIntoItsPointwisePartAndItsReduction) {
+  Program p = loadExample("gelu_bias_grad.py");
+  auto s = segmentWith(p.fusion(), p.inputs(), {"pointwise_only", "single_reduction"});
+  const auto& groups = s.result->groups();
+  ASSERT_EQ(groups.size(), 2u) << s.result->toString();
+  auto all = p.fusion().tensorExprs();
+  // The sum reads T30 (grad_x), the output of the pointwise part: pointwise first.
+  EXPECT_EQ(groups[0].scheduler, "pointwise_only");
+  EXPECT_EQ(groups[0].exprs, std::vector<Expr*>(all.begin(), all.end() - 1));
+  EXPECT_EQ(groups[1].scheduler, "single_reduction");
+  EXPECT_EQ(opsOf(groups[1]), std::vector<std::string>{"sum"});
+  ASSERT_EQ(s.result->edges().size(), 1u);
+  EXPECT_EQ(s.result->edges()[0].from, 0);
+  EXPECT_EQ(s.result->edges()[0].to, 1);
+  EXPECT_EQ(s.result->edges()[0].value, all.back()->input(0));
+  EXPECT_EQ(groups[1].inputs, std::vector<Val*>{all.back()->input(0)});
+  // The whole fusion was offered first and refused by both; of the single
+  // expressions only the sum was refused (by pointwise_only, tried first); every
+  // refused merge was one of the pointwise groups with the sum.
+  const int64_t sum_group = static_cast<int64_t>(all.size()) - 1;
+  const std::string sum_name = all.back()->output(0)->toString();     // the script's T31
+  const std::string first_name = all.front()->output(0)->toString();  // T4's broadcast
+  ASSERT_EQ(all.front()->opName(), "broadcast");
+  int64_t whole = 0, single = 0, merges = 0;
+  for (const auto& e : s.log) {
+    if (e.stage == "whole fusion") {
+      ++whole;
+    } else if (e.stage == "single expression") {
+      ++single;
+      EXPECT_EQ(e.groups, std::vector<int64_t>{sum_group});
+      EXPECT_EQ(e.reason, "compile time: " + sum_name + " = sum is not pointwise");
+    } else {
+      ++merges;
+      ASSERT_EQ(e.groups.size(), 2u);
+      EXPECT_EQ(e.groups[1], sum_group);
+      EXPECT_EQ(e.group_labels[1], sum_name);
+    }
+  }
+  EXPECT_EQ(whole, 2) << formatSegmenterLog(s.log);
+  EXPECT_EQ(single, 1) << formatSegmenterLog(s.log);
+  EXPECT_GT(merges, 0) << formatSegmenterLog(s.log);
+  EXPECT_EQ(s.log[0].reason, "compile time: " + sum_name + " = sum is not pointwise");
+  EXPECT_EQ(s.log[1].reason, "compile time: " + first_name +
+                                 " = broadcast is neither the reduction nor a set or cast");
+  expectRunsLikeTheCompleteFusion(s, p);
+}
+
+TEST(Segmenter, APointwiseChainAcceptedWholeStaysOneGroup) {
+  Fusion f;
+  TensorView* t = defineSymbolicTensor(f, 2);
+  TensorView* x = t;
+  for (int i = 0; i < 6; ++i) x = i % 2 ? tanh(add(x, t)) : neg(x);
+  f.addOutput(x);
+  std::vector<Argument> in = {ramp({3, 4})};
+  auto s = segmentWith(f, in, {"single_reduction", "pointwise_only"});
+  ASSERT_EQ(s.result->groups().size(), 1u);
+  EXPECT_EQ(s.result->groups()[0].scheduler, "pointwise_only");
+  EXPECT_EQ(s.result->groups()[0].exprs, f.tensorExprs());
+  EXPECT_TRUE(s.result->edges().empty());
+  // Only single_reduction, tried first, refused the whole fusion.
+  ASSERT_EQ(s.log.size(), 1u);
+  EXPECT_EQ(s.log[0].scheduler, "single_reduction");
+  expectRunsLikeTheCompleteFusion(s, f, in, [&] { return in; });
+}
+
+TEST(Segmenter, APointwiseChainWithAReductionInTheMiddleMergesBackIntoThreeGroups) {
+  Fusion f;
+  TensorView* t = defineSymbolicTensor(f, 2);
+  TensorView* a = exp(neg(t));
+  TensorView* r = sum(a, {1}, true);
+  TensorView* b = tanh(add(mul(r, r), t));
+  f.addOutput(b);
+  std::vector<Argument> in = {ramp({3, 5})};
+  auto s = segmentWith(f, in, {"pointwise_only", "single_reduction"});
+  const auto& groups = s.result->groups();
+  ASSERT_EQ(groups.size(), 3u) << s.result->toString();
+  EXPECT_EQ(opsOf(groups[0]), (std::vector<std::string>{"neg", "exp"}));
+  EXPECT_EQ(opsOf(groups[1]), std::vector<std::string>{"sum"});
+  // keepdim adds a broadcast after the sum: pointwise, so it joins the rest.
+  EXPECT_EQ(opsOf(groups[2]), (std::vector<std::string>{"broadcast", "mul", "add", "tanh"}));
+  expectRunsLikeTheCompleteFusion(s, f, in, [&] { return in; });
+}
+
+TEST(Segmenter, TheSmallIssue785ExampleGivesTwoIndependentGroups) {
+  Program p = loadExample("segmented_issue785.py");
+  auto s = segmentWith(p.fusion(), p.inputs(), {"pointwise_only", "single_reduction"});
+  const auto& groups = s.result->groups();
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(opsOf(groups[0]), std::vector<std::string>{"pow"});
+  EXPECT_EQ(groups[0].scheduler, "pointwise_only");
+  EXPECT_EQ(opsOf(groups[1]), std::vector<std::string>{"sum"});
+  EXPECT_EQ(groups[1].scheduler, "single_reduction");
+  EXPECT_TRUE(s.result->edges().empty());
+  // Whole fusion: both refuse; single expressions: each refused by the other one
+  // where it comes first (pointwise_only refuses the sum).
+  EXPECT_EQ(countEntries(s.log, "pointwise_only", "T4_g = sum is not pointwise"), 2);
+  EXPECT_EQ(countEntries(s.log, "single_reduction", "pow is neither the reduction"), 1);
+  expectRunsLikeTheCompleteFusion(s, p);
+}
+
+TEST(Segmenter, ADiamondThatNaiveMergingWouldCloseIntoACycleStaysInThreeGroups) {
+  // T1 = exp(T0); T2 = sum(T1); T3 = add(T1, T2). {T1, T3} is pointwise, but
+  // merging it would leave T2 both after and before the merged group.
+  Fusion f;
+  TensorView* t0 = defineSymbolicTensor(f, 2);
+  TensorView* t1 = exp(t0);
+  TensorView* t2 = sum(t1, {1}, true);
+  TensorView* t3 = add(t1, t2);
+  f.addOutput(t3);
+  std::vector<Argument> in = {ramp({4, 3})};
+  auto s = segmentWith(f, in, {"pointwise_only", "single_reduction"});
+  ASSERT_EQ(s.result->groups().size(), 3u) << s.result->toString();
+  EXPECT_EQ(countEntries(s.log, "(segmenter)", "would create a cycle"), 1)
+      << formatSegmenterLog(s.log);
+  for (const auto& e : s.result->edges()) EXPECT_LT(e.from, e.to);
+  expectRunsLikeTheCompleteFusion(s, f, in, [&] { return in; });
+}
+
+TEST(Segmenter, ASchedulerThatThrowsCountsAsRejectingAndTheLogSaysWhy) {
+  Program p = loadExample("gelu_bias_grad.py");
+  auto plain = segmentWith(p.fusion(), p.inputs(), {"pointwise_only", "single_reduction"});
+  auto s =
+      segmentWith(p.fusion(), p.inputs(), {"throws_always", "pointwise_only", "single_reduction"});
+  ASSERT_EQ(s.result->groups().size(), plain.result->groups().size());
+  for (size_t i = 0; i < plain.result->groups().size(); ++i) {
+    EXPECT_EQ(s.result->groups()[i].exprs, plain.result->groups()[i].exprs);
+    EXPECT_EQ(s.result->groups()[i].scheduler, plain.result->groups()[i].scheduler);
+  }
+  int64_t threw = countEntries(s.log, "throws_always", "throws_always throws from");
+  EXPECT_GT(threw, 0);
+  for (const auto& e : s.log)
+    if (e.scheduler == "throws_always") {
+      EXPECT_THAT(e.reason, HasSubstr("threw: plugin 'throws_always'"));
+      EXPECT_THAT(e.reason, HasSubstr("canScheduleCompileTime"));
+    }
+  // It was asked once per segment structure: the rest came from the cache.
+  EXPECT_GT(s.segmenter->counters().compile_time_cache_hits, 0);
+  expectRunsLikeTheCompleteFusion(s, p);
+}
+
+TEST(Segmenter, ASchedulerThatRejectsEverythingFirstChangesNothing) {
+  Program p = loadExample("gelu_bias_grad.py");
+  auto s =
+      segmentWith(p.fusion(), p.inputs(), {"reject_all", "pointwise_only", "single_reduction"});
+  ASSERT_EQ(s.result->groups().size(), 2u);
+  EXPECT_EQ(s.result->groups()[0].scheduler, "pointwise_only");
+  EXPECT_EQ(s.result->groups()[1].scheduler, "single_reduction");
+  EXPECT_GT(countEntries(s.log, "reject_all", "compile time: reject_all rejects every segment"), 0);
+  expectRunsLikeTheCompleteFusion(s, p);
+}
+
+TEST(Segmenter, RunTimeRejectionsSeeTheRealSizes) {
+  Program p = loadExample("segmented_issue785.py");  // shrunk to [16, 9, 9] inputs
+  auto s =
+      segmentWith(p.fusion(), p.inputs(), {"runtime_reject", "pointwise_only", "single_reduction"});
+  ASSERT_EQ(s.result->groups().size(), 2u);
+  // The whole fusion's outputs are [16, 9, 9] and [9]; each single
+  // expression's segment has one of them.
+  EXPECT_EQ(s.log[0].reason,
+            "run time: rejected at run time with outputs T3_g [16, 9, 9], T4_g [9]")
+      << formatSegmenterLog(s.log);
+  EXPECT_EQ(countEntries(s.log, "runtime_reject", "with outputs T3_g [16, 9, 9]"), 2);
+  EXPECT_EQ(countEntries(s.log, "runtime_reject", "with outputs T4_g [9]"), 1);
+  expectRunsLikeTheCompleteFusion(s, p);
+}
+
+TEST(Segmenter, AnExpressionNoSchedulerAcceptsIsAUserErrorNamingItAndEveryReason) {
+  Program p = loadExample("layer_norm.py");
+  const Expr* var_mean = nullptr;
+  for (const Expr* e : p.fusion().tensorExprs())
+    if (e->op() == OpType::VarMean) var_mean = e;
+  ASSERT_NE(var_mean, nullptr);
+  try {
+    segmentWith(p.fusion(), p.inputs(), {"pointwise_only", "throws_always", "single_reduction"});
+    FAIL() << "expected a UserError";
+  } catch (const UserError& e) {
+    std::string m = e.what();
+    EXPECT_THAT(m, HasSubstr("no scheduler accepts this expression"));
+    EXPECT_THAT(m, HasSubstr(printExpr(var_mean)));
+    EXPECT_THAT(m, HasSubstr("pointwise_only: compile time: T3_g = var_mean is not pointwise"));
+    EXPECT_THAT(m, HasSubstr("throws_always: compile time: threw:"));
+    EXPECT_THAT(m, HasSubstr("single_reduction: compile time: T3_g = var_mean is not a plain "
+                             "reduction"));
+  }
+  Fusion f;
+  TensorView* t = defineSymbolicTensor(f, 1);
+  f.addOutput(neg(t));
+  std::vector<Argument> in = {ramp({3})};
+  try {
+    segmentWith(f, in, {});
+    FAIL() << "expected a UserError";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("no scheduler is configured"));
+    EXPECT_THAT(e.what(), HasSubstr("neg("));
+  }
+}
+
+TEST(Segmenter, ASegmentSetKeepsItsProducerAndConsumerApart) {
+  Fusion f;
+  TensorView* t0 = defineSymbolicTensor(f, 2);
+  TensorView* t1 = exp(t0);
+  TensorView* t2 = segmentSet(t1);
+  TensorView* t3 = neg(t2);
+  f.addOutput(t3);
+  std::vector<Argument> in = {ramp({2, 3})};
+  auto s = segmentWith(f, in, {"accept_all_host"});
+  ASSERT_EQ(s.result->groups().size(), 2u);
+  EXPECT_EQ(opsOf(s.result->groups()[0]), (std::vector<std::string>{"exp", "segment_set"}));
+  EXPECT_EQ(opsOf(s.result->groups()[1]), std::vector<std::string>{"neg"});
+  EXPECT_EQ(countEntries(s.log, "(segmenter)", "segment_set"), 2);  // whole fusion, the merge
+  expectRunsLikeTheCompleteFusion(s, f, in, [&] { return in; });
+}
+
+TEST(Segmenter, CompileTimeDecisionsAreCachedPerSegmentStructure) {
+  // Eight structurally equal exps, then a sum: the singles stage asks each
+  // scheduler about "exp" once.
+  Fusion f;
+  TensorView* x = defineSymbolicTensor(f, 2);
+  for (int i = 0; i < 8; ++i) x = exp(x);
+  f.addOutput(sum(x, {0}));
+  std::vector<Argument> in = {ramp({2, 3})};
+  Segmenter segmenter(schedulersNamed({"single_reduction", "pointwise_only"}));
+  FusionRuntimeFacts facts = factsFor(f, in);
+  auto result = segmenter.segment(f, facts);
+  ASSERT_EQ(result->groups().size(), 2u);
+  const auto first = segmenter.counters();
+  EXPECT_GE(first.compile_time_cache_hits, 7 * 2);
+  // Segmenting again asks no scheduler anything at compile time.
+  FusionRuntimeFacts again = factsFor(f, in);
+  auto second = segmenter.segment(f, again);
+  EXPECT_EQ(segmenter.counters().compile_time_checks, first.compile_time_checks);
+  EXPECT_GT(segmenter.counters().run_time_checks, first.run_time_checks);
+  EXPECT_EQ(second->toString(), result->toString());
+}
+
+TEST(Segmenter, AFusionWithoutTensorExpressionsHasNoGroups) {
+  Fusion f;
+  TensorView* t = defineSymbolicTensor(f, 1);
+  f.addOutput(t);
+  std::vector<Argument> in = {ramp({3})};
+  auto s = segmentWith(f, in, {"pointwise_only"});
+  EXPECT_TRUE(s.result->groups().empty());
+  EXPECT_THAT(s.result->toString(), HasSubstr("Segmented fusion: 0 groups"));
+}
+
+}  // namespace
+}  // namespace fusebox
