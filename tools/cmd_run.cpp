@@ -1,13 +1,15 @@
-// `fusebox run FILE.py`: parse, make inputs, print the IR, run, summarize.
+// `fusebox run FILE.py`: parse, make inputs, run through the runtime (passes,
+// segmentation, schedulers), print the IR and a summary of inputs and outputs.
 #include "cli_common.h"
 #include "pass_options.h"
 
 #include <fusebox/ir/printer.h>
 #include <fusebox/npy.h>
+#include <fusebox/runtime.h>
+#include <fusebox/scheduler_setup.h>
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <filesystem>
 #include <iostream>
 
@@ -20,49 +22,85 @@ struct RunOptions {
   std::string save_outputs;
   uint64_t seed = 0;
   bool quiet_ir = false;
+  int64_t repeat = 1;
   PassFlags passes;
 };
 
+std::unique_ptr<FusionRuntime> makeRuntime(PythonDefinition& def, const RunOptions& o) {
+  Setup setup = loadSetup(o.passes, std::cerr);
+  RuntimeOptions runtime;
+  runtime.input_names = def.input_names;
+  runtime.dump = &std::cout;
+  runtime.diagnostics = &std::cerr;
+  if (!o.passes.no_passes)
+    return std::make_unique<FusionRuntime>(std::move(def.fusion), setup.config, setup.registry,
+                                           setup.options, runtime, setup.disabled_passes,
+                                           setup.disabled_schedulers);
+  SchedulerSetup schedulers =
+      buildSchedulers(setup.config, setup.registry, setup.disabled_schedulers);
+  for (const auto& message : schedulers.diagnostics) std::cerr << "warning: " << message << "\n";
+  return std::make_unique<FusionRuntime>(std::move(def.fusion), std::nullopt,
+                                         std::move(schedulers.entries), setup.options, runtime);
+}
+
+// "run 2: cache hit; 2 segments in 0.412 ms: group 0 by no_op, group 1 by expr_eval"
+std::string describeRun(int64_t index, const RunReport& report) {
+  std::vector<std::string> segments;
+  for (const auto& s : report.segments)
+    segments.push_back(fmt::format("group {} by {}", s.group, s.scheduler));
+  std::string cache = report.cache_hit
+                          ? "cache hit"
+                          : fmt::format("cache miss (passes and segmentation {:.3f} ms)",
+                                        report.setup_milliseconds);
+  return fmt::format("run {}: {}; {} segment{} in {:.3f} ms: {}", index, cache,
+                     report.segments.size(), report.segments.size() == 1 ? "" : "s",
+                     report.milliseconds, fmt::join(segments, ", "));
+}
+
+void saveOutputs(const std::string& folder, const Fusion& fusion,
+                 const std::vector<Argument>& outputs) {
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  FUSEBOX_USER_CHECK(!ec, "--save-outputs {}: cannot create the folder: {}", folder, ec.message());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::string path = (std::filesystem::path(folder) / fmt::format("output_{}.npy", i)).string();
+    if (auto* t = std::get_if<Tensor>(&outputs[i])) {
+      saveNpy(path, *t);
+    } else {
+      double v = toDouble(std::get<ScalarValue>(outputs[i]));
+      saveNpy(path, Tensor::scalar(fusion.outputs()[i]->dtype(), v));
+    }
+    std::cout << "saved " << path << "\n";
+  }
+}
+
 int runCommand(const RunOptions& o) {
+  FUSEBOX_USER_CHECK(o.repeat >= 1, "--repeat {}: expected a count of at least 1", o.repeat);
   PythonDefinition def = parsePythonFile(o.file);
   std::vector<InputOverride> overrides;
   for (const auto& text : o.inputs) overrides.push_back(parseInputOverride(text));
   std::vector<Argument> args = makeInputs(def, overrides, o.seed);
-  runPassPipeline(def.fusion, o.passes, std::cout, std::cerr);
+  std::unique_ptr<FusionRuntime> runtime = makeRuntime(def, o);
 
-  if (!o.quiet_ir) std::cout << printFusion(*def.fusion) << "\n";
+  std::vector<Argument> outputs;
+  std::vector<std::string> run_lines;
+  for (int64_t i = 1; i <= o.repeat; ++i) {
+    outputs = runtime->run(args);
+    run_lines.push_back(describeRun(i, runtime->lastRun()));
+  }
+
+  // The fusion as the segmenter saw it: after the passes.
+  const Fusion& fusion = runtime->lastFusion();
+  if (!o.quiet_ir) std::cout << printFusion(fusion) << "\n";
   for (size_t i = 0; i < args.size(); ++i)
     std::cout << fmt::format("input {} {}: {}\n", i,
                              i < def.input_names.size() ? def.input_names[i] : "?",
                              summarize(args[i]));
-
-  EvaluatorOptions eval_options;
-  eval_options.input_names = def.input_names;
-  auto start = std::chrono::steady_clock::now();
-  std::vector<Argument> outputs = evaluateFusion(*def.fusion, args, eval_options);
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-
   for (size_t i = 0; i < outputs.size(); ++i)
-    std::cout << fmt::format("output {} {}: {}\n", i, def.fusion->outputs()[i]->toString(),
+    std::cout << fmt::format("output {} {}: {}\n", i, fusion.outputs()[i]->toString(),
                              summarize(outputs[i]));
-  std::cout << fmt::format("ran on the reference evaluator in {:.3f} ms\n", ms);
-
-  if (!o.save_outputs.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.save_outputs, ec);
-    FUSEBOX_USER_CHECK(!ec, "--save-outputs {}: cannot create the folder: {}", o.save_outputs,
-                       ec.message());
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      std::string path = (std::filesystem::path(o.save_outputs) / fmt::format("output_{}.npy", i)).string();
-      if (auto* t = std::get_if<Tensor>(&outputs[i])) {
-        saveNpy(path, *t);
-      } else {
-        double v = toDouble(std::get<ScalarValue>(outputs[i]));
-        saveNpy(path, Tensor::scalar(def.fusion->outputs()[i]->dtype(), v));
-      }
-      std::cout << "saved " << path << "\n";
-    }
-  }
+  for (const auto& line : run_lines) std::cout << line << "\n";
+  if (!o.save_outputs.empty()) saveOutputs(o.save_outputs, fusion, outputs);
   return kOk;
 }
 
@@ -70,8 +108,10 @@ int runCommand(const RunOptions& o) {
 
 Command addRunCommand(CLI::App& parent) {
   auto options = std::make_shared<RunOptions>();
-  CLI::App* app = parent.add_subcommand("run", "Parse an nvFuser Python definition, run it, and "
-                                               "summarize its outputs");
+  CLI::App* app = parent.add_subcommand(
+      "run",
+      "Parse an nvFuser Python definition and run it through passes, segmentation and "
+      "schedulers; summarize its outputs");
   app->add_option("file", options->file, "nvFuser Python definition or repro script")
       ->required()
       ->check(CLI::ExistingFile);
@@ -82,7 +122,12 @@ Command addRunCommand(CLI::App& parent) {
                   "Write each output to DIR/output_<index>.npy");
   app->add_option("--seed", options->seed, "Seed for random inputs")->capture_default_str();
   app->add_flag("--no-ir", options->quiet_ir, "Do not print the fusion IR");
+  app->add_option("--repeat", options->repeat,
+                  "Run N times with the same inputs (the first run fills the cache; later runs "
+                  "hit it)")
+      ->capture_default_str();
   addPassFlags(app, options->passes);
+  addRuntimeFlags(app, options->passes);
   return {app, [options] { return runCommand(*options); }};
 }
 

@@ -1,7 +1,8 @@
 #include "pass_options.h"
 
-#include <fusebox/options.h>
 #include <fusebox/pass_pipeline.h>
+
+#include <fmt/format.h>
 
 namespace fusebox::cli {
 
@@ -18,30 +19,53 @@ void addPassFlags(CLI::App* app, PassFlags& flags) {
   app->add_flag("--no-passes", flags.no_passes, "Run no passes: the fusion as defined");
 }
 
-void runPassPipeline(std::unique_ptr<Fusion>& fusion, const PassFlags& flags, std::ostream& out,
-                     std::ostream& diagnostics) {
-  if (flags.no_passes) return;
-  Config config = loadConfig(
+void addRuntimeFlags(CLI::App* app, PassFlags& flags) {
+  app->add_option("--dump", flags.dump,
+                  "Dump options, as in FUSEBOX_DUMP: NAME[=VALUE][,NAME...], e.g. "
+                  "segmented_fusion,segmenter_log,scheduler_params,fusion_ir or "
+                  "print_after=all (repeatable)");
+  app->add_option("--dump-graph", flags.dump_graph,
+                  "Write the segment graph to this Graphviz file (and an SVG beside it when "
+                  "`dot` is installed)");
+  app->add_option("--disable-scheduler", flags.disabled_schedulers,
+                  "Do not use this scheduler (repeatable)");
+}
+
+Setup loadSetup(const PassFlags& flags, std::ostream& diagnostics) {
+  Setup setup;
+  setup.config = loadConfig(
       flags.config.empty() ? std::nullopt : std::optional<std::filesystem::path>(flags.config));
-  Options options;
-  options.applyConfig(config);
+  Options& options = setup.options;
+  options.applyConfig(setup.config);
   options.applyEnvironment();
+  // The command line last: --dump first, then the flags that name one option.
+  for (const auto& text : flags.dump) options.applyEnvironmentText("--dump", "dump", text);
   OptionSettings dump, runtime;
   if (!flags.print_after.empty())
     dump["print_after"] = {flags.print_after, {"--print-after", 0, 0}};
   if (flags.time_passes) dump["time_passes"] = {true, {"--time-passes", 0, 0}};
   if (flags.print_transforms) dump["print_transforms"] = {true, {"--transforms", 0, 0}};
+  if (!flags.dump_graph.empty()) dump["graph_file"] = {flags.dump_graph, {"--dump-graph", 0, 0}};
   if (flags.verify_passes) runtime["verify_passes"] = {true, {"--verify-passes", 0, 0}};
   options.apply("dump", dump);
   options.apply("runtime", runtime);
 
-  PluginRegistry registry;
-  registry.discover(config.plugin_paths);
-  for (const auto& d : registry.diagnostics()) diagnostics << "warning: " << d.message << "\n";
-  std::vector<NamedSetting> disabled;
-  for (const auto& name : flags.disabled) disabled.push_back({name, {"--disable-pass", 0, 0}});
-  PassPipeline pipeline = PassPipeline::build(config, registry, disabled);
-  pipeline.run(fusion, options, out, &diagnostics);
+  setup.registry.discover(setup.config.plugin_paths);
+  for (const auto& d : setup.registry.diagnostics())
+    diagnostics << "warning: " << d.message << "\n";
+  for (const auto& name : flags.disabled)
+    setup.disabled_passes.push_back({name, {"--disable-pass", 0, 0}});
+  for (const auto& name : flags.disabled_schedulers)
+    setup.disabled_schedulers.push_back({name, {"--disable-scheduler", 0, 0}});
+  return setup;
+}
+
+void runPassPipeline(std::unique_ptr<Fusion>& fusion, const PassFlags& flags, std::ostream& out,
+                     std::ostream& diagnostics) {
+  if (flags.no_passes) return;
+  Setup setup = loadSetup(flags, diagnostics);
+  PassPipeline pipeline = PassPipeline::build(setup.config, setup.registry, setup.disabled_passes);
+  pipeline.run(fusion, setup.options, out, &diagnostics);
 }
 
 }  // namespace fusebox::cli

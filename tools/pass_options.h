@@ -1,8 +1,12 @@
-// The pass-pipeline flags `run` and `print` share: --config, --disable-pass,
-// --print-after, --time-passes, --verify-passes.
+// The flags `run` and `print` share: --config, --disable-pass, --print-after,
+// --time-passes, --verify-passes, --no-passes; and the `run`-only ones that
+// reach the runtime: --dump, --dump-graph, --disable-scheduler.
 #pragma once
 
+#include <fusebox/config.h>
 #include <fusebox/ir/fusion.h>
+#include <fusebox/options.h>
+#include <fusebox/plugin/plugin_registry.h>
 
 #include <CLI/CLI.hpp>
 
@@ -22,9 +26,28 @@ struct PassFlags {
   bool verify_passes = false;
   bool no_passes = false;
   bool print_transforms = false;  // IR dumps with the transform section
+  // `run` only: --dump NAME[=VALUE][,...] (any [dump] option, FUSEBOX_DUMP's
+  // syntax), --dump-graph FILE, --disable-scheduler NAME.
+  std::vector<std::string> dump;
+  std::string dump_graph;
+  std::vector<std::string> disabled_schedulers;
 };
 
 void addPassFlags(CLI::App* app, PassFlags& flags);
+// The flags only `run` has (they reach the runtime).
+void addRuntimeFlags(CLI::App* app, PassFlags& flags);
+
+// What the flags select: the config, the option set (config < environment <
+// command line), and the plugins found in the config's paths.
+struct Setup {
+  Config config;
+  Options options;
+  PluginRegistry registry;
+  std::vector<NamedSetting> disabled_passes;
+  std::vector<NamedSetting> disabled_schedulers;
+};
+// Warnings about plugin files go to `diagnostics`.
+Setup loadSetup(const PassFlags& flags, std::ostream& diagnostics);
 
 // Loads the config, finds the plugins and runs the configured passes on
 // `fusion` (replaced by a copy if a failing pass is rolled back). IR dumps and

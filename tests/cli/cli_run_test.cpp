@@ -66,7 +66,10 @@ TEST(CliRun, GeluExamplePrintsIrAndOutputs) {
   EXPECT_THAT(r.output, HasSubstr("%kernel_math {"));
   EXPECT_THAT(r.output, HasSubstr("Inputs:"));
   EXPECT_THAT(r.output, HasSubstr("output 0"));
-  EXPECT_THAT(r.output, HasSubstr("ran on the reference evaluator in"));
+  // The summary says how the run went and which scheduler ran each segment.
+  EXPECT_THAT(r.output, HasSubstr("run 1: cache miss (passes and segmentation "));
+  EXPECT_THAT(r.output, HasSubstr("1 segment in "));
+  EXPECT_THAT(r.output, HasSubstr("group 0 by expr_eval"));
 }
 
 TEST(CliRun, OutputsMatchTheEvaluatorThroughNpyFiles) {

@@ -116,7 +116,7 @@ TEST(Config, UnknownTopLevelTable) {
   std::string message = configError("[plugins]\npaths = []\n\n[passs]\norder = []\n");
   EXPECT_THAT(message, HasSubstr("bad.toml:4:2"));
   EXPECT_THAT(message, HasSubstr("unknown table or key 'passs'"));
-  EXPECT_THAT(message, HasSubstr("[plugins], [passes], [dump] and [runtime]"));
+  EXPECT_THAT(message, HasSubstr("[plugins], [passes], [schedulers], [dump] and [runtime]"));
 }
 
 TEST(Config, UnknownKeyInPlugins) {

@@ -9,6 +9,10 @@
 //   disabled = ["consecutive_cast"]
 //   [passes.remove_bcast_squeeze]  # options of one pass, checked by the pass
 //   swap_unary_ops = false
+//   [schedulers]
+//   order = ["no_op", "expr_eval"]  # tried in this order; the first that accepts wins
+//   disabled = []
+//   [schedulers.<name>]             # options of one scheduler, checked by the scheduler
 //   [dump]
 //   print_after = ["all"]
 //   [runtime]
@@ -34,10 +38,12 @@ struct NamedSetting {
   SourceLocation where;
 };
 
+// The options table of one plugin: [passes.<name>] or [schedulers.<name>].
 struct PassOptionTable {
   OptionSettings settings;
   SourceLocation where;  // the table's header
 };
+using SchedulerOptionTable = PassOptionTable;
 
 struct Config {
   // The file read; empty for a config parsed from text without a file.
@@ -50,6 +56,13 @@ struct Config {
   std::vector<NamedSetting> disabled_passes;
   // [passes.<name>] tables.
   std::map<std::string, PassOptionTable> pass_options;
+  // [schedulers] order; nullopt when absent (then every scheduler found is
+  // tried, in discovery order). Checked against the plugins by buildSchedulers
+  // (scheduler_setup.h).
+  std::optional<std::vector<NamedSetting>> scheduler_order;
+  std::vector<NamedSetting> disabled_schedulers;
+  // [schedulers.<name>] tables.
+  std::map<std::string, SchedulerOptionTable> scheduler_options;
   // [dump] and [runtime], checked when applied to Options (options.h).
   OptionSettings dump;
   OptionSettings runtime;

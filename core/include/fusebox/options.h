@@ -3,6 +3,7 @@
 // FUSEBOX_RUNTIME), the command line.
 //
 //   FUSEBOX_DUMP=print_after=all,time_passes
+//   FUSEBOX_DUMP=segmented_fusion,segmenter_log,graph_file=segments.dot
 //   FUSEBOX_RUNTIME=verify_passes=false
 //
 // In the environment a bare name sets a bool option to true; a list option
@@ -48,6 +49,13 @@ class Options {
   bool printTransforms() const;
   // A table of per-pass times after the pipeline ran.
   bool timePasses() const;
+  // The runtime's dumps (runtime.h), printed when an input signature is first seen.
+  bool dumpFusionIr() const;         // the IR after passes, before segmentation
+  bool dumpSegmentedFusion() const;  // SegmentedFusion::toString()
+  bool dumpSegmenterLog() const;     // refusals and fallbacks
+  bool dumpSchedulerParams() const;  // each segment's scheduler, params and plan
+  // Where to write the segment graph (Graphviz); empty: nowhere.
+  const std::string& graphFile() const;
   // [runtime]
   // Verifier after each pass, and the pass's "changed" claim checked by hash.
   bool verifyPasses() const;

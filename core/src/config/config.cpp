@@ -32,7 +32,11 @@ class ConfigReader {
         readPlugins(key, node, config);
         have_plugins = true;
       } else if (name == "passes") {
-        readPasses(key, node, config);
+        readPluginTable(key, node, "passes", "pass", config.pass_order, config.disabled_passes,
+                        config.pass_options);
+      } else if (name == "schedulers") {
+        readPluginTable(key, node, "schedulers", "scheduler", config.scheduler_order,
+                        config.disabled_schedulers, config.scheduler_options);
       } else if (name == "dump" || name == "runtime") {
         OptionSettings settings = readOptionTable(key, node, "[" + name + "]");
         // Checked now so that a typo is reported with the file's position.
@@ -41,7 +45,7 @@ class ConfigReader {
       } else {
         throw UserError(at(key.source()),
                         fmt::format("unknown table or key '{}'; a config has the tables "
-                                    "[plugins], [passes], [dump] and [runtime]",
+                                    "[plugins], [passes], [schedulers], [dump] and [runtime]",
                                     name));
       }
     }
@@ -160,26 +164,31 @@ class ConfigReader {
     if (!have_paths) config.plugin_paths.push_back({builtinPluginDir(), at(key.source())});
   }
 
-  void readPasses(const toml::key& key, const toml::node& node, Config& config) const {
-    const toml::table& t = requireTable(key, node,
-                                        "with keys 'order', 'disabled' and one table "
-                                        "per configured pass");
+  // [passes] or [schedulers]: 'order', 'disabled' and one option table per plugin.
+  void readPluginTable(const toml::key& key, const toml::node& node, const std::string& plural,
+                       const std::string& kind, std::optional<std::vector<NamedSetting>>& order,
+                       std::vector<NamedSetting>& disabled,
+                       std::map<std::string, PassOptionTable>& options) const {
+    const std::string table = "[" + plural + "]";
+    const toml::table& t = requireTable(
+        key, node,
+        fmt::format("with keys 'order', 'disabled' and one table per configured {}", kind));
     for (const auto& [k, v] : t) {
       const std::string name(k.str());
       if (name == "order") {
-        config.pass_order = readNames(v, "[passes] order");
+        order = readNames(v, table + " order");
       } else if (name == "disabled") {
-        config.disabled_passes = readNames(v, "[passes] disabled");
+        disabled = readNames(v, table + " disabled");
       } else if (v.is_table()) {
-        PassOptionTable table;
-        table.settings = readOptionTable(k, v, fmt::format("pass '{}'", name));
-        table.where = at(k.source());
-        config.pass_options[name] = std::move(table);
+        PassOptionTable options_table;
+        options_table.settings = readOptionTable(k, v, fmt::format("{} '{}'", kind, name));
+        options_table.where = at(k.source());
+        options[name] = std::move(options_table);
       } else {
         throw UserError(at(k.source()),
-                        fmt::format("unknown key '{}' in [passes]; expected 'order', 'disabled', "
-                                    "or a table [passes.<pass name>] of one pass's options",
-                                    name));
+                        fmt::format("unknown key '{}' in {}; expected 'order', 'disabled', "
+                                    "or a table [{}.<{} name>] of one {}'s options",
+                                    name, table, plural, kind, kind));
       }
     }
   }

@@ -25,6 +25,20 @@ const std::vector<OptionSpec>& dumpSpecs() {
        "IR dumps include the transform section (allocation domains, contiguity, stride orders)"},
       {"time_passes", OptionType::Bool, false,
        "Print a table of the time each pass took after the pipeline ran"},
+      {"fusion_ir", OptionType::Bool, false,
+       "Print the fusion IR the segmenter receives (after the pass pipeline), once per input "
+       "signature"},
+      {"segmented_fusion", OptionType::Bool, false,
+       "Print the segmentation: the fusion with each expression labelled by its group and "
+       "scheduler, each group's inputs and outputs, and the edges between groups"},
+      {"segmenter_log", OptionType::Bool, false,
+       "Print every scheduler's reason for each segment or merge it refused, and each "
+       "fallback to another scheduler"},
+      {"scheduler_params", OptionType::Bool, false,
+       "Print each segment's scheduler, heuristic parameters and plan"},
+      {"graph_file", OptionType::String, std::string(),
+       "Write the segment graph to this Graphviz file (and an SVG beside it when `dot` is "
+       "installed)"},
   };
   return specs;
 }
@@ -180,6 +194,21 @@ bool Options::printTransforms() const {
 }
 bool Options::timePasses() const {
   return std::get<bool>(get("dump", "time_passes"));
+}
+bool Options::dumpFusionIr() const {
+  return std::get<bool>(get("dump", "fusion_ir"));
+}
+bool Options::dumpSegmentedFusion() const {
+  return std::get<bool>(get("dump", "segmented_fusion"));
+}
+bool Options::dumpSegmenterLog() const {
+  return std::get<bool>(get("dump", "segmenter_log"));
+}
+bool Options::dumpSchedulerParams() const {
+  return std::get<bool>(get("dump", "scheduler_params"));
+}
+const std::string& Options::graphFile() const {
+  return std::get<std::string>(get("dump", "graph_file"));
 }
 bool Options::verifyPasses() const {
   return std::get<bool>(get("runtime", "verify_passes"));

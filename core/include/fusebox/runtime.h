@@ -1,0 +1,139 @@
+// The runtime: runs a fusion end to end (pass pipeline, segmenter, one
+// scheduler per segment) and caches everything per input signature, so a
+// second call with the same signature goes straight to running the segments'
+// plans. nvFuser users know it as FusionExecutorCache. docs/runtime.md.
+//
+//   FusionRuntime runtime(std::move(fusion), config, registry, options);
+//   std::vector<Argument> outputs = runtime.run(inputs);   // miss: passes, segmentation...
+//   outputs = runtime.run(inputs);                         // hit: plans only
+//
+// The cache key (InputSignature) of a call is, per fusion input:
+//   - a tensor: dtype, sizes, strides, and the alignment of its data address
+//     (the largest power of two dividing it, recorded up to 16 bytes: the
+//     widest vector access; beyond that it would split the cache for nothing);
+//   - a scalar: its kind (bool, int, double), and its value only when the value
+//     feeds a shape: the scalar reaches (directly or through scalar arithmetic)
+//     an extent of some tensor, or a shape operand of reshape, expand, full,
+//     iota (length), slice, pad (widths) or rand. Other scalar values (a
+//     multiplier, a fill value, a seed) change per call without a miss, so a
+//     scheduler must never bake such a value into a plan.
+#pragma once
+
+#include <fusebox/config.h>
+#include <fusebox/eval/evaluator.h>
+#include <fusebox/ir/fusion.h>
+#include <fusebox/options.h>
+#include <fusebox/pass_pipeline.h>
+#include <fusebox/plugin/plugin_registry.h>
+#include <fusebox/scheduler.h>
+#include <fusebox/segmenter.h>
+
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fusebox {
+
+// Alignment is recorded up to this many bytes (see above).
+inline constexpr int64_t kMaxRecordedAlignment = 16;
+// The largest power of two dividing `address`, at most kMaxRecordedAlignment.
+int64_t recordedAlignment(const void* address);
+// What schedulers see of one argument: sizes, strides and recorded alignment of
+// a tensor, or a scalar's value.
+ArgumentInfo argumentInfo(const Argument& argument);
+
+// For each fusion input: true when it is a scalar whose value feeds a shape.
+std::vector<bool> shapeScalarInputs(const Fusion& fusion);
+
+// The cache key of one call, as canonical text, readable in dumps:
+//   "float[2, 3]{3, 1}@16; int=4; double"
+// (a tensor: dtype, sizes, strides, recorded alignment; a scalar: its kind,
+// and "=value" when it feeds a shape).
+std::string inputSignature(const std::vector<Argument>& inputs,
+                           const std::vector<bool>& shape_scalars);
+
+// Running totals, for tests and for seeing the cache at work.
+struct RuntimeCounters {
+  int64_t runs = 0;
+  int64_t cache_hits = 0;
+  int64_t cache_misses = 0;
+  int64_t pass_pipeline_runs = 0;
+  int64_t segmentations = 0;
+  int64_t heuristics_computed = 0;  // computeHeuristics calls
+  int64_t schedules = 0;            // schedule calls
+  int64_t fallbacks = 0;            // segments handed to a later scheduler
+  int64_t segments_run = 0;         // plans run
+  int64_t intermediates_freed = 0;  // segment outputs dropped after their last use
+  int64_t layout_copies = 0;        // outputs copied into their required stride order
+};
+
+// One segment of the last run.
+struct SegmentRunRecord {
+  int64_t group = 0;
+  std::string scheduler;  // the scheduler whose plan ran it
+  double milliseconds = 0;
+};
+
+struct RunReport {
+  bool cache_hit = false;
+  std::string signature;
+  std::vector<SegmentRunRecord> segments;
+  double setup_milliseconds = 0;  // passes and segmentation (0 on a hit)
+  double milliseconds = 0;        // the whole call
+};
+
+struct RuntimeOptions {
+  // Names of the fusion inputs for messages (e.g. the script's variables).
+  std::vector<std::string> input_names;
+  DeviceProperties device;
+  // Where dumps go (default std::cout) and warnings (default std::cerr).
+  std::ostream* dump = nullptr;
+  std::ostream* diagnostics = nullptr;
+};
+
+class FusionRuntime {
+ public:
+  // The pipeline and schedulers `config` describes with the plugins `registry`
+  // found (PassPipeline::build, buildSchedulers; their UserErrors pass through).
+  // `disabled_passes` / `disabled_schedulers` add names (command-line flags).
+  FusionRuntime(std::unique_ptr<Fusion> fusion, const Config& config,
+                const PluginRegistry& registry, Options options, RuntimeOptions runtime = {},
+                const std::vector<NamedSetting>& disabled_passes = {},
+                const std::vector<NamedSetting>& disabled_schedulers = {});
+  // Ready-made parts. `pipeline` nullopt: no passes. Throws UserError when
+  // `schedulers` is empty.
+  FusionRuntime(std::unique_ptr<Fusion> fusion, std::optional<PassPipeline> pipeline,
+                std::vector<SchedulerEntry> schedulers, Options options,
+                RuntimeOptions runtime = {});
+  ~FusionRuntime();
+  FusionRuntime(const FusionRuntime&) = delete;
+  FusionRuntime& operator=(const FusionRuntime&) = delete;
+
+  // Runs the fusion. A new signature validates the inputs (validateInputs),
+  // runs the passes on a copy of the fusion, segments it, writes the dumps the
+  // options ask for, and schedules each segment as it first runs; all of it is
+  // kept for the next call with that signature. Segments run in dependency
+  // order; a segment output is dropped after its last reader ran. Outputs with
+  // a required stride order are returned in it (copied when a plan produced
+  // another layout); an output aliased to an input is written into it. Other
+  // outputs may share storage with inputs (views made by no_op).
+  std::vector<Argument> run(const std::vector<Argument>& inputs);
+
+  const Fusion& fusion() const;  // as given
+  const std::vector<SchedulerEntry>& schedulers() const;
+  const RuntimeCounters& counters() const;
+  const RunReport& lastRun() const;
+  // The cache entry of the last successful run: the fusion after passes, its
+  // segmentation, and each group's scheduler. Throw InternalError before a run.
+  const Fusion& lastFusion() const;
+  const SegmentedFusion& lastSegmentation() const;
+  size_t cacheSize() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fusebox

@@ -1,0 +1,165 @@
+// FusionRuntime: the cache per input signature, and what a miss builds (the
+// fusion after passes, its segmentation, the execution steps).
+#include <fusebox/ir/printer.h>
+#include <fusebox/scheduler_setup.h>
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <iostream>
+#include <unordered_map>
+
+#include "runtime/runtime_internal.h"
+
+namespace fusebox {
+
+using namespace runtime_detail;
+
+struct FusionRuntime::Impl {
+  std::unique_ptr<Fusion> fusion;
+  std::optional<PassPipeline> pipeline;
+  std::vector<SchedulerEntry> schedulers;
+  Options options;
+  RuntimeOptions runtime;
+  std::vector<bool> shape_scalars;
+  // One segmenter for every signature: its compile-time caches carry over.
+  Segmenter segmenter;
+  std::unordered_map<std::string, std::unique_ptr<CacheEntry>> cache;
+  const CacheEntry* last = nullptr;
+  RuntimeCounters counters;
+  RunReport report;
+
+  Impl(std::unique_ptr<Fusion> f, std::optional<PassPipeline> p, std::vector<SchedulerEntry> s,
+       Options o, RuntimeOptions r)
+      : fusion(std::move(f)),
+        pipeline(std::move(p)),
+        schedulers(s),
+        options(std::move(o)),
+        runtime(std::move(r)),
+        segmenter(std::move(s)) {
+    FUSEBOX_CHECK(fusion != nullptr, "FusionRuntime needs a fusion");
+    FUSEBOX_USER_CHECK(!schedulers.empty(),
+                       "no scheduler is enabled, so no segment could run; list schedulers in "
+                       "[schedulers] order (e.g. \"expr_eval\", which accepts everything) and "
+                       "check that the plugin paths hold them");
+    shape_scalars = shapeScalarInputs(*fusion);
+  }
+
+  RuntimeStreams streams() const {
+    return {runtime.dump ? *runtime.dump : std::cout,
+            runtime.diagnostics ? *runtime.diagnostics : std::cerr};
+  }
+
+  std::unique_ptr<CacheEntry> build(const std::vector<Argument>& inputs, std::string signature);
+};
+
+std::unique_ptr<CacheEntry> FusionRuntime::Impl::build(const std::vector<Argument>& inputs,
+                                                       std::string signature) {
+  RuntimeStreams out = streams();
+  EvaluatorOptions eval_options;
+  eval_options.input_names = runtime.input_names;
+  validateInputs(*fusion, inputs, eval_options);
+
+  auto entry = std::make_unique<CacheEntry>();
+  entry->signature = std::move(signature);
+  entry->fusion = fusion->clone();
+  if (pipeline) {
+    pipeline->run(entry->fusion, options, out.dump, &out.diagnostics);
+    ++counters.pass_pipeline_runs;
+  }
+  FUSEBOX_CHECK(entry->fusion->inputs().size() == fusion->inputs().size() &&
+                    entry->fusion->outputs().size() == fusion->outputs().size(),
+                "the pass pipeline changed the number of fusion inputs or outputs");
+  if (options.dumpFusionIr()) dumpFusionIr(*entry->fusion, entry->signature, options, out.dump);
+
+  std::vector<ArgumentInfo> infos;
+  for (const auto& a : inputs) infos.push_back(argumentInfo(a));
+  FusionRuntimeFacts facts(*entry->fusion, std::move(infos), runtime.device);
+  entry->segmented = segmenter.segment(*entry->fusion, facts, &entry->log);
+  ++counters.segmentations;
+  planExecution(*entry);
+  dumpSegmentation(*entry, options, out);
+  return entry;
+}
+
+FusionRuntime::FusionRuntime(std::unique_ptr<Fusion> fusion, const Config& config,
+                             const PluginRegistry& registry, Options options,
+                             RuntimeOptions runtime,
+                             const std::vector<NamedSetting>& disabled_passes,
+                             const std::vector<NamedSetting>& disabled_schedulers) {
+  PassPipeline pipeline = PassPipeline::build(config, registry, disabled_passes);
+  SchedulerSetup setup = buildSchedulers(config, registry, disabled_schedulers);
+  std::ostream& diagnostics = runtime.diagnostics ? *runtime.diagnostics : std::cerr;
+  for (const auto& message : setup.diagnostics) diagnostics << "warning: " << message << "\n";
+  impl_ = std::make_unique<Impl>(std::move(fusion), std::move(pipeline), std::move(setup.entries),
+                                 std::move(options), std::move(runtime));
+}
+
+FusionRuntime::FusionRuntime(std::unique_ptr<Fusion> fusion, std::optional<PassPipeline> pipeline,
+                             std::vector<SchedulerEntry> schedulers, Options options,
+                             RuntimeOptions runtime)
+    : impl_(std::make_unique<Impl>(std::move(fusion), std::move(pipeline), std::move(schedulers),
+                                   std::move(options), std::move(runtime))) {}
+
+FusionRuntime::~FusionRuntime() = default;
+
+std::vector<Argument> FusionRuntime::run(const std::vector<Argument>& inputs) {
+  Impl& m = *impl_;
+  const auto start = std::chrono::steady_clock::now();
+  auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+  };
+  RunReport report;
+  report.signature = inputSignature(inputs, m.shape_scalars);
+  ++m.counters.runs;
+
+  auto found = m.cache.find(report.signature);
+  std::unique_ptr<CacheEntry> fresh;
+  CacheEntry* entry = nullptr;
+  if (found != m.cache.end()) {
+    report.cache_hit = true;
+    ++m.counters.cache_hits;
+    entry = found->second.get();
+  } else {
+    ++m.counters.cache_misses;
+    fresh = m.build(inputs, report.signature);
+    entry = fresh.get();
+    report.setup_milliseconds = since(start);
+  }
+
+  std::vector<Argument> outputs =
+      executeEntry(*entry, inputs, m.runtime.input_names, m.segmenter, m.runtime.device, m.options,
+                   m.streams(), m.counters, report);
+  // Kept only once it ran through: a failed first run starts over next time.
+  if (fresh) m.cache.emplace(report.signature, std::move(fresh));
+  m.last = entry;
+  report.milliseconds = since(start);
+  m.report = std::move(report);
+  return outputs;
+}
+
+const Fusion& FusionRuntime::fusion() const {
+  return *impl_->fusion;
+}
+const std::vector<SchedulerEntry>& FusionRuntime::schedulers() const {
+  return impl_->schedulers;
+}
+const RuntimeCounters& FusionRuntime::counters() const {
+  return impl_->counters;
+}
+const RunReport& FusionRuntime::lastRun() const {
+  return impl_->report;
+}
+const Fusion& FusionRuntime::lastFusion() const {
+  FUSEBOX_CHECK(impl_->last != nullptr, "lastFusion() before a successful run");
+  return *impl_->last->fusion;
+}
+const SegmentedFusion& FusionRuntime::lastSegmentation() const {
+  FUSEBOX_CHECK(impl_->last != nullptr, "lastSegmentation() before a successful run");
+  return *impl_->last->segmented;
+}
+size_t FusionRuntime::cacheSize() const {
+  return impl_->cache.size();
+}
+
+}  // namespace fusebox

@@ -1,0 +1,105 @@
+// The cache key of a call: what each input looks like, and which scalar values
+// matter because they feed shapes.
+#include <fusebox/runtime.h>
+
+#include <fmt/format.h>
+
+#include <unordered_set>
+
+namespace fusebox {
+
+int64_t recordedAlignment(const void* address) {
+  auto a = reinterpret_cast<uintptr_t>(address);
+  if (a == 0) return kMaxRecordedAlignment;
+  return std::min<int64_t>(static_cast<int64_t>(a & (~a + 1)), kMaxRecordedAlignment);
+}
+
+ArgumentInfo argumentInfo(const Argument& argument) {
+  if (const auto* s = std::get_if<ScalarValue>(&argument)) return *s;
+  const Tensor& t = std::get<Tensor>(argument);
+  return TensorArgInfo{t.dtype(), t.sizes(), t.strides(),
+                       t.defined() ? recordedAlignment(t.data()) : kMaxRecordedAlignment};
+}
+
+namespace {
+
+// Scalar operands of `e` that give its output's shape.
+std::vector<const Val*> shapeOperands(const Expr* e) {
+  const auto& in = e->inputs();
+  auto from = [&](size_t first, size_t last) {
+    std::vector<const Val*> out;
+    for (size_t i = first; i < std::min(last, in.size()); ++i) out.push_back(in[i]);
+    return out;
+  };
+  switch (e->op()) {
+    case OpType::Reshape:
+    case OpType::Expand:
+    case OpType::Full:   // fill, then the shape: the fill only gives values
+    case OpType::Slice:  // starts, stops and steps
+      return from(1, in.size());
+    case OpType::Iota:
+      return from(0, 1);  // the length; start and step only give values
+    case OpType::Pad:
+      return from(2, in.size());  // the widths, not the pad value
+    case OpType::Rand: {
+      const auto* out = e->output(0)->as<TensorView>();
+      return from(0, static_cast<size_t>(out->nDims()));
+    }
+    default:
+      return {};
+  }
+}
+
+}  // namespace
+
+std::vector<bool> shapeScalarInputs(const Fusion& fusion) {
+  std::vector<const Val*> roots;
+  for (const Val* v : fusion.allVals()) {
+    if (const auto* id = dynamic_cast<const IterDomain*>(v)) {
+      roots.push_back(id->extent());
+      if (id->hasExpandedExtent()) roots.push_back(id->expandedExtent());
+    }
+  }
+  for (const Expr* e : fusion.exprs())
+    for (const Val* v : shapeOperands(e)) roots.push_back(v);
+
+  // Every scalar the roots are computed from.
+  std::unordered_set<const Val*> reached;
+  while (!roots.empty()) {
+    const Val* v = roots.back();
+    roots.pop_back();
+    if (v == nullptr || !v->isScalar() || !reached.insert(v).second) continue;
+    if (const Expr* def = v->definition())
+      for (const Val* operand : def->inputs()) roots.push_back(operand);
+  }
+  std::vector<bool> out;
+  for (const Val* in : fusion.inputs()) out.push_back(in->isScalar() && reached.count(in) > 0);
+  return out;
+}
+
+std::string inputSignature(const std::vector<Argument>& inputs,
+                           const std::vector<bool>& shape_scalars) {
+  fmt::memory_buffer key;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (i > 0) fmt::format_to(std::back_inserter(key), "; ");
+    if (const auto* s = std::get_if<ScalarValue>(&inputs[i])) {
+      static constexpr const char* kKinds[] = {"bool", "int", "double"};
+      fmt::format_to(std::back_inserter(key), "{}", kKinds[s->index()]);
+      if (i < shape_scalars.size() && shape_scalars[i])
+        fmt::format_to(std::back_inserter(key), "={}", toString(*s));
+      continue;
+    }
+    const Tensor& t = std::get<Tensor>(inputs[i]);
+    if (!t.defined()) {
+      fmt::format_to(std::back_inserter(key), "undefined");
+      continue;
+    }
+    fmt::format_to(std::back_inserter(key), "{}{}[{}]{{{}}}@{}",
+                   t.device() == Device::Cuda ? "cuda " : "", dtypeName(t.dtype()),
+                   fmt::join(t.sizes(), ", "), fmt::join(t.strides(), ", "),
+                   recordedAlignment(t.data()));
+  }
+  return fmt::to_string(key);
+}
+
+}  // namespace fusebox

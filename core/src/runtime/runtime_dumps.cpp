@@ -1,0 +1,114 @@
+// The dumps written when an input signature is first seen: the IR after passes,
+// the segmentation, the segmenter's log, and the segment graph for Graphviz
+// (with an SVG when `dot` is installed).
+#include <fusebox/ir/printer.h>
+
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "runtime/runtime_internal.h"
+
+extern char** environ;
+
+namespace fusebox::runtime_detail {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// `dot` on PATH, or empty.
+fs::path findDot() {
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return {};
+  std::string_view rest(path);
+  while (true) {
+    size_t colon = rest.find(':');
+    std::string_view dir = rest.substr(0, colon);
+    if (!dir.empty()) {
+      fs::path candidate = fs::path(dir) / "dot";
+      std::error_code ec;
+      if (fs::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0)
+        return candidate;
+    }
+    if (colon == std::string_view::npos) return {};
+    rest.remove_prefix(colon + 1);
+  }
+}
+
+// Runs `dot -Tsvg` without a shell; returns "" or what went wrong.
+std::string renderSvg(const fs::path& dot, const fs::path& in, const fs::path& out) {
+  std::string program = dot.string(), format = "-Tsvg", flag = "-o", target = out.string(),
+              source = in.string();
+  char* argv[] = {program.data(), format.data(), flag.data(),
+                  target.data(),  source.data(), nullptr};
+  pid_t pid = 0;
+  if (int err = posix_spawn(&pid, program.c_str(), nullptr, nullptr, argv, environ); err != 0)
+    return fmt::format("could not start {}: {}", program, std::strerror(err));
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0) return fmt::format("waiting for {} failed", program);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return fmt::format("{} failed (exit status {})", program,
+                       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+  return {};
+}
+
+void writeGraph(const SegmentedFusion& segmented, const std::string& file, std::ostream& out,
+                std::ostream& diagnostics) {
+  fs::path dot_file(file);
+  {
+    std::ofstream os(dot_file);
+    FUSEBOX_USER_CHECK(os.good(), "graph_file: cannot write '{}'", file);
+    segmented.writeGraphviz(os);
+    FUSEBOX_USER_CHECK(os.good(), "graph_file: writing '{}' failed", file);
+  }
+  out << "segment graph written to " << file << "\n";
+  fs::path svg = dot_file;
+  svg.replace_extension(".svg");
+  fs::path dot = findDot();
+  if (dot.empty()) {
+    out << "SVG skipped: `dot` (Graphviz) is not on PATH\n";
+    return;
+  }
+  std::string problem = renderSvg(dot, dot_file, svg);
+  if (problem.empty())
+    out << "SVG written to " << svg.string() << "\n";
+  else
+    diagnostics << "warning: SVG of the segment graph not written: " << problem << "\n";
+}
+
+}  // namespace
+
+void dumpFusionIr(const Fusion& fusion, const std::string& signature, const Options& options,
+                  std::ostream& out) {
+  IrPrintOptions print_options;
+  print_options.transforms = options.printTransforms();
+  out << "=== fusion IR after passes (inputs " << signature << ") ===\n"
+      << printFusion(fusion, print_options) << "\n";
+}
+
+void dumpSegmentation(const CacheEntry& entry, const Options& options, RuntimeStreams streams) {
+  if (options.dumpSegmentedFusion()) {
+    const size_t groups = entry.segmented->groups().size();
+    streams.dump << "=== segmented fusion (" << groups << (groups == 1 ? " group" : " groups")
+                 << ") ===\n"
+                 << entry.segmented->toString() << "\n";
+  }
+  if (options.dumpSegmenterLog()) {
+    streams.dump << "=== segmenter log ===\n";
+    if (entry.log.empty())
+      streams.dump << "(no refusals: the first scheduler tried accepted every segment)\n";
+    else
+      streams.dump << formatSegmenterLog(entry.log);
+  }
+  if (!options.graphFile().empty())
+    writeGraph(*entry.segmented, options.graphFile(), streams.dump, streams.diagnostics);
+}
+
+}  // namespace fusebox::runtime_detail

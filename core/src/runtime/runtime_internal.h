@@ -1,0 +1,91 @@
+// The runtime's cache entry and the pieces of FusionRuntime's implementation
+// shared by its files: building an entry (fusion_runtime.cpp), scheduling and
+// running segments (segment_execution.cpp), dumps (runtime_dumps.cpp).
+#pragma once
+
+#include <fusebox/runtime.h>
+
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fusebox::runtime_detail {
+
+// Where a segment input or a complete-fusion output comes from: a slot of the
+// value table (fusion inputs and segment outputs), or a scalar evaluated from
+// the complete fusion's inputs (an extent, scalar arithmetic).
+struct ValueSource {
+  int64_t slot = -1;
+  const Val* scalar = nullptr;
+};
+
+struct GroupSteps {
+  std::vector<ValueSource> inputs;    // one per segment input
+  std::vector<int64_t> output_slots;  // one per segment output
+  std::vector<int64_t> release;       // slots dropped after the group ran
+};
+
+// The scheduler that took a segment, with what it chose and made. The scheduler
+// is declared first so that the params and plan (made by its plugin) are
+// destroyed while its library is still loaded.
+struct ScheduledSegment {
+  std::shared_ptr<Scheduler> scheduler;
+  PluginDescriptor plugin;
+  std::unique_ptr<HeuristicParams> params;
+  std::unique_ptr<SegmentPlan> plan;
+  const HostPlan* host_plan = nullptr;
+};
+
+// Everything kept for one input signature. Member order matters: the plans
+// refer to the segments' fusions, which the segmentation owns, which refers to
+// the fusion after passes; destruction runs bottom-up.
+struct CacheEntry {
+  std::string signature;
+  std::unique_ptr<Fusion> fusion;              // after passes
+  std::unique_ptr<SegmentedFusion> segmented;  // of `fusion`
+  std::vector<SegmenterLogEntry> log;
+  std::vector<GroupSteps> steps;  // one per group, in run order
+  std::vector<ValueSource> outputs;
+  int64_t slot_count = 0;
+  std::vector<bool> slot_is_intermediate;
+  bool needs_evaluator = false;             // some source is a scalar to evaluate
+  std::vector<ScheduledSegment> scheduled;  // one per group once it ran the first time
+};
+
+// Fills steps, outputs and slots from the segmentation.
+void planExecution(CacheEntry& entry);
+
+struct RuntimeStreams {
+  std::ostream& dump;
+  std::ostream& diagnostics;
+};
+
+// Picks a scheduler for group `g` of `entry` and has it make params and a plan,
+// given the segment's actual inputs: the one the segmenter chose, then, if that
+// one fails, each later scheduler that accepts the segment. Failures and
+// refusals are logged in entry.log and reported on `streams.diagnostics`;
+// the scheduler_params dump goes to `streams.dump`.
+ScheduledSegment scheduleGroup(CacheEntry& entry, size_t g, const std::vector<Argument>& inputs,
+                               Segmenter& segmenter, const DeviceProperties& device,
+                               const Options& options, RuntimeStreams streams,
+                               RuntimeCounters& counters);
+
+// Runs every group of `entry` on `inputs` (scheduling those that have not run
+// yet) and returns the complete fusion's outputs.
+std::vector<Argument> executeEntry(CacheEntry& entry, const std::vector<Argument>& inputs,
+                                   const std::vector<std::string>& input_names,
+                                   Segmenter& segmenter, const DeviceProperties& device,
+                                   const Options& options, RuntimeStreams streams,
+                                   RuntimeCounters& counters, RunReport& report);
+
+// The dumps written when a signature is first seen, after segmentation.
+void dumpSegmentation(const CacheEntry& entry, const Options& options, RuntimeStreams streams);
+void dumpFusionIr(const Fusion& fusion, const std::string& signature, const Options& options,
+                  std::ostream& out);
+
+// True when `t` is laid out densely in `stride_order` (dims of size 1 ignored).
+bool hasStrideOrder(const Tensor& t, const std::vector<int64_t>& stride_order);
+
+}  // namespace fusebox::runtime_detail
