@@ -1,0 +1,199 @@
+// The pointwise heuristics: merged dims, vector width, 1-D or 2-D schedule,
+// block and grid sizes, index width (heuristics.h).
+#include "heuristics.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "codegen.h"
+
+namespace fusebox::pointwise {
+
+int64_t PointwiseParams::outerExtent() const {
+  int64_t e = 1;
+  for (int g = 0; g < break_point; ++g) e *= group_extents[static_cast<size_t>(g)];
+  return e;
+}
+
+int64_t PointwiseParams::innerExtent() const {
+  int64_t e = 1;
+  for (size_t g = static_cast<size_t>(break_point); g < group_extents.size(); ++g)
+    e *= group_extents[g];
+  return e;
+}
+
+uint64_t PointwiseParams::hash() const { return std::hash<std::string>()(toString()); }
+
+bool PointwiseParams::sameAs(const HeuristicParams& other) const {
+  const auto* o = dynamic_cast<const PointwiseParams*>(&other);
+  return o != nullptr && o->toString() == toString();
+}
+
+std::string PointwiseParams::toString() const {
+  std::vector<std::string> gs;
+  for (const auto& g : groups) gs.push_back(fmt::format("[{}]", fmt::join(g, ", ")));
+  std::string schedule =
+      break_point == 0
+          ? std::string("1-D")
+          : fmt::format("2-D (break_point {}: merged dims [0, {}) are rows, [{}, {}) columns)",
+                        break_point, break_point, break_point, groups.size());
+  return fmt::format(
+      "reference_output: {} (sizes [{}])\n"
+      "merged_dims: [{}] (iteration dims; extents [{}])\n"
+      "schedule: {}\n"
+      "break_point: {}\n"
+      "vector_width: {}\n"
+      "unroll: {}\n"
+      "threads: {}\n"
+      "rows_per_block: {}\n"
+      "grid: [{}, {}, {}]\n"
+      "index_type: {}",
+      reference_output, fmt::join(iter_sizes, ", "), fmt::join(gs, ", "),
+      fmt::join(group_extents, ", "), schedule, break_point, vector_width, unroll, threads,
+      rows_per_block, grid[0], grid[1], grid[2], index32 ? "int32" : "int64");
+}
+
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Coefficient of the innermost iteration dim of `group` (the group's stride).
+int64_t groupStride(const Affine& a, const std::vector<int>& group) {
+  return a.coef[static_cast<size_t>(group.back())];
+}
+
+bool zeroOn(const Affine& a, const std::vector<int>& group) {
+  for (int d : group)
+    if (a.coef[static_cast<size_t>(d)] != 0) return false;
+  return true;
+}
+
+}  // namespace
+
+PointwiseParams computePointwiseParams(const SegmentFacts& facts,
+                                       const std::vector<Access>& accesses,
+                                       const DeviceProperties& device) {
+  PointwiseParams p;
+  p.reference_output = facts.reference_output;
+  p.iter_sizes = facts.iter_sizes;
+  const int64_t sms = std::max(1, device.multiprocessor_count);
+
+  // Merge neighbouring iteration dims (size-1 dims are always index 0 and drop
+  // out) when every affine access walks them as one: the outer dim's
+  // coefficient is the inner one's times the inner extent. Opaque accesses
+  // (split reshapes) do not block merging: they index through i<d>, which the
+  // kernel recovers from the merged index.
+  if (facts.numel > 0) {
+    for (size_t d = 0; d < facts.iter_sizes.size(); ++d) {
+      if (facts.iter_sizes[d] == 1) continue;
+      bool merge = !p.groups.empty();
+      if (merge) {
+        const size_t prev = static_cast<size_t>(p.groups.back().back());
+        for (const Access& a : accesses)
+          if (a.offset.affine &&
+              a.offset.a.coef[prev] != a.offset.a.coef[d] * facts.iter_sizes[d])
+            merge = false;
+      }
+      if (merge) {
+        p.groups.back().push_back(static_cast<int>(d));
+        p.group_extents.back() *= facts.iter_sizes[d];
+      } else {
+        p.groups.push_back({static_cast<int>(d)});
+        p.group_extents.push_back(facts.iter_sizes[d]);
+      }
+    }
+  }
+  const int m = static_cast<int>(p.groups.size());
+
+  // 2-D schedule. A load that no row dim moves (a bias [K] added to [N, K])
+  // would be re-read for every row by a 1-D schedule; splitting the merged
+  // dims at the first dim that load depends on lets each thread load it once
+  // (hoisted above its loop over rows) and reuse it for rows_per_block rows.
+  // The smallest such break point keeps the widest column space. Only used
+  // when there are at least 2 rows and 128 columns (narrower rows would leave
+  // most threads of a block idle).
+  for (int b = 1; b < m && p.break_point == 0; ++b) {
+    for (const Access& a : accesses) {
+      if (a.is_output || a.conditional || !a.offset.affine) continue;
+      bool outer_zero = true, inner_moves = false;
+      for (int g = 0; g < m; ++g) {
+        const bool z = zeroOn(a.offset.a, p.groups[static_cast<size_t>(g)]);
+        if (g < b) outer_zero &= z;
+        else inner_moves |= !z;
+      }
+      if (outer_zero && inner_moves) {
+        p.break_point = b;
+        break;
+      }
+    }
+  }
+  if (p.break_point > 0 && (p.outerExtent() < 2 || p.innerExtent() < 128)) p.break_point = 0;
+
+  // Vector width: 16-byte accesses where every unconditional affine access
+  // that walks the innermost merged dim contiguously allows it: its element
+  // size, its data alignment, its constant offset and the strides of the other
+  // merged dims must all be multiples of the vector. The innermost extent must
+  // be a multiple too, unless it is the only merged dim the threads walk (then
+  // a scalar tail handles the rest).
+  if (m > 0) {
+    const auto& last = p.groups.back();
+    const int64_t last_extent = p.group_extents.back();
+    const bool single_chunked_group = (p.break_point == 0 ? m : m - p.break_point) == 1;
+    int width = 16;
+    bool any = false;
+    for (const Access& a : accesses)
+      if (!a.conditional && a.offset.affine && groupStride(a.offset.a, last) == 1) {
+        width = std::min<int>(width, static_cast<int>(16 / a.element_size));
+        any = true;
+      }
+    if (!any) width = 1;
+    auto fits = [&](int v) {
+      if (!single_chunked_group && last_extent % v != 0) return false;
+      for (const Access& a : accesses) {
+        if (a.conditional || !a.offset.affine || groupStride(a.offset.a, last) != 1) continue;
+        if (a.alignment % (v * a.element_size) != 0 || a.offset.a.c % v != 0) return false;
+        for (int g = 0; g + 1 < m; ++g)
+          if (groupStride(a.offset.a, p.groups[static_cast<size_t>(g)]) % v != 0) return false;
+      }
+      return true;
+    };
+    while (width > 1 && !fits(width)) width /= 2;
+    p.vector_width = width;
+  }
+
+  // Threads, unroll, grid.
+  const int64_t v = p.vector_width;
+  if (p.break_point == 0) {
+    const int64_t chunks = ceilDiv(facts.numel, v);
+    p.threads = chunks >= 256 * sms * 4 ? 256 : 128;
+    p.unroll = chunks >= p.threads * sms * 16 ? 4 : (chunks >= p.threads * sms * 4 ? 2 : 1);
+    p.grid[0] = static_cast<uint32_t>(std::max<int64_t>(1, ceilDiv(chunks, p.threads * p.unroll)));
+  } else {
+    const int64_t chunks = ceilDiv(p.innerExtent(), v);
+    p.threads = chunks >= 256 ? 256 : 128;
+    const int64_t blocks_x = ceilDiv(chunks, p.threads);
+    const int64_t outer = p.outerExtent();
+    int64_t rows = std::clamp<int64_t>(outer * blocks_x / (8 * sms), 1, 16);
+    rows = std::max(rows, ceilDiv(outer, 65535));
+    p.rows_per_block = rows;
+    p.grid[0] = static_cast<uint32_t>(blocks_x);
+    p.grid[1] = static_cast<uint32_t>(ceilDiv(outer, rows));
+  }
+
+  // 32-bit indexing when every offset and every position a thread computes fits.
+  const int64_t limit = (int64_t{1} << 31) - 1;
+  int64_t reach = facts.numel;
+  if (p.break_point == 0)
+    reach = std::max(reach, int64_t{p.grid[0]} * p.threads * p.unroll * v);
+  else
+    reach = std::max({reach, int64_t{p.grid[0]} * p.threads * v,
+                      int64_t{p.grid[1]} * p.rows_per_block});
+  p.index32 = reach < limit;
+  for (const Access& a : accesses) p.index32 &= a.max_offset < limit;
+  for (const auto& [tv, sizes] : facts.sizes) p.index32 &= product(sizes) < limit;
+  return p;
+}
+
+}  // namespace fusebox::pointwise

@@ -1,0 +1,98 @@
+// The pointwise scheduler on the host backend, against the reference evaluator
+// (the cases are shared with the GPU suite: pointwise_cases.inc), plus the
+// scheduler's rejections.
+#include <fusebox/backend/host_backend.h>
+#include <fusebox/frontend/python_definition.h>
+#include <fusebox/ir/ops.h>
+
+#include "pointwise/pointwise_test_util.h"
+
+class PointwiseFixture : public ::testing::Test {
+ protected:
+  static fusebox::Backend& backend() {
+    // One backend for the suite: its kernel cache (memory, and disk unless
+    // FUSEBOX_KERNEL_CACHE says otherwise) spares recompiles.
+    static std::unique_ptr<fusebox::Backend> b = fusebox::makeHostBackend();
+    return *b;
+  }
+  static fusebox::DeviceProperties device() { return {}; }
+};
+
+#include "pointwise/pointwise_cases.inc"
+
+namespace {
+
+TEST(PointwiseRejects, ReductionWithReason) {
+  Fusion f;
+  TensorView* x = defineTensor(f, {-1, -1}, DataType::Float);
+  f.addOutput(sum(exp(x), {1}));
+  CompileTimeCache cache;
+  const Decision d = pointwiseScheduler()->canScheduleCompileTime(f, cache);
+  EXPECT_FALSE(d.accepted());
+  EXPECT_NE(d.reason().find("is a reduction"), std::string::npos) << d.reason();
+}
+
+TEST(PointwiseRejects, MatmulAndRandWithReasons) {
+  Fusion f;
+  TensorView* a = defineTensor(f, {-1, -1}, DataType::Float);
+  TensorView* b = defineTensor(f, {-1, -1}, DataType::Float);
+  f.addOutput(matmul(a, b));
+  CompileTimeCache cache;
+  Decision d = pointwiseScheduler()->canScheduleCompileTime(f, cache);
+  EXPECT_NE(d.reason().find("is a matmul"), std::string::npos) << d.reason();
+
+  Fusion g;
+  g.addOutput(uniform(g, {g.constantInt(4)}, g.constantDouble(0), g.constantDouble(1),
+                      DataType::Float));
+  CompileTimeCache cache2;
+  d = pointwiseScheduler()->canScheduleCompileTime(g, cache2);
+  EXPECT_NE(d.reason().find("Philox"), std::string::npos) << d.reason();
+}
+
+TEST(PointwiseRejects, OutputsOfDifferentElementCounts) {
+  Fusion f;
+  TensorView* x = defineTensor(f, {-1, -1}, DataType::Float);
+  TensorView* bias = defineTensor(f, {-1}, DataType::Float);
+  f.addOutput(add(x, broadcast(bias, {true, false})));
+  f.addOutput(exp(bias));
+  CompileTimeCache cache;
+  ASSERT_TRUE(pointwiseScheduler()->canScheduleCompileTime(f, cache).accepted());
+  std::vector<ArgumentInfo> infos{TensorArgInfo{DataType::Float, {4, 8}, {8, 1}, 16},
+                                  TensorArgInfo{DataType::Float, {8}, {1}, 16}};
+  RuntimeInfo info(f, infos, {});
+  const Decision d = pointwiseScheduler()->canScheduleRunTime(f, info, cache);
+  EXPECT_FALSE(d.accepted());
+  EXPECT_NE(d.reason().find("has 8 elements but the reference output"), std::string::npos)
+      << d.reason();
+}
+
+TEST(PointwiseParams, LargeContiguousFloatMergesDimsAndVectorizes) {
+  // Heuristics only (no kernel): a [64, 1024, 1024] float add merges into one dim.
+  Fusion f;
+  TensorView* x = defineTensor(f, {-1, -1, -1}, DataType::Float);
+  TensorView* y = defineTensor(f, {-1, -1, -1}, DataType::Float);
+  f.addOutput(add(x, y));
+  const std::vector<int64_t> sizes{64, 1024, 1024}, strides{1024 * 1024, 1024, 1};
+  std::vector<ArgumentInfo> infos{TensorArgInfo{DataType::Float, sizes, strides, 16},
+                                  TensorArgInfo{DataType::Float, sizes, strides, 16}};
+  DeviceProperties h100;
+  h100.is_gpu = true;
+  h100.multiprocessor_count = 132;
+  RuntimeInfo info(f, infos, h100);
+  CompileTimeCache cache;
+  auto params = pointwiseScheduler()->computeHeuristics(f, info, cache);
+  const std::string p = params->toString();
+  EXPECT_EQ(paramLine(p, "merged_dims"), "[[0, 1, 2]] (iteration dims; extents [67108864])") << p;
+  EXPECT_EQ(paramLine(p, "vector_width"), "4") << p;
+  EXPECT_EQ(paramLine(p, "break_point"), "0") << p;
+  EXPECT_EQ(paramLine(p, "threads"), "256") << p;
+  EXPECT_EQ(paramLine(p, "unroll"), "4") << p;
+  // 2^26 elements / (4 * 256 * 4) per block.
+  EXPECT_EQ(paramLine(p, "grid"), "[16384, 1, 1]") << p;
+  EXPECT_EQ(paramLine(p, "index_type"), "int32") << p;
+  auto again = pointwiseScheduler()->computeHeuristics(f, info, cache);
+  EXPECT_TRUE(params->sameAs(*again));
+  EXPECT_EQ(params->hash(), again->hash());
+}
+
+}  // namespace

@@ -1,0 +1,190 @@
+// Shared by the pointwise suites (host backend here, cuda in pointwise_gpu):
+// the plugin loaded from the build tree, random inputs, a driver that runs a
+// KernelPlan on a backend (filling KernelParams from its bindings), and a
+// comparison with the reference evaluator.
+#pragma once
+
+#include <fusebox/backend/backend.h>
+#include <fusebox/eval/evaluator.h>
+#include <fusebox/kernel_plan.h>
+#include <fusebox/plugin/plugin_registry.h>
+#include <fusebox/runtime.h>
+#include <fusebox/scheduler.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace fusebox::test {
+
+inline std::shared_ptr<Scheduler> pointwiseScheduler() {
+  static PluginRegistry* registry = [] {
+    auto* r = new PluginRegistry();
+    r->addLibrary(std::string(FUSEBOX_BINARY_DIR) +
+                  "/lib/fusebox/plugins/libfusebox_scheduler_pointwise.so");
+    return r;
+  }();
+  return std::static_pointer_cast<Scheduler>(
+      registry->createObject("pointwise", PluginKind::Scheduler));
+}
+
+// Uniform values in [-2, 2] (integers in [-50, 50], bools half true).
+inline Tensor randomTensor(DataType dtype, std::vector<int64_t> sizes, uint32_t seed) {
+  Tensor t = Tensor::empty(dtype, sizes);
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> real(-2.0, 2.0);
+  std::uniform_int_distribution<int64_t> integer(-50, 50);
+  const int64_t n = t.numel();
+  std::vector<int64_t> index(sizes.size(), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rest = i;
+    for (size_t d = sizes.size(); d-- > 0;) {
+      index[d] = rest % sizes[d];
+      rest /= sizes[d];
+    }
+    if (isFloatingType(dtype))
+      t.setDouble(index, real(gen));
+    else if (dtype == DataType::Bool)
+      t.setInt(index, integer(gen) > 0 ? 1 : 0);
+    else
+      t.setInt(index, integer(gen));
+  }
+  return t;
+}
+
+struct PointwiseRun {
+  Decision compile_time = Decision::accept();
+  Decision run_time = Decision::accept();
+  std::string params;  // PointwiseParams::toString()
+  std::string source;
+  KernelPlan plan;
+  std::vector<Tensor> outputs;  // host copies
+};
+
+// Runs `fusion` through the pointwise scheduler and a backend. Input views
+// (offsets, strides) are reproduced on the backend exactly.
+inline PointwiseRun runPointwise(Backend& backend, const Fusion& fusion,
+                                 const std::vector<Argument>& inputs,
+                                 const DeviceProperties& device = {}) {
+  PointwiseRun r;
+  auto scheduler = pointwiseScheduler();
+  std::vector<Argument> backend_inputs;
+  std::vector<ArgumentInfo> infos;
+  for (const Argument& a : inputs) {
+    if (const auto* t = std::get_if<Tensor>(&a)) {
+      const int64_t esize = t->elementSize();
+      Tensor base = Tensor::fromBlob(t->storage()->data, t->dtype(),
+                                     {t->storage()->nbytes / esize}, {1});
+      Tensor on_backend = backend.toBackend(base).asStrided(t->sizes(), t->strides(),
+                                                            t->storageOffset());
+      backend_inputs.emplace_back(on_backend);
+    } else {
+      backend_inputs.push_back(a);
+    }
+    infos.push_back(argumentInfo(backend_inputs.back()));
+  }
+  RuntimeInfo info(fusion, infos, device);
+  CompileTimeCache cache;
+  r.compile_time = scheduler->canScheduleCompileTime(fusion, cache);
+  if (!r.compile_time) return r;
+  r.run_time = scheduler->canScheduleRunTime(fusion, info, cache);
+  if (!r.run_time) return r;
+  auto params = scheduler->computeHeuristics(fusion, info, cache);
+  r.params = params->toString();
+  auto plan = scheduler->schedule(fusion, *params, info);
+  auto* kp = dynamic_cast<KernelPlan*>(plan.get());
+  EXPECT_NE(kp, nullptr);
+  if (kp == nullptr) return r;
+  r.plan = *kp;
+  r.source = kp->kernel.source;
+  std::vector<Tensor> outs;
+  for (const auto& spec : kp->outputs) {
+    outs.push_back(backend.allocate(spec.dtype, spec.sizes, spec.strides));
+    if (spec.zero_init) backend.memsetZero(outs.back());
+  }
+  KernelParams kparams{};
+  for (const ParamBinding& b : kp->bindings) {
+    switch (b.source) {
+      case ParamBinding::Source::InputData:
+        kparams.ptr[b.slot] = std::get<Tensor>(backend_inputs.at(b.index)).data();
+        break;
+      case ParamBinding::Source::OutputData:
+        kparams.ptr[b.slot] = outs.at(b.index).data();
+        break;
+      case ParamBinding::Source::InputScalar: {
+        const ScalarValue& v = std::get<ScalarValue>(backend_inputs.at(b.index));
+        if (b.as_double) kparams.f64[b.slot] = toDouble(v);
+        else kparams.i64[b.slot] = toInt(v);
+        break;
+      }
+      case ParamBinding::Source::ScratchData:
+        ADD_FAILURE() << "pointwise plans need no scratch";
+        break;
+    }
+  }
+  auto kernel = backend.compile(kp->kernel);
+  kernel->launch(kp->launch, kparams);
+  backend.synchronize();
+  for (const Tensor& o : outs) r.outputs.push_back(backend.toHost(o));
+  return r;
+}
+
+// Tolerance for comparing a kernel's value (float math for 16-bit types) with
+// the evaluator's (double math, one rounding).
+inline double tolerance(DataType t, double expected) {
+  const double mag = std::fabs(expected);
+  switch (t) {
+    case DataType::Half: return 2e-3 + 2e-3 * mag;
+    case DataType::BFloat16: return 1.6e-2 + 1.6e-2 * mag;
+    case DataType::Float: return 1e-5 + 1e-5 * mag;
+    case DataType::Double: return 1e-12 + 1e-12 * mag;
+    default: return 0.0;
+  }
+}
+
+// Runs on the backend and compares every output with evaluateFusion, including
+// its layout (the OutputSpec strides).
+inline PointwiseRun expectMatchesEvaluator(Backend& backend, const Fusion& fusion,
+                                           const std::vector<Argument>& inputs,
+                                           const DeviceProperties& device = {}) {
+  PointwiseRun r = runPointwise(backend, fusion, inputs, device);
+  EXPECT_TRUE(r.compile_time.accepted()) << r.compile_time.reason();
+  EXPECT_TRUE(r.run_time.accepted()) << r.run_time.reason();
+  if (!r.compile_time || !r.run_time) return r;
+  const std::vector<Argument> expected = evaluateFusion(fusion, inputs);
+  EXPECT_EQ(expected.size(), r.outputs.size());
+  for (size_t k = 0; k < expected.size() && k < r.outputs.size(); ++k) {
+    const Tensor& want = std::get<Tensor>(expected[k]);
+    const Tensor& got = r.outputs[k];
+    EXPECT_EQ(want.dtype(), got.dtype()) << "output " << k;
+    EXPECT_EQ(want.sizes(), got.sizes()) << "output " << k;
+    EXPECT_EQ(r.plan.outputs[k].strides, got.strides()) << "output " << k;
+    if (want.sizes() != got.sizes()) continue;
+    const std::vector<double> w = want.toDoubles(), g = got.toDoubles();
+    int reported = 0;
+    for (size_t i = 0; i < w.size(); ++i) {
+      const bool same = (std::isnan(w[i]) && std::isnan(g[i])) || w[i] == g[i] ||
+                        std::fabs(w[i] - g[i]) <= tolerance(want.dtype(), w[i]);
+      if (!same && reported++ < 5)
+        ADD_FAILURE() << "output " << k << " element " << i << ": got " << g[i] << ", expected "
+                      << w[i] << "\n"
+                      << (reported == 1 ? r.source : std::string());
+    }
+  }
+  return r;
+}
+
+// The value of one "name: value" line of a params dump.
+inline std::string paramLine(const std::string& params, const std::string& name) {
+  const std::string key = name + ": ";
+  size_t at = params.find(key);
+  if (at == std::string::npos) return "";
+  at += key.size();
+  return params.substr(at, params.find('\n', at) - at);
+}
+
+}  // namespace fusebox::test

@@ -1,0 +1,3 @@
+# The pointwise comparisons on the cuda backend; every test skips without a GPU.
+add_dependencies(${target} fusebox_scheduler_pointwise)
+list(APPEND labels gpu)
