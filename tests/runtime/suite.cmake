@@ -2,3 +2,7 @@
 get_property(pass_targets GLOBAL PROPERTY FUSEBOX_PASS_TARGETS)
 get_property(scheduler_targets GLOBAL PROPERTY FUSEBOX_SCHEDULER_TARGETS)
 add_dependencies(${target} ${pass_targets} ${scheduler_targets})
+# ... and the test-only schedulers (tests/scheduler_fixtures).
+add_dependencies(${target} fusebox_test_schedulers)
+target_compile_definitions(${target} PRIVATE
+  FUSEBOX_TEST_SCHEDULERS_DIR="${CMAKE_BINARY_DIR}/lib/fusebox/test_schedulers")
