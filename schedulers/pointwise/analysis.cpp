@@ -1,8 +1,8 @@
 // Compile-time acceptance and run-time shape facts (analysis.h).
 #include "analysis.h"
 
-#include <fusebox/backend/kernel.h>
 #include <fmt/format.h>
+#include <fusebox/backend/kernel.h>
 
 #include <algorithm>
 
@@ -14,7 +14,9 @@ int64_t product(const std::vector<int64_t>& v) {
   return p;
 }
 
-bool scalarGoesToDouble(DataType t) { return isFloatingType(t); }
+bool scalarGoesToDouble(DataType t) {
+  return isFloatingType(t);
+}
 
 Decision checkCompileTime(const Fusion& segment) {
   bool has_tensor_output = false;
@@ -35,10 +37,10 @@ Decision checkCompileTime(const Fusion& segment) {
             fmt::format("{} (expr {}) is a matmul; pointwise does not schedule matmuls",
                         e->opName(), e->name()));
       case OpType::Rand:
-        return Decision::reject(fmt::format(
-            "{} (expr {}) draws random numbers; the pointwise code generator does not "
-            "implement the evaluator's Philox element mapping yet",
-            e->opName(), e->name()));
+        return Decision::reject(
+            fmt::format("{} (expr {}) draws random numbers; the pointwise code generator does not "
+                        "implement the evaluator's Philox element mapping yet",
+                        e->opName(), e->name()));
       default:
         break;
     }
@@ -150,8 +152,10 @@ std::vector<int64_t> inferSizes(const Expr* e, const SegmentFacts& facts, Runtim
       int64_t known = 1, infer_at = -1;
       for (size_t k = 0; k < rank; ++k) {
         const int64_t v = evaluateShapeScalar(info, e->input(1 + k), "reshape size");
-        if (v == -1) infer_at = static_cast<int64_t>(k);
-        else known *= v;
+        if (v == -1)
+          infer_at = static_cast<int64_t>(k);
+        else
+          known *= v;
         s.push_back(v);
       }
       if (infer_at >= 0) s[static_cast<size_t>(infer_at)] = known == 0 ? 0 : total / known;
@@ -171,8 +175,8 @@ std::vector<int64_t> inferSizes(const Expr* e, const SegmentFacts& facts, Runtim
       std::vector<int64_t> s;
       const size_t r = is.size();
       for (size_t d = 0; d < r; ++d) {
-        const int64_t start = normalizeSliceIndex(
-            evaluateShapeScalar(info, e->input(1 + d), "slice start"), is[d]);
+        const int64_t start =
+            normalizeSliceIndex(evaluateShapeScalar(info, e->input(1 + d), "slice start"), is[d]);
         const int64_t stop = normalizeSliceIndex(
             evaluateShapeScalar(info, e->input(1 + r + d), "slice stop"), is[d]);
         const int64_t step = evaluateShapeScalar(info, e->input(1 + 2 * r + d), "slice step");
@@ -246,15 +250,18 @@ SegmentFacts computeFacts(const Fusion& segment, RuntimeInfo& info) {
       facts.reference_output = static_cast<int>(k);
     }
   }
-  const auto* ref = segment.outputs()[static_cast<size_t>(facts.reference_output)]->as<TensorView>();
+  const auto* ref =
+      segment.outputs()[static_cast<size_t>(facts.reference_output)]->as<TensorView>();
   facts.iter_sizes = facts.sizes.at(ref);
   facts.numel = best;
   for (const Val* out : segment.outputs()) {
     const auto* tv = out->as<TensorView>();
     const auto& sizes = facts.sizes.at(tv);
     std::vector<int64_t> order;
-    if (const auto* required = segment.requiredStrideOrder(tv)) order = *required;
-    else if (tv->hasAllocation()) order = tv->strideOrder();
+    if (const auto* required = segment.requiredStrideOrder(tv))
+      order = *required;
+    else if (tv->hasAllocation())
+      order = tv->strideOrder();
     facts.output_strides.push_back(order.empty() ? contiguousStrides(sizes)
                                                  : stridesForOrder(sizes, order));
   }

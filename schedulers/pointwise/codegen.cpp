@@ -21,7 +21,9 @@ namespace {
 struct Buffer {
   std::string text;
   int indent = 0;
-  void line(const std::string& s) { text += std::string(static_cast<size_t>(indent) * 2, ' ') + s + "\n"; }
+  void line(const std::string& s) {
+    text += std::string(static_cast<size_t>(indent) * 2, ' ') + s + "\n";
+  }
 };
 
 class Writer {
@@ -74,9 +76,9 @@ class Writer {
     for (size_t k = 0; k < f_.outputs().size(); ++k) {
       const auto* tv = f_.outputs()[k]->as<TensorView>();
       const auto& sizes = facts_.sizes.at(tv);
-      const Index idx = sizes == facts_.iter_sizes ? iterIndex()
-                                                   : reshapeIndex(iterIndex(), facts_.iter_sizes,
-                                                                  sizes, n_);
+      const Index idx = sizes == facts_.iter_sizes
+                            ? iterIndex()
+                            : reshapeIndex(iterIndex(), facts_.iter_sizes, sizes, n_);
       const std::string value = tensorValue(tv, idx);
       const IndexExpr off = linearOffset(idx, sizes, facts_.output_strides[k], n_);
       recordAccess(tv, true, off, dataTypeSize(tv->dtype()), 16,
@@ -166,8 +168,10 @@ class Writer {
       const std::string var = g + 1 == m ? last : fmt::format("m{}", g);
       if (groupCompatible(off.a, group)) {
         const int64_t k = off.a.coef[static_cast<size_t>(group.back())];
-        if (k == 1) terms.push_back(var);
-        else if (k != 0) terms.push_back(fmt::format("{} * {}", var, k));
+        if (k == 1)
+          terms.push_back(var);
+        else if (k != 0)
+          terms.push_back(fmt::format("{} * {}", var, k));
       } else {
         for (int d : group) {
           const int64_t k = off.a.coef[static_cast<size_t>(d)];
@@ -199,8 +203,9 @@ class Writer {
         auto it = hoisted_.find(key);
         if (it == hoisted_.end()) {
           const std::string var = newVar("vl");
-          target.line(fmt::format("const fusebox::Array<{}, {}> {} = fusebox::loadVec<{}>({} + {});",
-                                  st, vec_, var, vec_, ptr, offsetText(off, "mb")));
+          target.line(
+              fmt::format("const fusebox::Array<{}, {}> {} = fusebox::loadVec<{}>({} + {});", st,
+                          vec_, var, vec_, ptr, offsetText(off, "mb")));
           it = hoisted_.emplace(key, var).first;
         }
         return fmt::format("fusebox::cast<{}>({}[v])", ct, it->second);
@@ -235,8 +240,8 @@ class Writer {
       text = literal(*s->value(), s->dtype());
     } else if (auto slot = scalar_slot_.find(v); slot != scalar_slot_.end()) {
       const ParamBinding& b = slot->second;
-      const std::string raw = b.as_double ? fmt::format("p.f64[{}]", b.slot)
-                                          : fmt::format("p.i64[{}]", b.slot);
+      const std::string raw =
+          b.as_double ? fmt::format("p.f64[{}]", b.slot) : fmt::format("p.i64[{}]", b.slot);
       const std::string var = newVar("s");
       prologue.line(fmt::format("const {} {} = {};", computeTypeName(s->dtype()), var,
                                 roundTo(s->dtype(), raw)));
@@ -314,11 +319,12 @@ class Writer {
       case OpType::Cast:
       case OpType::Set:
       case OpType::SegmentSet: {
+        if (const std::string p = smallPowerText(e, idx); !p.empty()) return declare(out, p);
         std::vector<OperandText> ops;
         for (const Val* in : e->inputs()) {
           if (in->isTensor())
-            ops.push_back({tensorValue(in->as<TensorView>(), alignRight(idx, sizesOf(in), n_)),
-                           in->dtype()});
+            ops.push_back(
+                {tensorValue(in->as<TensorView>(), alignRight(idx, sizesOf(in), n_)), in->dtype()});
           else
             ops.push_back({scalarText(in), in->dtype()});
         }
@@ -365,20 +371,42 @@ class Writer {
         const std::string i = idx.at(0).str();
         const std::string start = scalarText(e->input(1)), step = scalarText(e->input(2));
         if (isFloatingType(out))
-          return declare(out, roundTo(out, fmt::format(
-                                               "fusebox::cast<double>({}) + "
-                                               "static_cast<double>({}) * fusebox::cast<double>({})",
-                                               start, i, step)));
-        return declare(out, roundTo(out, fmt::format("static_cast<int64_t>(static_cast<uint64_t>("
-                                                     "fusebox::cast<int64_t>({})) + "
-                                                     "static_cast<uint64_t>({}) * "
-                                                     "static_cast<uint64_t>(fusebox::cast<int64_t>({})))",
-                                                     start, i, step)));
+          return declare(
+              out, roundTo(out, fmt::format("fusebox::cast<double>({}) + "
+                                            "static_cast<double>({}) * fusebox::cast<double>({})",
+                                            start, i, step)));
+        return declare(
+            out, roundTo(out, fmt::format("static_cast<int64_t>(static_cast<uint64_t>("
+                                          "fusebox::cast<int64_t>({})) + "
+                                          "static_cast<uint64_t>({}) * "
+                                          "static_cast<uint64_t>(fusebox::cast<int64_t>({})))",
+                                          start, i, step)));
       }
       default:
         break;
     }
     throw InternalError(fmt::format("pointwise: cannot generate {}", e->opName()));
+  }
+
+  // x^2 and x^3 of a floating tensor by a constant exponent as products: a
+  // general pow is dozens of instructions (GELU's x^3), a product one. The
+  // evaluator rounds pow once in double; the products round two or three
+  // times in the compute type, well inside the comparison tolerances.
+  std::string smallPowerText(const Expr* e, const Index& idx) {
+    if (e->op() != OpType::Binary || e->attr<BinaryOpType>() != BinaryOpType::Pow) return "";
+    const DataType out = e->output(0)->dtype();
+    if (!isFloatingType(out) || !e->input(0)->isTensor() || e->input(1)->isTensor()) return "";
+    const auto* exponent = e->input(1)->as<Scalar>();
+    if (!exponent->isConst()) return "";
+    const double k = toDouble(*exponent->value());
+    if (k != 2.0 && k != 3.0) return "";
+    const auto* base_tv = e->input(0)->as<TensorView>();
+    const std::string ct = computeTypeName(out);
+    std::string base = tensorValue(base_tv, alignRight(idx, sizesOf(base_tv), n_));
+    if (computeTypeName(base_tv->dtype()) != ct)
+      base = fmt::format("fusebox::cast<{}>({})", ct, base);
+    const std::string square = fmt::format("({} * {})", base, base);
+    return roundTo(out, k == 2.0 ? square : fmt::format("({} * {})", square, base));
   }
 
   // Data movement that keeps the element: the input's value at `in`.
@@ -404,8 +432,10 @@ class Writer {
   }
 
   // A value computed only where `condition` holds, else `otherwise`.
-  std::string conditional(DataType out, const std::vector<std::pair<std::string, std::function<std::string()>>>& branches,
-                          const std::string& otherwise) {
+  std::string conditional(
+      DataType out,
+      const std::vector<std::pair<std::string, std::function<std::string()>>>& branches,
+      const std::string& otherwise) {
     const std::string var = newVar("v");
     body.line(fmt::format("{} {};", computeTypeName(out), var));
     for (size_t b = 0; b < branches.size(); ++b) {
@@ -443,17 +473,20 @@ class Writer {
       if (left == 0 && right == 0) continue;
       in[d] = idx[d].plus(-left);
       const std::string s = in[d].str();
-      if (in_sizes[d] == 0) conds.push_back("false");
-      else if (left <= 0) conds.push_back(fmt::format("{} < {}", s, in_sizes[d]));
-      else conds.push_back(fmt::format("{} >= 0 && {} < {}", s, s, in_sizes[d]));
+      if (in_sizes[d] == 0)
+        conds.push_back("false");
+      else if (left <= 0)
+        conds.push_back(fmt::format("{} < {}", s, in_sizes[d]));
+      else
+        conds.push_back(fmt::format("{} >= 0 && {} < {}", s, s, in_sizes[d]));
       if (in_sizes[d] == 1) in[d] = IndexExpr::constant(0, n_);
     }
     const DataType out = e->output(0)->dtype();
     const std::string pad_value = roundTo(out, scalarText(e->input(1)));
     if (conds.empty()) return forward(e, in);
-    return conditional(out, {{fmt::format("{}", fmt::join(conds, " && ")),
-                              [&] { return tensorValue(src, in); }}},
-                       pad_value);
+    return conditional(
+        out, {{fmt::format("{}", fmt::join(conds, " && ")), [&] { return tensorValue(src, in); }}},
+        pad_value);
   }
 
   std::string catValue(const Expr* e, const Index& idx) {
@@ -653,8 +686,9 @@ GeneratedKernel generateKernel(const Fusion& segment, const SegmentFacts& facts,
     if (!in->isTensor()) continue;
     const std::string st = storageType(in->dtype());
     const int slot = w.bindings()[i].slot;
-    k.line(fmt::format("[[maybe_unused]] const {}* __restrict__ in{} = static_cast<const {}*>(p.ptr[{}]);",
-                       st, slot, st, slot));
+    k.line(fmt::format(
+        "[[maybe_unused]] const {}* __restrict__ in{} = static_cast<const {}*>(p.ptr[{}]);", st,
+        slot, st, slot));
   }
   for (size_t o = 0; o < segment.outputs().size(); ++o) {
     const std::string st = storageType(segment.outputs()[o]->dtype());
@@ -671,10 +705,11 @@ GeneratedKernel generateKernel(const Fusion& segment, const SegmentFacts& facts,
     k.line("FUSEBOX_UNROLL");
     k.line(fmt::format("for (int u = 0; u < {}; ++u) {{", p.unroll));
     ++k.indent;
-    k.line(fmt::format(
-        "const idx_t s = ((static_cast<idx_t>(blockIdx.x) * {} + u) * static_cast<idx_t>(blockDim.x) "
-        "+ static_cast<idx_t>(threadIdx.x)) * {};",
-        p.unroll, v));
+    k.line(
+        fmt::format("const idx_t s = ((static_cast<idx_t>(blockIdx.x) * {} + u) * "
+                    "static_cast<idx_t>(blockDim.x) "
+                    "+ static_cast<idx_t>(threadIdx.x)) * {};",
+                    p.unroll, v));
     k.line(fmt::format("if (s >= {}) break;", facts.numel));
     if (m == 0) k.line("[[maybe_unused]] const idx_t mb = s;");
     decompose(k, p, "s", 0, m);
@@ -695,8 +730,8 @@ GeneratedKernel generateKernel(const Fusion& segment, const SegmentFacts& facts,
     append(k, fast_pre_row);
     k.line(fmt::format("for (idx_t r = 0; r < {}; ++r) {{", p.rows_per_block));
     ++k.indent;
-    k.line(fmt::format("const idx_t o = static_cast<idx_t>(blockIdx.y) * {} + r;",
-                       p.rows_per_block));
+    k.line(
+        fmt::format("const idx_t o = static_cast<idx_t>(blockIdx.y) * {} + r;", p.rows_per_block));
     k.line(fmt::format("if (o >= {}) break;", p.outerExtent()));
     decompose(k, p, "o", 0, b);
     for (size_t g = 0; g < b; ++g) iterIndices(k, p, g);

@@ -14,24 +14,35 @@ namespace fusebox::pointwise {
 
 std::string storageType(DataType t) {
   switch (t) {
-    case DataType::Bool: return "bool";
-    case DataType::Int32: return "int32_t";
-    case DataType::Int64: return "int64_t";
-    case DataType::Half: return "fusebox::Half";
-    case DataType::BFloat16: return "fusebox::BFloat16";
-    case DataType::Float: return "float";
-    case DataType::Double: return "double";
+    case DataType::Bool:
+      return "bool";
+    case DataType::Int32:
+      return "int32_t";
+    case DataType::Int64:
+      return "int64_t";
+    case DataType::Half:
+      return "fusebox::Half";
+    case DataType::BFloat16:
+      return "fusebox::BFloat16";
+    case DataType::Float:
+      return "float";
+    case DataType::Double:
+      return "double";
   }
   return "void";
 }
 
 std::string computeTypeName(DataType t) {
   switch (t) {
-    case DataType::Bool: return "bool";
+    case DataType::Bool:
+      return "bool";
     case DataType::Int32:
-    case DataType::Int64: return "int64_t";
-    case DataType::Double: return "double";
-    default: return "float";
+    case DataType::Int64:
+      return "int64_t";
+    case DataType::Double:
+      return "double";
+    default:
+      return "float";
   }
 }
 
@@ -109,8 +120,8 @@ std::string unaryText(UnaryOpType op, const OperandText& x, DataType out) {
   else if (x.dtype == DataType::Bool &&
            (op == UnaryOpType::Abs || op == UnaryOpType::Relu || op == UnaryOpType::LogicalNot ||
             op == UnaryOpType::BitwiseNot || op == UnaryOpType::IsFinite ||
-            op == UnaryOpType::IsInf || op == UnaryOpType::IsNan ||
-            op == UnaryOpType::IsNegInf || op == UnaryOpType::IsPosInf))
+            op == UnaryOpType::IsInf || op == UnaryOpType::IsNan || op == UnaryOpType::IsNegInf ||
+            op == UnaryOpType::IsPosInf))
     mt = "bool";
   else
     mt = "int64_t";
@@ -136,13 +147,18 @@ std::string binaryText(BinaryOpType op, const OperandText& a, const OperandText&
     case BinaryOpType::BitwiseAnd:
     case BinaryOpType::BitwiseOr:
     case BinaryOpType::BitwiseXor:
-      if (isFloatingType(out) || anyFloating(ts)) mt = operandMathType({out, a.dtype, b.dtype});
-      else mt = allBool(ts) ? "bool" : "int64_t";
+      if (isFloatingType(out) || anyFloating(ts))
+        mt = operandMathType({out, a.dtype, b.dtype});
+      else
+        mt = allBool(ts) ? "bool" : "int64_t";
       break;
     default:
-      if (isFloatingType(out)) mt = computeTypeName(out);
-      else if (anyFloating(ts)) mt = operandMathType(ts);
-      else mt = "int64_t";
+      if (isFloatingType(out))
+        mt = computeTypeName(out);
+      else if (anyFloating(ts))
+        mt = operandMathType(ts);
+      else
+        mt = "int64_t";
       break;
   }
   return roundTo(out, fmt::format("fusebox::op::{}({}, {})", toString(op), as(mt, a), as(mt, b)));
@@ -151,17 +167,20 @@ std::string binaryText(BinaryOpType op, const OperandText& a, const OperandText&
 std::string ternaryText(TernaryOpType op, const OperandText& a, const OperandText& b,
                         const OperandText& c, DataType out) {
   std::string mt;
-  if (isFloatingType(out)) mt = computeTypeName(out);
-  else if (out == DataType::Bool && op == TernaryOpType::Where) mt = "bool";
-  else mt = "int64_t";
+  if (isFloatingType(out))
+    mt = computeTypeName(out);
+  else if (out == DataType::Bool && op == TernaryOpType::Where)
+    mt = "bool";
+  else
+    mt = "int64_t";
   if (op == TernaryOpType::Where)
-    return roundTo(out, fmt::format("fusebox::op::where({}, {}, {})", as("bool", a), as(mt, b),
-                                    as(mt, c)));
+    return roundTo(
+        out, fmt::format("fusebox::op::where({}, {}, {})", as("bool", a), as(mt, b), as(mt, c)));
   if (op == TernaryOpType::Threshold && !isFloatingType(out) &&
       (isFloatingType(a.dtype) || isFloatingType(b.dtype)))
     mt = "double";  // compare as the evaluator does, then store
-  return roundTo(out, fmt::format("fusebox::op::{}({}, {}, {})", toString(op), as(mt, a),
-                                  as(mt, b), as(mt, c)));
+  return roundTo(out, fmt::format("fusebox::op::{}({}, {}, {})", toString(op), as(mt, a), as(mt, b),
+                                  as(mt, c)));
 }
 
 }  // namespace fusebox::pointwise

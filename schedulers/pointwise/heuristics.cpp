@@ -24,7 +24,9 @@ int64_t PointwiseParams::innerExtent() const {
   return e;
 }
 
-uint64_t PointwiseParams::hash() const { return std::hash<std::string>()(toString()); }
+uint64_t PointwiseParams::hash() const {
+  return std::hash<std::string>()(toString());
+}
 
 bool PointwiseParams::sameAs(const HeuristicParams& other) const {
   const auto* o = dynamic_cast<const PointwiseParams*>(&other);
@@ -57,7 +59,9 @@ std::string PointwiseParams::toString() const {
 
 namespace {
 
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
 
 // Coefficient of the innermost iteration dim of `group` (the group's stride).
 int64_t groupStride(const Affine& a, const std::vector<int>& group) {
@@ -92,8 +96,7 @@ PointwiseParams computePointwiseParams(const SegmentFacts& facts,
       if (merge) {
         const size_t prev = static_cast<size_t>(p.groups.back().back());
         for (const Access& a : accesses)
-          if (a.offset.affine &&
-              a.offset.a.coef[prev] != a.offset.a.coef[d] * facts.iter_sizes[d])
+          if (a.offset.affine && a.offset.a.coef[prev] != a.offset.a.coef[d] * facts.iter_sizes[d])
             merge = false;
       }
       if (merge) {
@@ -120,8 +123,10 @@ PointwiseParams computePointwiseParams(const SegmentFacts& facts,
       bool outer_zero = true, inner_moves = false;
       for (int g = 0; g < m; ++g) {
         const bool z = zeroOn(a.offset.a, p.groups[static_cast<size_t>(g)]);
-        if (g < b) outer_zero &= z;
-        else inner_moves |= !z;
+        if (g < b)
+          outer_zero &= z;
+        else
+          inner_moves |= !z;
       }
       if (outer_zero && inner_moves) {
         p.break_point = b;
@@ -188,8 +193,8 @@ PointwiseParams computePointwiseParams(const SegmentFacts& facts,
   if (p.break_point == 0)
     reach = std::max(reach, int64_t{p.grid[0]} * p.threads * p.unroll * v);
   else
-    reach = std::max({reach, int64_t{p.grid[0]} * p.threads * v,
-                      int64_t{p.grid[1]} * p.rows_per_block});
+    reach = std::max(
+        {reach, int64_t{p.grid[0]} * p.threads * v, int64_t{p.grid[1]} * p.rows_per_block});
   p.index32 = reach < limit;
   for (const Access& a : accesses) p.index32 &= a.max_offset < limit;
   for (const auto& [tv, sizes] : facts.sizes) p.index32 &= product(sizes) < limit;

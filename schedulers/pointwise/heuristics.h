@@ -22,9 +22,9 @@ class PointwiseParams final : public HeuristicParams {
   // dropped) that every affine access walks contiguously, as one index.
   std::vector<std::vector<int>> groups;
   std::vector<int64_t> group_extents;
-  int vector_width = 1;    // elements per vector access along the innermost merged dim
-  int unroll = 1;          // 1-D: chunks of vector_width each thread handles
-  int threads = 128;       // per block
+  int vector_width = 1;  // elements per vector access along the innermost merged dim
+  int unroll = 1;        // 1-D: chunks of vector_width each thread handles
+  int threads = 128;     // per block
   // 2-D schedule: merged dims [0, break_point) are rows (grid.y, a loop of
   // rows_per_block per block), [break_point, end) columns (grid.x, threads).
   // 0: a 1-D schedule over all merged dims.
@@ -42,7 +42,8 @@ class PointwiseParams final : public HeuristicParams {
 };
 
 struct Access;
-PointwiseParams computePointwiseParams(const SegmentFacts& facts, const std::vector<Access>& accesses,
+PointwiseParams computePointwiseParams(const SegmentFacts& facts,
+                                       const std::vector<Access>& accesses,
                                        const DeviceProperties& device);
 
 }  // namespace fusebox::pointwise

@@ -20,11 +20,10 @@ class PointwiseScheduler final : public Scheduler {
   std::string name() const override { return "pointwise"; }
 
   Decision canScheduleCompileTime(const Fusion& segment, CompileTimeCache& cache) override {
-    const auto& verdict = cache.get<std::pair<bool, std::string>>(
-        "pointwise.compile_time", [&] {
-          const Decision d = checkCompileTime(segment);
-          return std::make_pair(d.accepted(), d.reason());
-        });
+    const auto& verdict = cache.get<std::pair<bool, std::string>>("pointwise.compile_time", [&] {
+      const Decision d = checkCompileTime(segment);
+      return std::make_pair(d.accepted(), d.reason());
+    });
     return verdict.first ? Decision::accept() : Decision::reject(verdict.second);
   }
 
@@ -57,8 +56,8 @@ class PointwiseScheduler final : public Scheduler {
     const PointwiseParams p =
         computePointwiseParams(facts, collectAccesses(segment, facts, info), info.device());
     if (p.grid[0] == 0 || p.grid[1] > 65535)
-      return Decision::reject(fmt::format("{} elements need a grid beyond CUDA's limits",
-                                          facts.numel));
+      return Decision::reject(
+          fmt::format("{} elements need a grid beyond CUDA's limits", facts.numel));
     if (facts.numel / std::max(1, p.vector_width * p.unroll) / p.threads >= (int64_t{1} << 31) - 1)
       return Decision::reject(
           fmt::format("{} elements need more than 2^31 - 1 blocks", facts.numel));

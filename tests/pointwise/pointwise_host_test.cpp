@@ -42,8 +42,8 @@ TEST(PointwiseRejects, MatmulAndRandWithReasons) {
   EXPECT_NE(d.reason().find("is a matmul"), std::string::npos) << d.reason();
 
   Fusion g;
-  g.addOutput(uniform(g, {g.constantInt(4)}, g.constantDouble(0), g.constantDouble(1),
-                      DataType::Float));
+  g.addOutput(
+      uniform(g, {g.constantInt(4)}, g.constantDouble(0), g.constantDouble(1), DataType::Float));
   CompileTimeCache cache2;
   d = pointwiseScheduler()->canScheduleCompileTime(g, cache2);
   EXPECT_NE(d.reason().find("Philox"), std::string::npos) << d.reason();

@@ -14,6 +14,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <iostream>
 #include <memory>
 #include <random>
 #include <string>
@@ -77,10 +79,10 @@ inline PointwiseRun runPointwise(Backend& backend, const Fusion& fusion,
   for (const Argument& a : inputs) {
     if (const auto* t = std::get_if<Tensor>(&a)) {
       const int64_t esize = t->elementSize();
-      Tensor base = Tensor::fromBlob(t->storage()->data, t->dtype(),
-                                     {t->storage()->nbytes / esize}, {1});
-      Tensor on_backend = backend.toBackend(base).asStrided(t->sizes(), t->strides(),
-                                                            t->storageOffset());
+      Tensor base =
+          Tensor::fromBlob(t->storage()->data, t->dtype(), {t->storage()->nbytes / esize}, {1});
+      Tensor on_backend =
+          backend.toBackend(base).asStrided(t->sizes(), t->strides(), t->storageOffset());
       backend_inputs.emplace_back(on_backend);
     } else {
       backend_inputs.push_back(a);
@@ -117,8 +119,10 @@ inline PointwiseRun runPointwise(Backend& backend, const Fusion& fusion,
         break;
       case ParamBinding::Source::InputScalar: {
         const ScalarValue& v = std::get<ScalarValue>(backend_inputs.at(b.index));
-        if (b.as_double) kparams.f64[b.slot] = toDouble(v);
-        else kparams.i64[b.slot] = toInt(v);
+        if (b.as_double)
+          kparams.f64[b.slot] = toDouble(v);
+        else
+          kparams.i64[b.slot] = toInt(v);
         break;
       }
       case ParamBinding::Source::ScratchData:
@@ -138,11 +142,16 @@ inline PointwiseRun runPointwise(Backend& backend, const Fusion& fusion,
 inline double tolerance(DataType t, double expected) {
   const double mag = std::fabs(expected);
   switch (t) {
-    case DataType::Half: return 2e-3 + 2e-3 * mag;
-    case DataType::BFloat16: return 1.6e-2 + 1.6e-2 * mag;
-    case DataType::Float: return 1e-5 + 1e-5 * mag;
-    case DataType::Double: return 1e-12 + 1e-12 * mag;
-    default: return 0.0;
+    case DataType::Half:
+      return 2e-3 + 2e-3 * mag;
+    case DataType::BFloat16:
+      return 1.6e-2 + 1.6e-2 * mag;
+    case DataType::Float:
+      return 1e-5 + 1e-5 * mag;
+    case DataType::Double:
+      return 1e-12 + 1e-12 * mag;
+    default:
+      return 0.0;
   }
 }
 
@@ -152,6 +161,8 @@ inline PointwiseRun expectMatchesEvaluator(Backend& backend, const Fusion& fusio
                                            const std::vector<Argument>& inputs,
                                            const DeviceProperties& device = {}) {
   PointwiseRun r = runPointwise(backend, fusion, inputs, device);
+  // FUSEBOX_TEST_PRINT_SOURCE=1 shows each generated kernel (for docs and debugging).
+  if (std::getenv("FUSEBOX_TEST_PRINT_SOURCE") != nullptr) std::cout << r.source << std::endl;
   EXPECT_TRUE(r.compile_time.accepted()) << r.compile_time.reason();
   EXPECT_TRUE(r.run_time.accepted()) << r.run_time.reason();
   if (!r.compile_time || !r.run_time) return r;
