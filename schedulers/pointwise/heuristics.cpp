@@ -90,7 +90,15 @@ PointwiseParams computePointwiseParams(const SegmentFacts& facts,
   // (split reshapes) do not block merging: they index through i<d>, which the
   // kernel recovers from the merged index.
   if (facts.numel > 0) {
-    for (size_t d = 0; d < facts.iter_sizes.size(); ++d) {
+    // Walk the iteration dims in the reference output's memory order
+    // (outermost first), so a channels-last output still has its innermost
+    // memory dim innermost in the loop.
+    const auto& ref_strides = facts.output_strides[static_cast<size_t>(facts.reference_output)];
+    std::vector<size_t> order(facts.iter_sizes.size());
+    for (size_t d = 0; d < order.size(); ++d) order[d] = d;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return ref_strides[a] > ref_strides[b]; });
+    for (size_t d : order) {
       if (facts.iter_sizes[d] == 1) continue;
       bool merge = !p.groups.empty();
       if (merge) {
@@ -158,7 +166,8 @@ PointwiseParams computePointwiseParams(const SegmentFacts& facts,
       if (!single_chunked_group && last_extent % v != 0) return false;
       for (const Access& a : accesses) {
         if (a.conditional || !a.offset.affine || groupStride(a.offset.a, last) != 1) continue;
-        if (a.alignment % (v * a.element_size) != 0 || a.offset.a.c % v != 0) return false;
+        if (a.alignment <= 0 || a.alignment % (v * a.element_size) != 0 || a.offset.a.c % v != 0)
+          return false;
         for (int g = 0; g + 1 < m; ++g)
           if (groupStride(a.offset.a, p.groups[static_cast<size_t>(g)]) % v != 0) return false;
       }

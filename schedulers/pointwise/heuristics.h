@@ -19,7 +19,8 @@ class PointwiseParams final : public HeuristicParams {
   int reference_output = 0;
   std::vector<int64_t> iter_sizes;  // the reference output's logical sizes
   // Merged dims, outermost first: each a run of iteration dims (size-1 dims
-  // dropped) that every affine access walks contiguously, as one index.
+  // dropped; in the reference output's memory order) that every affine
+  // access walks contiguously, as one index.
   std::vector<std::vector<int>> groups;
   std::vector<int64_t> group_extents;
   int vector_width = 1;  // elements per vector access along the innermost merged dim
