@@ -117,7 +117,8 @@ Command addRunCommand(CLI::App& parent) {
       ->check(CLI::ExistingFile);
   app->add_option("--input,-i", options->inputs,
                   "Override an input: NAME=16x512:float (random), NAME=x.npy, NAME=1.5; NAME is "
-                  "the script's variable (T0) or a position (#0)");
+                  "the script's variable (T0) or a position (#0)")
+      ->allow_extra_args(false);
   app->add_option("--save-outputs", options->save_outputs,
                   "Write each output to DIR/output_<index>.npy");
   app->add_option("--seed", options->seed, "Seed for random inputs")->capture_default_str();

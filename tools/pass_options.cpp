@@ -9,10 +9,13 @@ namespace fusebox::cli {
 void addPassFlags(CLI::App* app, PassFlags& flags) {
   app->add_option("--config", flags.config,
                   "TOML config file (default: $FUSEBOX_CONFIG, else fusebox's default.toml)");
-  app->add_option("--disable-pass", flags.disabled, "Do not run this pass (repeatable)");
+  // One value per occurrence, so `--disable-pass x FILE.py` leaves FILE.py alone.
+  app->add_option("--disable-pass", flags.disabled, "Do not run this pass (repeatable)")
+      ->allow_extra_args(false);
   app->add_option("--print-after", flags.print_after,
                   "Print the IR after this pass, after 'all' passes, or after those that "
-                  "'changed' it (repeatable)");
+                  "'changed' it (repeatable)")
+      ->allow_extra_args(false);
   app->add_flag("--time-passes", flags.time_passes, "Print the time each pass took");
   app->add_flag("--verify-passes", flags.verify_passes,
                 "Run the IR verifier after each pass and check its 'changed' claim");
@@ -23,12 +26,14 @@ void addRuntimeFlags(CLI::App* app, PassFlags& flags) {
   app->add_option("--dump", flags.dump,
                   "Dump options, as in FUSEBOX_DUMP: NAME[=VALUE][,NAME...], e.g. "
                   "segmented_fusion,segmenter_log,scheduler_params,fusion_ir or "
-                  "print_after=all (repeatable)");
+                  "print_after=all (repeatable)")
+      ->allow_extra_args(false);
   app->add_option("--dump-graph", flags.dump_graph,
                   "Write the segment graph to this Graphviz file (and an SVG beside it when "
                   "`dot` is installed)");
   app->add_option("--disable-scheduler", flags.disabled_schedulers,
-                  "Do not use this scheduler (repeatable)");
+                  "Do not use this scheduler (repeatable)")
+      ->allow_extra_args(false);
 }
 
 Setup loadSetup(const PassFlags& flags, std::ostream& diagnostics) {

@@ -156,6 +156,16 @@ TEST(CliRuntime, DumpsComeFromTheFlagTheEnvironmentAndTheConfig) {
   EXPECT_THAT(cfg.output, HasSubstr("=== IR after pass"));
 }
 
+TEST(CliRuntime, RepeatableFlagsBeforeTheFileTakeOneValueEach) {
+  auto r = runCommand(exe() +
+                      " run --dump segmenter_log --input T0=2x3x4x5 --disable-pass "
+                      "remove_empty " +
+                      source("examples/channels_last_relu.py").string() + " --no-ir");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("=== segmenter log ==="));
+  EXPECT_THAT(r.output, HasSubstr("input 0 T0: float[2, 3, 4, 5]{strides 60, 20, 5, 1}"));
+}
+
 TEST(CliRuntime, UnknownDumpNamesListTheValidOnes) {
   std::string script = source("examples/channels_last_relu.py").string();
   auto r = runCommand(exe() + " run " + script + " --dump=segmented_fusoin");
