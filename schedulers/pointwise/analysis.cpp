@@ -36,11 +36,6 @@ Decision checkCompileTime(const Fusion& segment) {
         return Decision::reject(
             fmt::format("{} (expr {}) is a matmul; pointwise does not schedule matmuls",
                         e->opName(), e->name()));
-      case OpType::Rand:
-        return Decision::reject(
-            fmt::format("{} (expr {}) draws random numbers; the pointwise code generator does not "
-                        "implement the evaluator's Philox element mapping yet",
-                        e->opName(), e->name()));
       default:
         break;
     }
@@ -211,6 +206,12 @@ std::vector<int64_t> inferSizes(const Expr* e, const SegmentFacts& facts, Runtim
     }
     case OpType::Iota:
       return {evaluateShapeScalar(info, e->input(0), "iota length")};
+    case OpType::Rand: {
+      std::vector<int64_t> s;
+      for (size_t k = 0; k < rank; ++k)
+        s.push_back(evaluateShapeScalar(info, e->input(k), "random tensor size"));
+      return s;
+    }
     default:
       break;
   }

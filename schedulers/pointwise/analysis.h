@@ -17,7 +17,7 @@ struct SlotCounts {
 };
 
 // Accepts segments of elementwise and data-movement ops with at least one
-// tensor output; rejects reductions, matmul, rand and too many parameters.
+// tensor output; rejects reductions, matmul and too many parameters.
 Decision checkCompileTime(const Fusion& segment);
 
 // Whether a scalar segment input goes to KernelParams::f64 (else i64).

@@ -382,6 +382,8 @@ class Writer {
                                           "static_cast<uint64_t>(fusebox::cast<int64_t>({})))",
                                           start, i, step)));
       }
+      case OpType::Rand:
+        return randomValue(e, idx);
       default:
         break;
     }
@@ -409,6 +411,51 @@ class Writer {
     return roundTo(out, k == 2.0 ? square : fmt::format("({} * {})", square, base));
   }
 
+  // uniform / normal: element i (row-major in the op's shape) from the Philox
+  // word stream exactly as docs/random.md specifies (the helpers are in
+  // kRandomHelpers); the arithmetic is in double, rounded once to the dtype.
+  std::string randomValue(const Expr* e, const Index& idx) {
+    uses_random_ = true;
+    const auto& attr = e->attr<RandAttr>();
+    const auto* tv = e->output(0)->as<TensorView>();
+    const auto& sizes = sizesOf(tv);
+    const size_t rank = sizes.size();
+    const std::string i = linearOffset(idx, sizes, contiguousStrides(sizes), n_).str();
+    const std::string a = fmt::format("fusebox::cast<double>({})", scalarText(e->input(rank)));
+    const std::string b = fmt::format("fusebox::cast<double>({})", scalarText(e->input(rank + 1)));
+    std::string seed = "0ull", offset = "0ull";
+    if (attr.has_seed) {
+      seed = fmt::format("static_cast<uint64_t>(fusebox::cast<int64_t>({}))",
+                         scalarText(e->input(rank + 2)));
+      offset = fmt::format("static_cast<uint64_t>(fusebox::cast<int64_t>({}))",
+                           scalarText(e->input(rank + 3)));
+    }
+    const bool wide = tv->dtype() == DataType::Double;
+    const std::string element = fmt::format("static_cast<uint64_t>({})", i);
+    auto draw = [&](const std::string& k) {
+      return fmt::format("fusebox_pointwise_rng::draw({}, {}, {}, {})", seed, offset, k,
+                         wide ? "true" : "false");
+    };
+    std::string value;
+    if (attr.dist == RandomDistribution::Uniform) {
+      value = fmt::format("{} + fusebox_pointwise_rng::mulRounded({} - {}, {})", a, b, a,
+                          draw(element));
+    } else {
+      const std::string u1 = newVar("u"), u2 = newVar("u");
+      body.line(fmt::format("const double {} = 1.0 - {};", u1, draw("2 * " + element)));
+      body.line(fmt::format("const double {} = {};", u2, draw("2 * " + element + " + 1")));
+      value = fmt::format(
+          "{} + fusebox_pointwise_rng::mulRounded({}, fusebox::op::sqrt(-2.0 * "
+          "fusebox::op::log({})) * fusebox::op::cos(2.0 * 3.141592653589793116 * {}))",
+          a, b, u1, u2);
+    }
+    return declare(tv->dtype(), roundTo(tv->dtype(), value));
+  }
+
+ public:
+  bool usesRandom() const { return uses_random_; }
+
+ private:
   // Data movement that keeps the element: the input's value at `in`.
   std::string forward(const Expr* e, const Index& in) {
     const auto* src = e->input(0)->as<TensorView>();
@@ -545,6 +592,7 @@ class Writer {
   bool fast_ = false;
   int cond_depth_ = 0;
   int counter_ = 0;
+  bool uses_random_ = false;
   std::vector<int> group_of_;
   std::unordered_map<const Val*, int> input_ptr_;
   std::unordered_map<const Val*, ParamBinding> scalar_slot_;
@@ -608,6 +656,54 @@ void append(Buffer& out, const Buffer& in) {
 }
 
 }  // namespace
+
+// Philox4x32-10 and the [0, 1) draws of docs/random.md, emitted into kernels
+// that draw random numbers.
+constexpr const char* kRandomHelpers = R"(
+namespace fusebox_pointwise_rng {
+// Word j of the stream: lane j % 4 of Philox4x32-10 with counter
+// {lo(j / 4), hi(j / 4), lo(offset), hi(offset)} and key {lo(seed), hi(seed)}.
+FUSEBOX_DEVICE uint32_t word(uint64_t seed, uint64_t offset, uint64_t j) {
+  const uint64_t block = j / 4;
+  uint32_t c0 = static_cast<uint32_t>(block), c1 = static_cast<uint32_t>(block >> 32);
+  uint32_t c2 = static_cast<uint32_t>(offset), c3 = static_cast<uint32_t>(offset >> 32);
+  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
+  for (int r = 0; r < 10; ++r) {
+    if (r > 0) {
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    const uint64_t p0 = static_cast<uint64_t>(0xD2511F53u) * c0;
+    const uint64_t p1 = static_cast<uint64_t>(0xCD9E8D57u) * c2;
+    const uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c1 ^ k0;
+    const uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c3 ^ k1;
+    c1 = static_cast<uint32_t>(p1);
+    c3 = static_cast<uint32_t>(p0);
+    c0 = n0;
+    c2 = n2;
+  }
+  const uint32_t lane = static_cast<uint32_t>(j % 4);
+  return lane == 0 ? c0 : lane == 1 ? c1 : lane == 2 ? c2 : c3;
+}
+// Draw k in [0, 1): the top 24 bits of word k, or (wide) the top 53 bits of
+// words 2k (low) and 2k + 1 (high).
+FUSEBOX_DEVICE double draw(uint64_t seed, uint64_t offset, uint64_t k, bool wide) {
+  if (!wide) return static_cast<double>(word(seed, offset, k) >> 8) * 5.9604644775390625e-08;
+  const uint64_t lo = word(seed, offset, 2 * k), hi = word(seed, offset, 2 * k + 1);
+  return static_cast<double>(((hi << 32) | lo) >> 11) * 1.1102230246251565404e-16;
+}
+// a * b rounded on its own: never contracted with a following add into an
+// FMA, so the value matches the evaluator's separately rounded steps.
+FUSEBOX_DEVICE double mulRounded(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#else
+  volatile double product = a * b;
+  return product;
+#endif
+}
+}  // namespace fusebox_pointwise_rng
+)";
 
 std::string paramsComment(const PointwiseParams& p) {
   std::string out;
@@ -748,9 +844,9 @@ GeneratedKernel generateKernel(const Fusion& segment, const SegmentFacts& facts,
   out.source.source = fmt::format(
       "// Generated by the fusebox pointwise scheduler.\n"
       "{}"
-      "#include <fusebox_runtime.cuh>\n\n"
+      "#include <fusebox_runtime.cuh>\n{}\n"
       "extern \"C\" __global__ void {}([[maybe_unused]] fusebox::KernelParams p) {{\n{}}}\n",
-      paramsComment(p), name, body);
+      paramsComment(p), w.usesRandom() ? kRandomHelpers : "", name, body);
   out.source.uses_block_sync = false;
   out.bindings = w.bindings();
   return out;

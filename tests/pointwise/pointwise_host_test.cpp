@@ -32,21 +32,27 @@ TEST(PointwiseRejects, ReductionWithReason) {
   EXPECT_NE(d.reason().find("is a reduction"), std::string::npos) << d.reason();
 }
 
-TEST(PointwiseRejects, MatmulAndRandWithReasons) {
+TEST(PointwiseRejects, MatmulWithReason) {
   Fusion f;
   TensorView* a = defineTensor(f, {-1, -1}, DataType::Float);
   TensorView* b = defineTensor(f, {-1, -1}, DataType::Float);
   f.addOutput(matmul(a, b));
   CompileTimeCache cache;
-  Decision d = pointwiseScheduler()->canScheduleCompileTime(f, cache);
+  const Decision d = pointwiseScheduler()->canScheduleCompileTime(f, cache);
+  EXPECT_FALSE(d.accepted());
   EXPECT_NE(d.reason().find("is a matmul"), std::string::npos) << d.reason();
+}
 
-  Fusion g;
-  g.addOutput(
-      uniform(g, {g.constantInt(4)}, g.constantDouble(0), g.constantDouble(1), DataType::Float));
-  CompileTimeCache cache2;
-  d = pointwiseScheduler()->canScheduleCompileTime(g, cache2);
-  EXPECT_NE(d.reason().find("Philox"), std::string::npos) << d.reason();
+TEST(PointwiseRejects, ScalarOutputWithReason) {
+  Fusion f;
+  TensorView* x = defineTensor(f, {-1}, DataType::Float);
+  Scalar* s = defineScalar(f, DataType::Double);
+  f.addOutput(exp(x));
+  f.addOutput(add(s, s));
+  CompileTimeCache cache;
+  const Decision d = pointwiseScheduler()->canScheduleCompileTime(f, cache);
+  EXPECT_FALSE(d.accepted());
+  EXPECT_NE(d.reason().find("is a scalar"), std::string::npos) << d.reason();
 }
 
 TEST(PointwiseRejects, OutputsOfDifferentElementCounts) {
