@@ -1,0 +1,68 @@
+// The cuda backend: NVRTC compiles kernel source to a cubin for the device's own
+// architecture; the driver API runs it. libcuda, libnvrtc and libcublas are
+// opened with dlopen at first use (never at static initialization), so every
+// binary linking libfusebox_core starts and runs its host paths on a machine
+// with no GPU or driver; only creating a cuda backend there fails, with a
+// UserError saying why.
+//
+// Environment overrides (for unusual installs): FUSEBOX_LIBCUDA, FUSEBOX_LIBNVRTC,
+// FUSEBOX_LIBCUBLAS name the library file to open instead of searching.
+#pragma once
+
+#include <fusebox/backend/backend.h>
+#include <fusebox/backend/kernel_cache.h>
+#include <fusebox/scheduler.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fusebox {
+
+// Whether a cuda backend can be created here. Probes the driver (dlopen,
+// cuInit, device count) without creating a context; never throws.
+struct CudaAvailability {
+  bool available = false;
+  std::string reason;  // why not, when !available
+  int device_count = 0;
+};
+CudaAvailability cudaAvailable();
+
+struct CudaBackendOptions {
+  int device = 0;  // ordinal
+  // Loaded kernels are kept in memory and cubins on disk by the kernel cache;
+  // a compile failure's source and log go to its failureDirectory().
+  KernelCacheOptions cache = KernelCacheOptions::fromEnvironment();
+  // Extra NVRTC options for every kernel (e.g. "--use_fast_math", "-lineinfo").
+  std::vector<std::string> nvrtc_options;
+};
+
+// Throws UserError when no driver, no device or no NVRTC can be found:
+// "no CUDA driver found (libcuda.so.1): ...".
+std::unique_ptr<Backend> createCudaBackend(const CudaBackendOptions& options = {});
+
+// The device a backend runs on: filled from the driver for a cuda backend; the
+// host defaults (DeviceProperties{}) for any other backend.
+DeviceProperties queryDeviceProperties(Backend& backend);
+
+// Times one kernel with CUDA events on the backend's stream: one warm-up
+// launch, then `iterations` launches each between two events; returns the
+// median in milliseconds. Throws UserError for a non-cuda backend or kernel.
+double timeKernelMs(Backend& backend, CompiledKernel& kernel, const LaunchConfig& config,
+                    const KernelParams& params, int iterations);
+
+// What the caching device allocator of a cuda backend has done, for tests and
+// --bench reports.
+struct DeviceAllocatorStats {
+  int64_t driver_allocations = 0;  // cuMemAlloc calls that succeeded
+  int64_t reused = 0;              // allocations served from the free lists
+  int64_t bytes_in_use = 0;        // handed out, not yet freed
+  int64_t bytes_cached = 0;        // freed, kept for reuse
+  int64_t oom_retries = 0;         // times the cache was released to retry an allocation
+};
+DeviceAllocatorStats deviceAllocatorStats(Backend& backend);
+// Returns every cached (free) block to the driver.
+void releaseCachedDeviceMemory(Backend& backend);
+
+}  // namespace fusebox

@@ -1,0 +1,205 @@
+#include "backend/cuda/cuda_backend_impl.h"
+
+#include <fusebox/error.h>
+
+#include <algorithm>
+
+#include "backend/cuda/cublas_library.h"
+#include "backend/cuda/cuda_kernel.h"
+#include "backend/cuda/nvrtc_api.h"
+
+namespace fusebox::cuda {
+namespace {
+
+// Elements from element 0 to the last reachable one (0 for an empty tensor).
+int64_t spanElements(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  int64_t span = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) return 0;
+    span += (sizes[i] - 1) * strides[i];
+  }
+  return span;
+}
+
+// True when every element of the span is reachable (broadcast dims aside), so
+// zeroing the span zeroes exactly the tensor.
+bool fillsItsSpan(const Tensor& t) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size)
+  for (int64_t i = 0; i < t.dim(); ++i)
+    if (t.sizes()[i] != 1 && t.strides()[i] != 0) dims.emplace_back(t.strides()[i], t.sizes()[i]);
+  std::sort(dims.begin(), dims.end());
+  int64_t expected = 1;
+  for (const auto& [stride, size] : dims) {
+    if (stride != expected) return false;
+    expected *= size;
+  }
+  return true;
+}
+
+}  // namespace
+
+CudaBackendImpl::CudaBackendImpl(const CudaBackendOptions& options)
+    : device_(std::make_shared<CudaDevice>(options.device)),
+      allocator_(std::make_shared<DeviceAllocator>(device_)),
+      compiler_(device_->arch(), options.nvrtc_options),
+      cache_(options.cache) {}
+
+CudaBackendImpl::~CudaBackendImpl() {
+  try {
+    device_->synchronize("destroying the cuda backend");
+  } catch (const UserError&) {
+    // A failed kernel was reported (or will be) where it was synchronized.
+  }
+  cache_.clearMemory();
+  if (cublas_handle_) {
+    device_->makeCurrent();
+    cublas().destroy(static_cast<cublasHandle_t>(cublas_handle_));
+  }
+  allocator_->close();
+}
+
+std::string CudaBackendImpl::describe() const {
+  return fmt::format("{} (sm_{})", device_->properties().name, device_->arch());
+}
+
+std::shared_ptr<CompiledKernel> CudaBackendImpl::compile(const KernelSource& kernel,
+                                                         CompileTimings* timings) {
+  FUSEBOX_USER_CHECK(!kernel.name.empty(), "compile: the kernel has no name");
+  const std::string key =
+      kernelCacheKey(BackendKind::Cuda, kernel, compiler_.options(kernel),
+                     fmt::format("sm_{}", compiler_.arch()), compiler_.version());
+  return cache_.getOrCompile(
+      key, BackendKind::Cuda, [&] { return compiler_.compile(kernel, cache_.failureDirectory()); },
+      [&](const std::string& cubin) -> std::shared_ptr<CompiledKernel> {
+        return std::make_shared<CudaKernel>(device_, kernel.name, cubin);
+      },
+      timings);
+}
+
+Tensor CudaBackendImpl::allocate(DataType dtype, const std::vector<int64_t>& sizes,
+                                 const std::vector<int64_t>& strides) {
+  FUSEBOX_USER_CHECK(sizes.size() == strides.size(), "allocate: {} sizes but {} strides",
+                     sizes.size(), strides.size());
+  for (size_t i = 0; i < sizes.size(); ++i)
+    FUSEBOX_USER_CHECK(sizes[i] >= 0 && strides[i] >= 0,
+                       "allocate: negative size or stride in dim {} ({}, {})", i, sizes[i],
+                       strides[i]);
+  const int64_t bytes = spanElements(sizes, strides) * dataTypeSize(dtype);
+  CUdeviceptr ptr = allocator_->allocate(bytes);
+  std::shared_ptr<DeviceAllocator> allocator = allocator_;
+  return Tensor::fromBlob(
+      reinterpret_cast<void*>(ptr), dtype, sizes, strides, Device::Cuda,
+      [allocator](void* p) { allocator->free(reinterpret_cast<CUdeviceptr>(p)); });
+}
+
+Tensor CudaBackendImpl::toBackend(const Tensor& host) {
+  FUSEBOX_USER_CHECK(host.defined(), "toBackend: undefined tensor");
+  FUSEBOX_USER_CHECK(host.device() == Device::Host, "toBackend: {} is already on the GPU",
+                     host.describe());
+  Tensor t = allocate(host.dtype(), host.sizes(), host.strides());
+  const int64_t bytes = spanElements(host.sizes(), host.strides()) * host.elementSize();
+  if (bytes > 0) {
+    device_->makeCurrent();
+    // From pageable memory the driver stages the bytes before returning, so
+    // `host` may change or go as soon as this returns.
+    check(driver().memcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(t.data()), host.data(),
+                                   static_cast<size_t>(bytes), device_->stream()),
+          fmt::format("copying {} to the GPU", host.describe()));
+  }
+  return t;
+}
+
+Tensor CudaBackendImpl::toHost(const Tensor& t) {
+  FUSEBOX_USER_CHECK(t.defined(), "toHost: undefined tensor");
+  FUSEBOX_USER_CHECK(t.device() == Device::Cuda, "toHost: {} is not a GPU tensor", t.describe());
+  Tensor host = Tensor::emptyStrided(t.dtype(), t.sizes(), t.strides());
+  const int64_t bytes = spanElements(t.sizes(), t.strides()) * t.elementSize();
+  if (bytes > 0) {
+    device_->makeCurrent();
+    check(driver().memcpyDtoHAsync(host.data(), reinterpret_cast<CUdeviceptr>(t.data()),
+                                   static_cast<size_t>(bytes), device_->stream()),
+          fmt::format("copying {} from the GPU", t.describe()));
+  }
+  device_->synchronize(fmt::format("copying {} from the GPU", t.describe()));
+  return host;
+}
+
+void CudaBackendImpl::memsetZero(const Tensor& t) {
+  FUSEBOX_USER_CHECK(t.defined() && t.device() == Device::Cuda,
+                     "memsetZero: {} is not a GPU tensor",
+                     t.defined() ? t.describe() : "undefined");
+  FUSEBOX_USER_CHECK(fillsItsSpan(t),
+                     "memsetZero: {} has gaps between its elements; zero a dense tensor",
+                     t.describe());
+  const int64_t bytes = spanElements(t.sizes(), t.strides()) * t.elementSize();
+  if (bytes == 0) return;
+  device_->makeCurrent();
+  check(driver().memsetD8Async(reinterpret_cast<CUdeviceptr>(t.data()), 0,
+                               static_cast<size_t>(bytes), device_->stream()),
+        fmt::format("zeroing {}", t.describe()));
+}
+
+void CudaBackendImpl::synchronize() {
+  device_->synchronize("synchronize");
+}
+
+void* CudaBackendImpl::cublasHandle() {
+  std::call_once(cublas_once_, [this] {
+    const CublasApi& api = cublas();
+    device_->makeCurrent();
+    cublasHandle_t handle = nullptr;
+    checkCublas(api.create(&handle), "cublasCreate");
+    cublas_handle_ = handle;
+    checkCublas(api.setStream(handle, device_->stream()), "cublasSetStream");
+    // Full float32 products (no TF32), as PyTorch does by default.
+    checkCublas(api.setMathMode(handle, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+  });
+  FUSEBOX_USER_CHECK(cublas_handle_ != nullptr, "cuBLAS could not be initialized earlier");
+  return cublas_handle_;
+}
+
+CudaBackendImpl& asCudaBackend(Backend& backend, std::string_view what) {
+  auto* cuda = dynamic_cast<CudaBackendImpl*>(&backend);
+  FUSEBOX_USER_CHECK(cuda != nullptr, "{} needs a cuda backend, not {}", what, backend.describe());
+  return *cuda;
+}
+
+}  // namespace fusebox::cuda
+
+namespace fusebox {
+
+CudaAvailability cudaAvailable() {
+  CudaAvailability result;
+  try {
+    const cuda::DriverApi& api = cuda::driver();
+    cuda::check(api.deviceGetCount(&result.device_count), "cuDeviceGetCount");
+    if (result.device_count == 0) {
+      result.reason = "no CUDA device found (the driver reports 0 devices)";
+      return result;
+    }
+    cuda::nvrtc();
+    result.available = true;
+  } catch (const UserError& e) {
+    result.reason = e.what();
+  }
+  return result;
+}
+
+std::unique_ptr<Backend> createCudaBackend(const CudaBackendOptions& options) {
+  return std::make_unique<cuda::CudaBackendImpl>(options);
+}
+
+DeviceProperties queryDeviceProperties(Backend& backend) {
+  if (backend.kind() != BackendKind::Cuda) return DeviceProperties{};
+  return cuda::asCudaBackend(backend, "queryDeviceProperties").device().properties();
+}
+
+DeviceAllocatorStats deviceAllocatorStats(Backend& backend) {
+  return cuda::asCudaBackend(backend, "deviceAllocatorStats").allocator().stats();
+}
+
+void releaseCachedDeviceMemory(Backend& backend) {
+  cuda::asCudaBackend(backend, "releaseCachedDeviceMemory").allocator().releaseCached();
+}
+
+}  // namespace fusebox

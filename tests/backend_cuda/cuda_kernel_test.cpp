@@ -1,0 +1,193 @@
+// Compiling and launching hand-written kernels in the calling convention:
+// elementwise, a shared-memory block reduction, more than 48 KB of dynamic
+// shared memory, scalar parameters, and the device properties schedulers read.
+#include <cmath>
+
+#include "backend_cuda/cuda_test_util.h"
+
+namespace fusebox {
+namespace {
+
+using test::CudaTest;
+using test::hostTensor;
+using test::userErrorOf;
+using ::testing::HasSubstr;
+
+// out[i] = in[i] * f64[0] + i64[1] for i < i64[0]. Defines KernelParams itself
+// (no runtime header), as any source in the calling convention may.
+constexpr const char* kScaleAdd = R"(
+namespace fusebox {
+struct KernelParams { void* ptr[48]; long long i64[16]; double f64[16]; };
+}
+extern "C" __global__ void scale_add(fusebox::KernelParams p) {
+  const float* in = static_cast<const float*>(p.ptr[0]);
+  float* out = static_cast<float*>(p.ptr[1]);
+  long long n = p.i64[0];
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] * (float)p.f64[0] + (float)p.i64[1];
+}
+)";
+
+KernelParams paramsOf(std::initializer_list<void*> ptrs, std::initializer_list<int64_t> ints = {},
+                      std::initializer_list<double> doubles = {}) {
+  KernelParams p{};
+  int i = 0;
+  for (void* x : ptrs) p.ptr[i++] = x;
+  i = 0;
+  for (int64_t x : ints) p.i64[i++] = x;
+  i = 0;
+  for (double x : doubles) p.f64[i++] = x;
+  return p;
+}
+
+class CudaKernelTest : public CudaTest {};
+
+TEST_F(CudaKernelTest, ElementwiseKernelWithScalarParams) {
+  // n is not a multiple of the block: the bounds check in the kernel matters.
+  const int64_t n = 100003;
+  std::vector<double> values(n);
+  for (int64_t i = 0; i < n; ++i) values[i] = static_cast<double>(i % 97) * 0.5;
+  Tensor in = backend().toBackend(hostTensor(DataType::Float, {n}, values));
+  Tensor out = backend().allocate(DataType::Float, {n}, {1});
+  auto kernel = backend().compile({"scale_add", kScaleAdd, {}, false});
+  EXPECT_EQ(kernel->name(), "scale_add");
+  LaunchConfig config;
+  config.grid = {static_cast<uint32_t>((n + 255) / 256), 1, 1};
+  config.block = {256, 1, 1};
+  kernel->launch(config, paramsOf({in.data(), out.data()}, {n, 2}, {3.0}));
+  Tensor result = backend().toHost(out);
+  ASSERT_EQ(result.numel(), n);
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(result.getDouble({i}), values[i] * 3 + 2) << "element " << i;
+}
+
+// Each block sums 256 consecutive values through a shared-memory tree.
+constexpr const char* kBlockSum = R"(
+#include <fusebox_runtime.cuh>
+extern "C" __global__ void block_sum(fusebox::KernelParams p) {
+  __shared__ float partial[256];
+  const float* in = static_cast<const float*>(p.ptr[0]);
+  float* out = static_cast<float*>(p.ptr[1]);
+  int64_t n = p.i64[0];
+  int64_t i = (int64_t)blockIdx.x * 256 + threadIdx.x;
+  partial[threadIdx.x] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  for (int half = 128; half > 0; half /= 2) {
+    if (threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = partial[0];
+}
+)";
+
+TEST_F(CudaKernelTest, BlockReductionThroughSharedMemory) {
+  const int64_t n = 256 * 37 + 5;  // a partial last block
+  const int64_t blocks = (n + 255) / 256;
+  std::vector<double> values(n);
+  for (int64_t i = 0; i < n; ++i) values[i] = static_cast<double>(i % 13) - 6;  // exact in float
+  Tensor in = backend().toBackend(hostTensor(DataType::Float, {n}, values));
+  Tensor out = backend().allocate(DataType::Float, {blocks}, {1});
+  auto kernel = backend().compile({"block_sum", kBlockSum, {}, true});
+  LaunchConfig config;
+  config.grid = {static_cast<uint32_t>(blocks), 1, 1};
+  config.block = {256, 1, 1};
+  kernel->launch(config, paramsOf({in.data(), out.data()}, {n}));
+  Tensor sums = backend().toHost(out);
+  for (int64_t b = 0; b < blocks; ++b) {
+    double want = 0;
+    for (int64_t i = b * 256; i < std::min(n, (b + 1) * 256); ++i) want += values[i];
+    EXPECT_EQ(sums.getDouble({b}), want) << "block " << b;
+  }
+}
+
+// Copies i64[0] floats into dynamic shared memory, then writes them reversed:
+// every byte of the buffer is used.
+constexpr const char* kReverseThroughShared = R"(
+#include <fusebox_runtime.cuh>
+extern "C" __global__ void reverse_shared(fusebox::KernelParams p) {
+  float* buffer = fusebox::dynamicSharedMemory<float>();
+  const float* in = static_cast<const float*>(p.ptr[0]);
+  float* out = static_cast<float*>(p.ptr[1]);
+  int64_t m = p.i64[0];
+  for (int64_t j = threadIdx.x; j < m; j += blockDim.x) buffer[j] = in[j];
+  __syncthreads();
+  for (int64_t j = threadIdx.x; j < m; j += blockDim.x) out[j] = buffer[m - 1 - j];
+}
+)";
+
+TEST_F(CudaKernelTest, MoreThan48KBOfDynamicSharedMemory) {
+  const DeviceProperties props = queryDeviceProperties(backend());
+  const int64_t bytes = std::min<int64_t>(100 * 1024, props.shared_memory_per_block);
+  ASSERT_GT(bytes, 48 * 1024) << "the device allows no more than 48 KB per block";
+  const int64_t m = bytes / 4;
+  std::vector<double> values(m);
+  for (int64_t j = 0; j < m; ++j) values[j] = static_cast<double>(j);
+  Tensor in = backend().toBackend(hostTensor(DataType::Float, {m}, values));
+  Tensor out = backend().allocate(DataType::Float, {m}, {1});
+  auto kernel = backend().compile({"reverse_shared", kReverseThroughShared, {}, true});
+  LaunchConfig config;
+  config.block = {512, 1, 1};
+  config.dynamic_shared_memory = static_cast<uint32_t>(bytes);
+  kernel->launch(config, paramsOf({in.data(), out.data()}, {m}));
+  Tensor result = backend().toHost(out);
+  for (int64_t j = 0; j < m; ++j) ASSERT_EQ(result.getDouble({j}), m - 1 - j) << "element " << j;
+
+  // Past the device's limit: a clear error naming the kernel, before any launch.
+  config.dynamic_shared_memory = static_cast<uint32_t>(props.shared_memory_per_block + 1024);
+  std::string message = userErrorOf([&] { kernel->launch(config, paramsOf({nullptr, nullptr})); });
+  EXPECT_THAT(message, HasSubstr("kernel reverse_shared"));
+  EXPECT_THAT(message, HasSubstr("dynamic shared memory"));
+  EXPECT_THAT(message, HasSubstr(std::to_string(props.shared_memory_per_block)));
+}
+
+TEST_F(CudaKernelTest, ZeroSizedGridLaunchesNothing) {
+  Tensor out = backend().toBackend(hostTensor(DataType::Float, {4}, {1, 2, 3, 4}));
+  auto kernel = backend().compile({"scale_add", kScaleAdd, {}, false});
+  LaunchConfig config;
+  config.grid = {0, 1, 1};
+  config.block = {256, 1, 1};
+  kernel->launch(config, paramsOf({out.data(), out.data()}, {4, 100}, {0.0}));
+  EXPECT_EQ(backend().toHost(out).toDoubles(), (std::vector<double>{1, 2, 3, 4}));
+}
+
+TEST_F(CudaKernelTest, DevicePropertiesComeFromTheDriver) {
+  const DeviceProperties props = queryDeviceProperties(backend());
+  EXPECT_TRUE(props.is_gpu);
+  EXPECT_GE(props.compute_major, 7);
+  EXPECT_GT(props.multiprocessor_count, 0);
+  EXPECT_EQ(props.warp_size, 32);
+  EXPECT_GE(props.max_threads_per_block, 1024);
+  EXPECT_GE(props.shared_memory_per_block, 48 * 1024);
+  EXPECT_GT(props.registers_per_block, 0);
+  EXPECT_FALSE(props.name.empty());
+  const std::string sm = "sm_" + std::to_string(props.compute_major * 10 + props.compute_minor);
+  EXPECT_THAT(backend().describe(), HasSubstr(props.name));
+  EXPECT_THAT(backend().describe(), HasSubstr(sm));
+  EXPECT_EQ(backend().kind(), BackendKind::Cuda);
+}
+
+TEST_F(CudaKernelTest, TimingAKernelGivesAPositiveMedian) {
+  const int64_t n = 1 << 22;
+  Tensor in = backend().allocate(DataType::Float, {n}, {1});
+  Tensor out = backend().allocate(DataType::Float, {n}, {1});
+  backend().memsetZero(in);
+  auto kernel = backend().compile({"scale_add", kScaleAdd, {}, false});
+  LaunchConfig config;
+  config.grid = {static_cast<uint32_t>(n / 256), 1, 1};
+  config.block = {256, 1, 1};
+  double ms =
+      timeKernelMs(backend(), *kernel, config, paramsOf({in.data(), out.data()}, {n, 1}, {1.0}), 5);
+  EXPECT_GT(ms, 0.0);
+  EXPECT_LT(ms, 1000.0);  // 32 MB moved: far below a second on any GPU
+  EXPECT_THAT(userErrorOf([&] {
+                timeKernelMs(backend(), *kernel, config, paramsOf({in.data(), out.data()}), 0);
+              }),
+              HasSubstr("iterations must be at least 1"));
+  // The timed launches really ran: out = in * 1 + 1 = 1.
+  Tensor host = backend().toHost(out);
+  EXPECT_EQ(host.getDouble({0}), 1.0);
+  EXPECT_EQ(host.getDouble({n - 1}), 1.0);
+}
+
+}  // namespace
+}  // namespace fusebox
