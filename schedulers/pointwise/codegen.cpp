@@ -789,7 +789,8 @@ GeneratedKernel generateKernel(const Fusion& segment, const SegmentFacts& facts,
   for (size_t o = 0; o < segment.outputs().size(); ++o) {
     const std::string st = storageType(segment.outputs()[o]->dtype());
     const int slot = w.bindings()[segment.inputs().size() + o].slot;
-    k.line(fmt::format("{}* __restrict__ out{} = static_cast<{}*>(p.ptr[{}]);", st, o, st, slot));
+    k.line(fmt::format("[[maybe_unused]] {}* __restrict__ out{} = static_cast<{}*>(p.ptr[{}]);", st,
+                       o, st, slot));
   }
   for (size_t d = 0; d < p.iter_sizes.size(); ++d)
     if (p.iter_sizes[d] == 1) k.line(fmt::format("[[maybe_unused]] const idx_t i{} = 0;", d));
