@@ -95,6 +95,44 @@ TEST(RuntimeExecution, EveryGroupRunsAfterTheGroupsItReads) {
   EXPECT_EQ(ran.size(), 4u);
 }
 
+TEST(RuntimeExecution, ScalarsAGroupNeedsAreEvaluatedFromTheFusionInputs) {
+  // full()'s group reads no tensor, only T0's extent, which it gets as a
+  // scalar input evaluated from the fusion's inputs on every call.
+  auto f = std::make_unique<Fusion>();
+  TensorView* t0 = defineSymbolicTensor(*f, 1);
+  Scalar* s1 = defineScalar(*f, DataType::Double);
+  TensorView* t1 = exp(t0);
+  TensorView* t2 = full(*f, {t0->axis(0)->extent()}, s1, DataType::Float);
+  f->addOutput(add(t1, t2));
+  auto one = std::make_shared<TestScheduler>("one_expr", oneExpression());
+  FusionRuntime rt(std::move(f), std::nullopt, {inProcess(one)}, Options());
+  for (double fill : {2.0, -0.5}) {
+    std::vector<Argument> inputs = {sampleTensor({5}), fill};
+    auto out = rt.run(inputs);
+    expectSameValues(out[0], reference(rt.fusion(), inputs)[0]);
+  }
+  EXPECT_EQ(rt.counters().cache_hits, 1);  // the fill value feeds no shape
+  ASSERT_EQ(rt.lastSegmentation().groups().size(), 3u);
+  bool reads_an_extent = false;
+  for (const auto& g : rt.lastSegmentation().groups())
+    for (const Val* v : g.inputs) reads_an_extent |= v->isScalar() && !v->isFusionInput();
+  EXPECT_TRUE(reads_an_extent);
+}
+
+TEST(RuntimeExecution, InputsPassedThroughAndScalarOutputsNeedNoGroup) {
+  auto f = std::make_unique<Fusion>();
+  TensorView* t0 = defineSymbolicTensor(*f, 2);
+  Scalar* s1 = defineScalar(*f, DataType::Int64);
+  f->addOutput(t0);
+  f->addOutput(mul(s1, t0->axis(1)->extent()));
+  FusionRuntime rt(std::move(f), std::nullopt, {pluginScheduler("expr_eval")}, Options());
+  Tensor x = sampleTensor({2, 3});
+  auto out = rt.run({x, int64_t{5}});
+  EXPECT_TRUE(rt.lastSegmentation().groups().empty());
+  EXPECT_EQ(std::get<Tensor>(out[0]).storage(), x.storage());  // returned as is
+  EXPECT_EQ(toInt(std::get<ScalarValue>(out[1])), 15);         // 5 * 3
+}
+
 // T1 = relu-like max(T0, 0) with a channels-last required output.
 std::unique_ptr<Fusion> channelsLastOutput() {
   auto f = std::make_unique<Fusion>();
