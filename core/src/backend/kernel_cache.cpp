@@ -88,11 +88,26 @@ std::string kernelCacheKey(BackendKind backend, const KernelSource& kernel,
   return sha.hexDigest();
 }
 
+// What identifies a KernelSource exactly, for findLoaded.
+std::string sourceIdentity(const KernelSource& k) {
+  std::string id = k.name;
+  id += '\0';
+  id += k.uses_block_sync ? '1' : '0';
+  for (const std::string& option : k.options) {
+    id += '\0';
+    id += option;
+  }
+  id += '\1';
+  id += k.source;
+  return id;
+}
+
 struct KernelCache::State {
   explicit State(std::filesystem::path dir, cache_detail::DiskStore::Warn warn)
       : disk(std::move(dir), std::move(warn)) {}
   mutable std::mutex mutex;
   std::unordered_map<std::string, std::shared_ptr<CompiledKernel>> memory;
+  std::unordered_map<std::string, std::shared_ptr<CompiledKernel>> by_source;
   std::unordered_map<std::string, std::shared_future<std::shared_ptr<CompiledKernel>>> in_flight;
   KernelCacheStats stats;
   cache_detail::DiskStore disk;
@@ -173,7 +188,8 @@ void KernelCache::storePayload(const std::string& key, BackendKind backend,
 std::shared_ptr<CompiledKernel> KernelCache::getOrCompile(const std::string& key,
                                                           BackendKind backend,
                                                           const Compile& compile, const Load& load,
-                                                          CompileTimings* timings) {
+                                                          CompileTimings* timings,
+                                                          const KernelSource* source) {
   CompileTimings local;
   CompileTimings& t = timings ? *timings : local;
   t = CompileTimings{};
@@ -229,7 +245,10 @@ std::shared_ptr<CompiledKernel> KernelCache::getOrCompile(const std::string& key
     }
     {
       std::lock_guard lock(state_->mutex);
-      if (options_.memory) state_->memory[key] = kernel;
+      if (options_.memory) {
+        state_->memory[key] = kernel;
+        if (source) state_->by_source[sourceIdentity(*source)] = kernel;
+      }
       state_->in_flight.erase(key);
     }
     promise.set_value(kernel);
@@ -244,9 +263,25 @@ std::shared_ptr<CompiledKernel> KernelCache::getOrCompile(const std::string& key
   }
 }
 
+std::shared_ptr<CompiledKernel> KernelCache::findLoaded(const KernelSource& source,
+                                                        CompileTimings* timings) {
+  if (!options_.memory) return nullptr;
+  const std::string id = sourceIdentity(source);
+  std::lock_guard lock(state_->mutex);
+  auto it = state_->by_source.find(id);
+  if (it == state_->by_source.end()) return nullptr;
+  ++state_->stats.memory_hits;
+  if (timings) {
+    *timings = CompileTimings{};
+    timings->memory_cache_hit = true;
+  }
+  return it->second;
+}
+
 void KernelCache::clearMemory() {
   std::lock_guard lock(state_->mutex);
   state_->memory.clear();
+  state_->by_source.clear();
 }
 
 KernelCacheStats KernelCache::stats() const {

@@ -79,9 +79,19 @@ class KernelCache {
   // Memory, then disk, then compile (and store). Fills `timings` (compile_ms
   // and load_ms measured here; the hit flags). Exceptions from `compile` or
   // `load` propagate to every caller waiting on the key; nothing is cached.
+  // With `source`, the result is also found by findLoaded(*source) afterwards.
   std::shared_ptr<CompiledKernel> getOrCompile(const std::string& key, BackendKind backend,
                                                const Compile& compile, const Load& load,
-                                               CompileTimings* timings = nullptr);
+                                               CompileTimings* timings = nullptr,
+                                               const KernelSource* source = nullptr);
+
+  // The memory level looked up by the kernel's exact name, source, options and
+  // uses_block_sync: a string hash instead of the key's SHA-256 (which costs
+  // microseconds per kilobyte of source), for backends whose other key parts
+  // (compiler, architecture) are fixed for the cache's lifetime. nullptr when
+  // not loaded before (or the memory cache is off); sets memory_cache_hit.
+  std::shared_ptr<CompiledKernel> findLoaded(const KernelSource& source,
+                                             CompileTimings* timings = nullptr);
 
   // The disk level alone. loadPayload returns nullopt on a miss or a refused
   // or corrupt entry (with a warning for the latter two).

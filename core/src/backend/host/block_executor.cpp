@@ -55,6 +55,21 @@ BlockExecutor::~BlockExecutor() = default;
 
 void BlockExecutor::prepare(const GridLaunch& launch) {
   launch_ = &launch;
+  plain_state.kernel_name = launch.kernel_name;
+  if (launch.fibers && !fibers_) fibers_ = std::make_unique<FiberBlockRunner>();
+  if (launch.config == prepared_config_) {
+    // Same shape as the last launch on this thread: only undo what fibers changed.
+    if (contexts_hold_fiber_ops_) {
+      for (ThreadContext& t : contexts_) {
+        t.ops = &kPlainOps;
+        t.engine = &plain_state;
+      }
+      contexts_hold_fiber_ops_ = false;
+    }
+    return;
+  }
+  contexts_hold_fiber_ops_ = false;
+  prepared_config_ = launch.config;
   const auto& block = launch.config.block;
   const auto& grid = launch.config.grid;
   const unsigned count = block[0] * block[1] * block[2];
@@ -64,7 +79,6 @@ void BlockExecutor::prepare(const GridLaunch& launch) {
   dynamic_shared_.resize(launch.config.dynamic_shared_memory + 16);
   auto* shared = reinterpret_cast<unsigned char*>(
       (reinterpret_cast<uintptr_t>(dynamic_shared_.data()) + 15) & ~uintptr_t{15});
-  plain_state.kernel_name = launch.kernel_name;
   for (unsigned i = 0; i < count; ++i) {
     ThreadContext& t = contexts_[i];
     t.thread_idx = {i % block[0], (i / block[0]) % block[1], i / (block[0] * block[1])};
@@ -79,7 +93,6 @@ void BlockExecutor::prepare(const GridLaunch& launch) {
     t.ops = &kPlainOps;
     t.engine = &plain_state;
   }
-  if (launch.fibers && !fibers_) fibers_ = std::make_unique<FiberBlockRunner>();
 }
 
 void BlockExecutor::runBlock(int64_t linear_block) {
@@ -90,6 +103,7 @@ void BlockExecutor::runBlock(int64_t linear_block) {
                             static_cast<unsigned>(linear_block / (int64_t{grid[0]} * grid[1]))};
   for (ThreadContext& t : contexts_) t.block_idx = block_idx;
   if (launch.fibers && contexts_.size() > 1) {
+    contexts_hold_fiber_ops_ = true;
     fibers_->run(launch.run, launch.params, contexts_.data(),
                  static_cast<unsigned>(contexts_.size()), *launch.kernel_name);
   } else {

@@ -38,7 +38,10 @@ class BlockExecutor {
 
  private:
   const GridLaunch* launch_ = nullptr;
+  // The shape the contexts were built for, to rebuild them only when it changes.
+  LaunchConfig prepared_config_{{0, 0, 0}, {0, 0, 0}, 0};
   std::vector<ThreadContext> contexts_;
+  bool contexts_hold_fiber_ops_ = false;  // a fiber block ran since they were set up
   std::vector<uint64_t> warp_exchange_;
   std::vector<unsigned char> dynamic_shared_;  // over-allocated for 16-byte alignment
   std::unique_ptr<FiberBlockRunner> fibers_;

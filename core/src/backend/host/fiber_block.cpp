@@ -1,5 +1,12 @@
 #include "backend/host/fiber_block.h"
 
+// AddressSanitizer must be told about every stack switch; Boost.Context's
+// ucontext implementation does that when asked to.
+#if defined(__SANITIZE_ADDRESS__)
+#define BOOST_USE_UCONTEXT
+#define BOOST_USE_ASAN
+#endif
+
 #include <fusebox/error.h>
 #include <sys/mman.h>
 #include <unistd.h>

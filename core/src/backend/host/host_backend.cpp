@@ -123,13 +123,16 @@ class HostBackend final : public Backend {
   std::shared_ptr<CompiledKernel> compile(const KernelSource& kernel,
                                           CompileTimings* timings) override {
     FUSEBOX_USER_CHECK(!kernel.name.empty(), "host backend: the kernel has no name");
+    // Compiler and target are fixed for this backend: the source alone finds a loaded kernel.
+    if (auto loaded = cache_.findLoaded(kernel, timings)) return loaded;
     compiler_.probe(cache_.scratchDirectory());
     const std::vector<std::string> flags = compiler_.flags(kernel);
     const std::string key =
         kernelCacheKey(BackendKind::Host, kernel, flags, compiler_.machine(), compiler_.version());
     return cache_.getOrCompile(
         key, BackendKind::Host, [&] { return compileLibrary(kernel, key, flags); },
-        [&](const std::string& payload) { return loadLibrary(kernel, key, payload); }, timings);
+        [&](const std::string& payload) { return loadLibrary(kernel, key, payload); }, timings,
+        &kernel);
   }
 
   Tensor allocate(DataType dtype, const std::vector<int64_t>& sizes,
