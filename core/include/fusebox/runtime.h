@@ -7,10 +7,11 @@
 //   std::vector<Argument> outputs = runtime.run(inputs);   // miss: passes, segmentation...
 //   outputs = runtime.run(inputs);                         // hit: plans only
 //
-// The cache key (InputSignature) of a call is, per fusion input:
-//   - a tensor: dtype, sizes, strides, and the alignment of its data address
-//     (the largest power of two dividing it, recorded up to 16 bytes: the
-//     widest vector access; beyond that it would split the cache for nothing);
+// The cache key (inputSignature) of a call is, per fusion input:
+//   - a tensor: dtype, sizes, strides, its device when CUDA, and the alignment
+//     of its data address (the largest power of two dividing it, recorded up
+//     to 16 bytes: the widest vector access; beyond that it would split the
+//     cache for nothing);
 //   - a scalar: its kind (bool, int, double), and its value only when the value
 //     feeds a shape: the scalar reaches (directly or through scalar arithmetic)
 //     an extent of some tensor, or a shape operand of reshape, expand, full,

@@ -174,11 +174,14 @@ ScheduledSegment scheduleGroup(CacheEntry& entry, size_t g, const std::vector<Ar
                 "group {} was given to scheduler '{}', which the runtime does not have", group.id,
                 group.scheduler);
   std::vector<std::string> failures;
+  // Logged in the entry (for later dumps) and, with segmenter_log on, printed
+  // now: the segmenter's part of the log was printed before the first run.
   auto note = [&](const SchedulerEntry& e, const std::string& reason) {
-    SegmenterLogEntry log{"scheduling", {group.id}, {groupLabel(group)}, e.plugin.name, reason};
-    entry.log.push_back(log);
+    entry.log.push_back({"scheduling", {group.id}, {groupLabel(group)}, e.plugin.name, reason});
     failures.push_back(fmt::format("'{}': {}", e.plugin.name, reason));
-    if (options.dumpSegmenterLog()) streams.dump << formatSegmenterLog({log});
+    if (options.dumpSegmenterLog())
+      streams.dump << fmt::format("segmenter log: scheduling group {} ({}): {}: {}\n", group.id,
+                                  groupLabel(group), e.plugin.name, reason);
   };
   for (auto it = first; it != all.end(); ++it) {
     CompileTimeCache& cache = segmenter.compileTimeCache(it->plugin.name, segment);
@@ -199,7 +202,7 @@ ScheduledSegment scheduleGroup(CacheEntry& entry, size_t g, const std::vector<Ar
       if (options.dumpSchedulerParams()) dumpParams(group, scheduled, streams.dump);
       return scheduled;
     }
-    note(*it, *failure + (std::next(it) != all.end() ? "; trying the next scheduler" : ""));
+    note(*it, *failure);
   }
   throw UserError(fmt::format("group {} ({}) could not be scheduled: {}", group.id,
                               groupLabel(group), fmt::join(failures, "; ")));
