@@ -9,6 +9,8 @@
 // docs/backends.md for what each offers.
 #pragma once
 
+// In this order: each part uses the ones before it.
+// clang-format off
 #include "fusebox_runtime/platform.cuh"
 #include "fusebox_runtime/types.cuh"
 #include "fusebox_runtime/half_types.cuh"
@@ -21,3 +23,4 @@
 #include "fusebox_runtime/warp_reduce.cuh"
 #include "fusebox_runtime/block_reduce.cuh"
 #include "fusebox_runtime/welford.cuh"
+// clang-format on

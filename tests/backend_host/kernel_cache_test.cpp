@@ -119,6 +119,27 @@ TEST(KernelCache, MemoryHitReturnsTheSameKernel) {
   EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
+TEST(KernelCache, DefineOptionsReachTheCompilerAndSeparateKernels) {
+  TempDir dir;
+  auto backend = makeBackend(dir.path(), nullptr);
+  KernelSource k = kernelSource("store_value",
+                                "#include <fusebox_runtime.cuh>\nextern \"C\" __global__ void "
+                                "store_value(fusebox::KernelParams p) { "
+                                "static_cast<int*>(p.ptr[0])[0] = VALUE; }\n",
+                                false);
+  k.options = {"-DVALUE=41", "--use_fast_math"};  // NVRTC's own flags are not passed to g++
+  auto first = backend->compile(k);
+  k.options = {"-DVALUE=42"};
+  auto second = backend->compile(k);
+  EXPECT_NE(first, second);
+  EXPECT_EQ(runTiny(*first), 41);
+  EXPECT_EQ(runTiny(*second), 42);
+  CompileTimings t;
+  EXPECT_EQ(backend->compile(k, &t), second);
+  EXPECT_TRUE(t.memory_cache_hit);
+  EXPECT_EQ(statsOf(*backend).compiles, 2);
+}
+
 TEST(KernelCache, DiskHitAcrossBackendInstances) {
   TempDir dir;
   WarningLog log;

@@ -422,27 +422,24 @@ TEST(RuntimeMath, FloatOverloadsStayCloseToTheDoubleResult) {
       const float xf = static_cast<float>(x);
       const double reference = runtimeUnary(op, static_cast<double>(xf));
       float got = NAN;
+      // clang-format off
       switch (op) {
-#define CASE(E, f)                       \
-  case UnaryOpType::E:                   \
-    got = static_cast<float>(op::f(xf)); \
-    break;
-        CASE(Abs, abs)
-        CASE(Neg, neg) CASE(Exp, exp) CASE(Exp2, exp2) CASE(Expm1, expm1) CASE(Log, log) CASE(
-            Log2, log2) CASE(Log10, log10) CASE(Log1p, log1p) CASE(Sqrt, sqrt) CASE(Rsqrt, rsqrt)
-            CASE(Reciprocal, reciprocal) CASE(Sin, sin) CASE(Cos, cos) CASE(Tan, tan)
-                CASE(Asin, asin) CASE(Acos, acos) CASE(Atan, atan) CASE(Sinh, sinh) CASE(Cosh, cosh)
-                    CASE(Tanh, tanh) CASE(Asinh, asinh) CASE(Acosh, acosh) CASE(Atanh, atanh)
-                        CASE(Sigmoid, sigmoid) CASE(Relu, relu) CASE(Silu, silu) CASE(Erf, erf)
-                            CASE(Erfc, erfc) CASE(Erfinv, erfinv) CASE(Lgamma, lgamma)
-                                CASE(Floor, floor) CASE(Ceil, ceil) CASE(Round, round)
-                                    CASE(Trunc, trunc) CASE(Frac, frac) CASE(Sign, sign)
-                                        CASE(LogicalNot, logical_not) CASE(IsFinite, isfinite)
-                                            CASE(IsInf, isinf) CASE(IsNan, isnan)
-                                                CASE(IsNegInf, isneginf) CASE(IsPosInf, isposinf)
+#define CASE(E, f) case UnaryOpType::E: got = static_cast<float>(op::f(xf)); break;
+        CASE(Abs, abs) CASE(Neg, neg) CASE(Exp, exp) CASE(Exp2, exp2) CASE(Expm1, expm1)
+        CASE(Log, log) CASE(Log2, log2) CASE(Log10, log10) CASE(Log1p, log1p) CASE(Sqrt, sqrt)
+        CASE(Rsqrt, rsqrt) CASE(Reciprocal, reciprocal) CASE(Sin, sin) CASE(Cos, cos)
+        CASE(Tan, tan) CASE(Asin, asin) CASE(Acos, acos) CASE(Atan, atan) CASE(Sinh, sinh)
+        CASE(Cosh, cosh) CASE(Tanh, tanh) CASE(Asinh, asinh) CASE(Acosh, acosh)
+        CASE(Atanh, atanh) CASE(Sigmoid, sigmoid) CASE(Relu, relu) CASE(Silu, silu)
+        CASE(Erf, erf) CASE(Erfc, erfc) CASE(Erfinv, erfinv) CASE(Lgamma, lgamma)
+        CASE(Floor, floor) CASE(Ceil, ceil) CASE(Round, round) CASE(Trunc, trunc)
+        CASE(Frac, frac) CASE(Sign, sign) CASE(LogicalNot, logical_not)
+        CASE(IsFinite, isfinite) CASE(IsInf, isinf) CASE(IsNan, isnan)
+        CASE(IsNegInf, isneginf) CASE(IsPosInf, isposinf)
 #undef CASE
-                                                    case UnaryOpType::BitwiseNot : break;
+        case UnaryOpType::BitwiseNot: break;
       }
+      // clang-format on
       if (std::isnan(reference)) {
         EXPECT_TRUE(std::isnan(got)) << toString(op) << "(" << x << ")";
       } else {

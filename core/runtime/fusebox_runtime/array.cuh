@@ -24,7 +24,7 @@ struct alignas(detail::vectorAlignment(static_cast<int>(sizeof(T)) * N)) Array {
   FUSEBOX_DEVICE T& operator[](int i) { return data[i]; }
   FUSEBOX_DEVICE const T& operator[](int i) const { return data[i]; }
   FUSEBOX_DEVICE void fill(T value) {
-  FUSEBOX_UNROLL
+    FUSEBOX_UNROLL
     for (int i = 0; i < N; ++i) data[i] = value;
   }
   static constexpr int size() { return N; }

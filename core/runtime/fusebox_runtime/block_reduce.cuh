@@ -16,7 +16,8 @@ FUSEBOX_DEVICE T sharedTreeReduce(T value, Op op, T* smem, int base, int index, 
   __syncthreads();
   for (int active = count; active > 1;) {
     const int half = (active + 1) / 2;
-    if (index < active - half) smem[base + index] = op(smem[base + index], smem[base + index + half]);
+    if (index < active - half)
+      smem[base + index] = op(smem[base + index], smem[base + index + half]);
     __syncthreads();
     active = half;
   }

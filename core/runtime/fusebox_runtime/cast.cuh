@@ -16,8 +16,8 @@ FUSEBOX_DEVICE Int doubleToInteger(double v) {
   // -2^(bits-1) and 2^(bits-1) are exact doubles; every value in between fits
   // after truncation.
   const double low = sizeof(Int) == 8 ? -9223372036854775808.0 : -2147483648.0;
-  if (!(v >= low && v < -low)) return static_cast<Int>(sizeof(Int) == 8 ? 0x8000000000000000ull
-                                                                        : 0x80000000ull);
+  if (!(v >= low && v < -low))
+    return static_cast<Int>(sizeof(Int) == 8 ? 0x8000000000000000ull : 0x80000000ull);
   return static_cast<Int>(v);
 }
 
@@ -43,9 +43,7 @@ struct CastToInteger {
   static FUSEBOX_DEVICE Int from(float v) { return doubleToInteger<Int>(v); }
   static FUSEBOX_DEVICE Int from(double v) { return doubleToInteger<Int>(v); }
   static FUSEBOX_DEVICE Int from(Half v) { return doubleToInteger<Int>(static_cast<float>(v)); }
-  static FUSEBOX_DEVICE Int from(BFloat16 v) {
-    return doubleToInteger<Int>(static_cast<float>(v));
-  }
+  static FUSEBOX_DEVICE Int from(BFloat16 v) { return doubleToInteger<Int>(static_cast<float>(v)); }
 };
 template <>
 struct CastTo<int32_t> : CastToInteger<int32_t> {};
@@ -60,9 +58,7 @@ struct CastToFloating {
   static FUSEBOX_DEVICE Float from(float v) { return static_cast<Float>(v); }
   static FUSEBOX_DEVICE Float from(double v) { return static_cast<Float>(v); }
   static FUSEBOX_DEVICE Float from(Half v) { return static_cast<Float>(static_cast<float>(v)); }
-  static FUSEBOX_DEVICE Float from(BFloat16 v) {
-    return static_cast<Float>(static_cast<float>(v));
-  }
+  static FUSEBOX_DEVICE Float from(BFloat16 v) { return static_cast<Float>(static_cast<float>(v)); }
 };
 template <>
 struct CastTo<float> : CastToFloating<float> {};

@@ -26,7 +26,7 @@ FUSEBOX_DEVICE uint16_t floatToHalfBitsSoftware(float f) {
   if (a > 0x7F800000u) return static_cast<uint16_t>(sign | 0x7E00u);  // NaN
   // From 65520 (largest half, 65504, plus half an ulp) on: infinity.
   if (a >= 0x477FF000u) return static_cast<uint16_t>(sign | 0x7C00u);
-  if (a >= 0x38800000u) {  // at least 2^-14: a normal half
+  if (a >= 0x38800000u) {                        // at least 2^-14: a normal half
     const uint32_t exponent = (a >> 23) - 112u;  // rebias 127 -> 15
     const uint32_t mantissa = a & 0x7FFFFFu;
     // Rounding may carry into the exponent field, which is the right result.
@@ -56,7 +56,8 @@ FUSEBOX_DEVICE float halfBitsToFloatSoftware(uint16_t h) {
 
 FUSEBOX_DEVICE uint16_t floatToBfloat16BitsSoftware(float f) {
   const uint32_t x = bitCast<uint32_t>(f);
-  if ((x & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>(((x >> 16) & 0x8000u) | 0x7FC0u);
+  if ((x & 0x7FFFFFFFu) > 0x7F800000u)
+    return static_cast<uint16_t>(((x >> 16) & 0x8000u) | 0x7FC0u);
   // Adding just under half a unit (plus the kept lsb) rounds to nearest even;
   // a carry walks into the exponent, ending at infinity past the largest value.
   return static_cast<uint16_t>((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);

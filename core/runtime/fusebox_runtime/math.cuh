@@ -98,6 +98,7 @@ FUSEBOX_DEVICE T floatRemainder(T b, T m) {  // m = fmod(a, b)
 
 // Classification, comparison-based so it works on every compiler (NaN is the
 // only value unequal to itself; x - x is NaN exactly for infinities and NaN).
+// clang-format off
 #define FUSEBOX_FLOAT_AND_INT_CLASSIFY(T)                                        \
   FUSEBOX_DEVICE bool isnan(T x) { return x != x; }                              \
   FUSEBOX_DEVICE bool isfinite(T x) { return x - x == 0; }                       \
@@ -107,8 +108,10 @@ FUSEBOX_DEVICE T floatRemainder(T b, T m) {  // m = fmod(a, b)
 FUSEBOX_FLOAT_AND_INT_CLASSIFY(float)
 FUSEBOX_FLOAT_AND_INT_CLASSIFY(double)
 #undef FUSEBOX_FLOAT_AND_INT_CLASSIFY
+// clang-format on
 
 // One float and one double overload per op, from the CUDA math library names.
+// clang-format off
 #define FUSEBOX_FLOAT_UNARY(name, float_fn, double_fn)                \
   FUSEBOX_DEVICE float name(float x) { return ::float_fn(x); }       \
   FUSEBOX_DEVICE double name(double x) { return ::double_fn(x); }
@@ -144,8 +147,10 @@ FUSEBOX_FLOAT_UNARY(trunc, truncf, trunc)
 FUSEBOX_FLOAT_UNARY(round, rintf, rint)
 FUSEBOX_FLOAT_UNARY(abs, fabsf, fabs)
 #undef FUSEBOX_FLOAT_UNARY
+// clang-format on
 
 // Ops written out once for both floating types.
+// clang-format off
 #define FUSEBOX_FLOAT_OPS(T)                                                                  \
   FUSEBOX_DEVICE T neg(T x) { return -x; }                                                    \
   FUSEBOX_DEVICE T reciprocal(T x) { return T(1) / x; }                                       \
@@ -174,19 +179,35 @@ FUSEBOX_FLOAT_UNARY(abs, fabsf, fabs)
 FUSEBOX_FLOAT_OPS(float)
 FUSEBOX_FLOAT_OPS(double)
 #undef FUSEBOX_FLOAT_OPS
+// clang-format on
 
-FUSEBOX_DEVICE float fmod(float a, float b) { return ::fmodf(a, b); }
-FUSEBOX_DEVICE double fmod(double a, double b) { return ::fmod(a, b); }
-FUSEBOX_DEVICE float remainder(float a, float b) { return detail::floatRemainder(b, ::fmodf(a, b)); }
+FUSEBOX_DEVICE float fmod(float a, float b) {
+  return ::fmodf(a, b);
+}
+FUSEBOX_DEVICE double fmod(double a, double b) {
+  return ::fmod(a, b);
+}
+FUSEBOX_DEVICE float remainder(float a, float b) {
+  return detail::floatRemainder(b, ::fmodf(a, b));
+}
 FUSEBOX_DEVICE double remainder(double a, double b) {
   return detail::floatRemainder(b, ::fmod(a, b));
 }
-FUSEBOX_DEVICE float pow(float a, float b) { return ::powf(a, b); }
-FUSEBOX_DEVICE double pow(double a, double b) { return ::pow(a, b); }
-FUSEBOX_DEVICE float atan2(float a, float b) { return ::atan2f(a, b); }
-FUSEBOX_DEVICE double atan2(double a, double b) { return ::atan2(a, b); }
+FUSEBOX_DEVICE float pow(float a, float b) {
+  return ::powf(a, b);
+}
+FUSEBOX_DEVICE double pow(double a, double b) {
+  return ::pow(a, b);
+}
+FUSEBOX_DEVICE float atan2(float a, float b) {
+  return ::atan2f(a, b);
+}
+FUSEBOX_DEVICE double atan2(double a, double b) {
+  return ::atan2(a, b);
+}
 
 // Integer ops, one set per integer type.
+// clang-format off
 #define FUSEBOX_INT_OPS(T)                                                                   \
   FUSEBOX_DEVICE T abs(T x) { return x < 0 ? detail::wrapSub<T>(0, x) : x; }                 \
   FUSEBOX_DEVICE T neg(T x) { return detail::wrapSub<T>(0, x); }                             \
@@ -223,8 +244,10 @@ FUSEBOX_DEVICE double atan2(double a, double b) { return ::atan2(a, b); }
 FUSEBOX_INT_OPS(int32_t)
 FUSEBOX_INT_OPS(int64_t)
 #undef FUSEBOX_INT_OPS
+// clang-format on
 
 // Bools: the ops the evaluator keeps boolean.
+// clang-format off
 FUSEBOX_DEVICE bool abs(bool x) { return x; }
 FUSEBOX_DEVICE bool relu(bool x) { return x; }
 FUSEBOX_DEVICE bool logical_not(bool x) { return !x; }
@@ -239,6 +262,7 @@ FUSEBOX_DEVICE bool minimum(bool a, bool b) { return a && b; }
 FUSEBOX_DEVICE bool bitwise_and(bool a, bool b) { return a && b; }
 FUSEBOX_DEVICE bool bitwise_or(bool a, bool b) { return a || b; }
 FUSEBOX_DEVICE bool bitwise_xor(bool a, bool b) { return a != b; }
+// clang-format on
 
 // Comparisons, logic and selection: one template for every type.
 template <typename T>

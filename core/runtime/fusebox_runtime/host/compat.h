@@ -78,8 +78,6 @@ inline unsigned warpBallot(unsigned mask, int predicate) {
   return bits;
 }
 
-
-
 }  // namespace fusebox::host
 
 #define threadIdx (::fusebox::host::currentThread()->thread_idx)
@@ -207,6 +205,7 @@ inline T __ldg(const T* p) {
 }
 
 // CUDA's min / max overloads.
+// clang-format off
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }
 inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
@@ -221,8 +220,10 @@ inline float min(float a, float b) { return std::fmin(a, b); }
 inline float max(float a, float b) { return std::fmax(a, b); }
 inline double min(double a, double b) { return std::fmin(a, b); }
 inline double max(double a, double b) { return std::fmax(a, b); }
+// clang-format on
 
 // CUDA math names glibc lacks.
+// clang-format off
 inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
 inline float __expf(float x) { return std::exp(x); }
@@ -234,6 +235,7 @@ inline unsigned __float_as_uint(float x) { unsigned i; std::memcpy(&i, &x, 4); r
 inline float __uint_as_float(unsigned i) { float x; std::memcpy(&x, &i, 4); return x; }
 inline long long __double_as_longlong(double x) { long long i; std::memcpy(&i, &x, 8); return i; }
 inline double __longlong_as_double(long long i) { double x; std::memcpy(&x, &i, 8); return x; }
+// clang-format on
 
 // erfinv as the reference evaluator computes it: a closed-form first guess
 // (Winitzki), then Newton steps on erf (near 0) or erfc (the tails).
@@ -253,10 +255,13 @@ inline double erfinv(double x) {
   const double two_over_sqrt_pi = 2.0 / std::sqrt(pi);
   for (int iter = 0; iter < 8; ++iter) {
     const double slope = two_over_sqrt_pi * std::exp(-y * y);
-    const double step = use_erfc ? -(std::erfc(y) - target) / slope : (std::erf(y) - target) / slope;
+    const double step =
+        use_erfc ? -(std::erfc(y) - target) / slope : (std::erf(y) - target) / slope;
     y -= step;
     if (std::fabs(step) <= 1e-17 * std::fabs(y)) break;
   }
   return std::copysign(y, x);
 }
+// clang-format off
 inline float erfinvf(float x) { return static_cast<float>(erfinv(static_cast<double>(x))); }
+// clang-format on
