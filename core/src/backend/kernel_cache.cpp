@@ -159,8 +159,15 @@ std::filesystem::path KernelCache::failureDirectory() {
 
 std::filesystem::path KernelCache::scratchDirectory() {
   std::call_once(state_->scratch_once, [this] {
-    state_->scratch = diskEnabled() ? makePrivateFolder(directory_, "scratch-")
-                                    : makePrivateFolder(tempRoot(), "fusebox-scratch-");
+    if (diskEnabled()) {
+      try {
+        state_->scratch = makePrivateFolder(directory_, "scratch-");
+        return;
+      } catch (const UserError& e) {
+        warn(fmt::format("{}; using the temporary folder instead", e.what()));
+      }
+    }
+    state_->scratch = makePrivateFolder(tempRoot(), "fusebox-scratch-");
   });
   return state_->scratch;
 }
