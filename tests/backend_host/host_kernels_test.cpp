@@ -155,7 +155,9 @@ std::vector<float> runReduction(int mode, int64_t rows, int64_t m, std::array<ui
 }
 
 TEST(HostKernels, BlockSumWithSharedMemoryAndSyncthreads) {
-  const int64_t rows = 5, m = 1000;
+  // 160 blocks of 128 threads: enough thread runs for the blocks to spread over
+  // worker threads, each with its own __shared__ arrays.
+  const int64_t rows = 160, m = 1000;
   const std::vector<float> values = rowValues(rows, m);
   // 128 threads reduce through warps; 100 threads through the shared-memory tree.
   for (uint32_t threads : {128u, 100u, 1u}) {
@@ -199,7 +201,7 @@ TEST(HostKernels, WelfordVarianceThroughWarpShufflesAndBlockReduce) {
 }
 
 TEST(HostKernels, DynamicSharedMemoryIsPerBlock) {
-  const int64_t rows = 40, m = 64;  // 40 blocks of 64 threads: more than one OS thread
+  const int64_t rows = 300, m = 64;  // 300 blocks of 64 threads: spread over worker threads
   const std::vector<float> values = rowValues(rows, m);
   const std::vector<float> out =
       runReduction(3, rows, m, {64, 1, 1}, rows, rows * m, 64 * sizeof(float));
