@@ -97,8 +97,8 @@ void SegmentedFusion::writeGraphviz(std::ostream& os) const {
   struct EdgeLabel {
     std::string label;
   };
-  using Graph =
-      boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, VertexLabel, EdgeLabel>;
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, VertexLabel,
+                                      EdgeLabel>;
   Graph graph(groups_.size());
   for (const auto& g : groups_)
     graph[static_cast<size_t>(g.id)].label =
