@@ -2,7 +2,9 @@
 // segmentation, schedulers), print the IR and a summary of inputs and outputs.
 #include "cli_common.h"
 #include "pass_options.h"
+#include "run_reports.h"
 
+#include <fusebox/backend/cuda_backend.h>
 #include <fusebox/ir/printer.h>
 #include <fusebox/npy.h>
 #include <fusebox/runtime.h>
@@ -23,6 +25,10 @@ struct RunOptions {
   uint64_t seed = 0;
   bool quiet_ir = false;
   int64_t repeat = 1;
+  std::string backend;  // empty: cuda when a GPU is usable, else host
+  bool validate = false;
+  int64_t bench = 0;
+  bool time_compile = false;
   PassFlags passes;
 };
 
@@ -32,6 +38,13 @@ std::unique_ptr<FusionRuntime> makeRuntime(PythonDefinition& def, const RunOptio
   runtime.input_names = def.input_names;
   runtime.dump = &std::cout;
   runtime.diagnostics = &std::cerr;
+  if (!o.backend.empty()) {
+    runtime.backend = parseBackendChoice(o.backend, "--backend");
+    if (runtime.backend == BackendChoice::Cuda) {
+      CudaAvailability cuda = cudaAvailable();
+      FUSEBOX_USER_CHECK(cuda.available, "--backend cuda: no usable GPU: {}", cuda.reason);
+    }
+  }
   if (!o.passes.no_passes)
     return std::make_unique<FusionRuntime>(std::move(def.fusion), setup.config, setup.registry,
                                            setup.options, runtime, setup.disabled_passes,
@@ -76,6 +89,7 @@ void saveOutputs(const std::string& folder, const Fusion& fusion,
 
 int runCommand(const RunOptions& o) {
   FUSEBOX_USER_CHECK(o.repeat >= 1, "--repeat {}: expected a count of at least 1", o.repeat);
+  FUSEBOX_USER_CHECK(o.bench >= 0, "--bench {}: expected a count of at least 1", o.bench);
   PythonDefinition def = parsePythonFile(o.file);
   std::vector<InputOverride> overrides;
   for (const auto& text : o.inputs) overrides.push_back(parseInputOverride(text));
@@ -84,9 +98,11 @@ int runCommand(const RunOptions& o) {
 
   std::vector<Argument> outputs;
   std::vector<std::string> run_lines;
+  RunReport cold;
   for (int64_t i = 1; i <= o.repeat; ++i) {
     outputs = runtime->run(args);
     run_lines.push_back(describeRun(i, runtime->lastRun()));
+    if (i == 1) cold = runtime->lastRun();
   }
 
   // The fusion as the segmenter saw it: after the passes.
@@ -99,9 +115,14 @@ int runCommand(const RunOptions& o) {
   for (size_t i = 0; i < outputs.size(); ++i)
     std::cout << fmt::format("output {} {}: {}\n", i, fusion.outputs()[i]->toString(),
                              summarize(outputs[i]));
+  std::cout << "backend: " << runtime->describeBackend() << "\n";
   for (const auto& line : run_lines) std::cout << line << "\n";
+  if (o.time_compile) printCompileTimes(cold, runtime->backendChoice(), std::cout);
   if (!o.save_outputs.empty()) saveOutputs(o.save_outputs, fusion, outputs);
-  return kOk;
+  bool valid = true;
+  if (o.validate) valid = validateOutputs(runtime->fusion(), args, outputs, std::cout);
+  if (o.bench > 0) benchmarkRun(*runtime, args, o.bench, std::cout);
+  return valid ? kOk : kUserError;
 }
 
 }  // namespace
@@ -127,6 +148,17 @@ Command addRunCommand(CLI::App& parent) {
                   "Run N times with the same inputs (the first run fills the cache; later runs "
                   "hit it)")
       ->capture_default_str();
+  app->add_option("--backend", options->backend,
+                  "Where kernels run: cuda, host (the CPU), or eval (no kernels: the reference "
+                  "evaluator). Default: cuda when a GPU is usable, else host")
+      ->check(CLI::IsMember({"cuda", "host", "eval"}));
+  app->add_flag("--validate", options->validate,
+                "Check every output against the reference evaluator (exit code 1 on a mismatch)");
+  app->add_option("--bench", options->bench,
+                  "Time each kernel over N launches (median, GB/s) and run() on a cache hit");
+  app->add_flag("--time-compile", options->time_compile,
+                "Print the first run's passes, segmentation, heuristics+codegen, compile and "
+                "load times");
   addPassFlags(app, options->passes);
   addRuntimeFlags(app, options->passes);
   return {app, [options] { return runCommand(*options); }};

@@ -25,7 +25,7 @@ void addPassFlags(CLI::App* app, PassFlags& flags) {
 void addRuntimeFlags(CLI::App* app, PassFlags& flags) {
   app->add_option("--dump", flags.dump,
                   "Dump options, as in FUSEBOX_DUMP: NAME[=VALUE][,NAME...], e.g. "
-                  "segmented_fusion,segmenter_log,scheduler_params,fusion_ir or "
+                  "segmented_fusion,segmenter_log,scheduler_params,kernel_source,fusion_ir or "
                   "print_after=all (repeatable)")
       ->allow_extra_args(false);
   app->add_option("--dump-graph", flags.dump_graph,

@@ -3,6 +3,7 @@
 // permute and reshape (reshape only where the input's strides allow a view), or
 // a tensor with no elements. The plan returns views sharing the inputs' storage
 // and empty tensors; nothing is copied or computed.
+#include <fusebox/backend_plan.h>
 #include <fusebox/scheduler.h>
 
 #include <fmt/format.h>
@@ -62,7 +63,7 @@ class NoOpParams final : public HeuristicParams {
   std::vector<Recipe> recipes_;
 };
 
-class ViewPlan final : public HostPlan {
+class ViewPlan final : public BackendPlan {
  public:
   explicit ViewPlan(std::vector<Recipe> recipes) : recipes_(std::move(recipes)) {}
   std::string describe() const override {
@@ -73,10 +74,22 @@ class ViewPlan final : public HostPlan {
                        recipes_.size() - views == 1 ? "" : "s");
   }
   std::vector<Argument> run(const std::vector<Argument>& inputs) const override {
+    return make(nullptr, inputs);
+  }
+  // Views stay on the device; empty outputs are allocated there.
+  std::vector<Argument> runOn(Backend& backend, const std::vector<Argument>& inputs) const override {
+    return make(&backend, inputs);
+  }
+
+ private:
+  std::vector<Argument> make(Backend* backend, const std::vector<Argument>& inputs) const {
     std::vector<Argument> outputs;
     for (const auto& r : recipes_) {
       if (r.kind == Recipe::Kind::Empty) {
-        outputs.emplace_back(Tensor::emptyStrided(r.dtype, r.layout.sizes, r.layout.strides));
+        outputs.emplace_back(
+            backend != nullptr
+                ? backend->allocate(r.dtype, r.layout.sizes, r.layout.strides)
+                : Tensor::emptyStrided(r.dtype, r.layout.sizes, r.layout.strides));
         continue;
       }
       const Tensor& in = std::get<Tensor>(inputs.at(r.input));
@@ -91,7 +104,6 @@ class ViewPlan final : public HostPlan {
     return outputs;
   }
 
- private:
   std::vector<Recipe> recipes_;
 };
 

@@ -1,11 +1,13 @@
 // Shared by the pointwise suites (host backend here, cuda in pointwise_gpu):
 // the plugin loaded from the build tree, random inputs, a driver that runs a
-// KernelPlan on a backend (filling KernelParams from its bindings), and a
+// KernelPlan on a backend (KernelParams from its bindings through the runtime's
+// bindKernelParams), and a
 // comparison with the reference evaluator.
 #pragma once
 
 #include <fusebox/backend/backend.h>
 #include <fusebox/eval/evaluator.h>
+#include <fusebox/kernel_launch.h>
 #include <fusebox/kernel_plan.h>
 #include <fusebox/plugin/plugin_registry.h>
 #include <fusebox/runtime.h>
@@ -103,33 +105,9 @@ inline PointwiseRun runPointwise(Backend& backend, const Fusion& fusion,
   if (kp == nullptr) return r;
   r.plan = *kp;
   r.source = kp->kernel.source;
-  std::vector<Tensor> outs;
-  for (const auto& spec : kp->outputs) {
-    outs.push_back(backend.allocate(spec.dtype, spec.sizes, spec.strides));
-    if (spec.zero_init) backend.memsetZero(outs.back());
-  }
-  KernelParams kparams{};
-  for (const ParamBinding& b : kp->bindings) {
-    switch (b.source) {
-      case ParamBinding::Source::InputData:
-        kparams.ptr[b.slot] = std::get<Tensor>(backend_inputs.at(b.index)).data();
-        break;
-      case ParamBinding::Source::OutputData:
-        kparams.ptr[b.slot] = outs.at(b.index).data();
-        break;
-      case ParamBinding::Source::InputScalar: {
-        const ScalarValue& v = std::get<ScalarValue>(backend_inputs.at(b.index));
-        if (b.as_double)
-          kparams.f64[b.slot] = toDouble(v);
-        else
-          kparams.i64[b.slot] = toInt(v);
-        break;
-      }
-      case ParamBinding::Source::ScratchData:
-        ADD_FAILURE() << "pointwise plans need no scratch";
-        break;
-    }
-  }
+  // The runtime's own allocation and binding (kernel_launch.h).
+  std::vector<Tensor> outs = allocateKernelOutputs(backend, *kp);
+  const KernelParams kparams = bindKernelParams(*kp, backend_inputs, outs);
   auto kernel = backend.compile(kp->kernel);
   kernel->launch(kp->launch, kparams);
   backend.synchronize();

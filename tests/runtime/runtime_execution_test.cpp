@@ -269,7 +269,8 @@ TEST(RuntimeExecution, DumpsAreWrittenOncePerSignature) {
   Captured captured;
   Options options;
   options.applyEnvironmentText("test", "dump",
-                               "fusion_ir,segmented_fusion,segmenter_log,scheduler_params");
+                               "fusion_ir,segmented_fusion,segmenter_log,scheduler_params,"
+                               "kernel_source");
   FusionRuntime rt(chain(), loadConfigFile(defaultConfigFile()), builtinPlugins(), options,
                    captured.options());
   rt.run({sampleTensor({2, 3})});
@@ -279,8 +280,11 @@ TEST(RuntimeExecution, DumpsAreWrittenOncePerSignature) {
   EXPECT_THAT(first, HasSubstr("=== segmenter log ==="));
   // no_op refused the whole fusion: exp computes values.
   EXPECT_THAT(first, HasSubstr("no_op"));
-  EXPECT_THAT(first, HasSubstr("=== scheduler params: group 0 (expr_eval) ==="));
-  EXPECT_THAT(first, HasSubstr("plan: host evaluation of 3 tensor expressions"));
+  // exp, mul and add have no reduction: the pointwise scheduler takes them.
+  EXPECT_THAT(first, HasSubstr("=== scheduler params: group 0 (pointwise) ==="));
+  EXPECT_THAT(first, HasSubstr("plan: kernel fusebox_pointwise_"));
+  EXPECT_THAT(first, HasSubstr("=== kernel source: group 0 (fusebox_pointwise_"));
+  EXPECT_THAT(first, HasSubstr("extern \"C\" __global__ void fusebox_pointwise_"));
   rt.run({sampleTensor({2, 3})});
   EXPECT_EQ(captured.dump.str(), first);  // a hit dumps nothing
 }

@@ -20,6 +20,7 @@
 //     scheduler must never bake such a value into a plan.
 #pragma once
 
+#include <fusebox/backend/backend_choice.h>
 #include <fusebox/config.h>
 #include <fusebox/eval/evaluator.h>
 #include <fusebox/ir/fusion.h>
@@ -75,6 +76,30 @@ struct SegmentRunRecord {
   int64_t group = 0;
   std::string scheduler;  // the scheduler whose plan ran it
   double milliseconds = 0;
+  std::string kernel;  // the kernel's name when a KernelPlan ran it, else empty
+};
+
+// Where the time of a miss went (--time-compile); all 0 on a hit.
+struct CompileReport {
+  double passes_ms = 0;
+  double segmentation_ms = 0;
+  double heuristics_ms = 0;  // computeHeuristics and schedule (codegen) of every segment
+  double compile_ms = 0;     // NVRTC or the host compiler, summed over kernels
+  double load_ms = 0;        // module / library loads, summed over kernels
+  double compile_wall_ms = 0;  // the parallel compile step, start to end
+  int64_t kernels = 0;
+  int64_t kernels_from_cache = 0;  // found in the kernel cache (memory or disk)
+};
+
+// One kernel's time over repeated launches (FusionRuntime::benchmarkKernels).
+struct KernelBenchmark {
+  int64_t group = 0;
+  std::string kernel;
+  double median_ms = 0;
+  int64_t bytes_moved = 0;  // KernelPlan::bytes_moved
+  double gigabytesPerSecond() const {
+    return median_ms > 0 ? static_cast<double>(bytes_moved) / (median_ms * 1e6) : 0;
+  }
 };
 
 struct RunReport {
@@ -83,12 +108,24 @@ struct RunReport {
   std::vector<SegmentRunRecord> segments;
   double setup_milliseconds = 0;  // passes and segmentation (0 on a hit)
   double milliseconds = 0;        // the whole call
+  CompileReport compile;
 };
 
 struct RuntimeOptions {
   // Names of the fusion inputs for messages (e.g. the script's variables).
   std::vector<std::string> input_names;
+  // The machine schedulers see: replaced by queryDeviceProperties on cuda.
   DeviceProperties device;
+  // Where plans run (docs/runtime.md): KernelPlans on cuda or host; eval
+  // refuses KernelPlans, so segments fall to host plans (expr_eval).
+  BackendChoice backend = BackendChoice::Default;
+  // A backend object to use instead of the process's shared one (tests); its
+  // kind decides cuda or host, `backend` must not be Eval then.
+  std::shared_ptr<Backend> backend_object;
+  // On cuda, outputs are copied to the host (true) or returned as device
+  // tensors (false). Host inputs are copied to the device either way; device
+  // inputs are used in place.
+  bool outputs_on_host = true;
   // Where dumps go (default std::cout) and warnings (default std::cerr).
   std::ostream* dump = nullptr;
   std::ostream* diagnostics = nullptr;
@@ -121,6 +158,19 @@ class FusionRuntime {
   // another layout); an output aliased to an input is written into it. Other
   // outputs may share storage with inputs (views made by no_op).
   std::vector<Argument> run(const std::vector<Argument>& inputs);
+
+  // Runs the fusion like run() and then times each segment a KernelPlan ran:
+  // `iterations` launches with the same parameters after one warm-up, median
+  // (CUDA events on cuda, steady_clock on host).
+  std::vector<KernelBenchmark> benchmarkKernels(const std::vector<Argument>& inputs,
+                                                int iterations);
+
+  // "cuda", "host" or "eval": where this runtime's plans run.
+  BackendChoice backendChoice() const;
+  // The backend object (the host backend for eval: host plans that run on a
+  // backend get it); created at first use.
+  Backend* backend();
+  std::string describeBackend();
 
   const Fusion& fusion() const;  // as given
   const std::vector<SchedulerEntry>& schedulers() const;

@@ -36,6 +36,8 @@ const std::vector<OptionSpec>& dumpSpecs() {
        "fallback to another scheduler"},
       {"scheduler_params", OptionType::Bool, false,
        "Print each segment's scheduler, heuristic parameters and plan"},
+      {"kernel_source", OptionType::Bool, false,
+       "Print the CUDA C++ source of each kernel a scheduler generated"},
       {"graph_file", OptionType::String, std::string(),
        "Write the segment graph to this Graphviz file (and an SVG beside it when `dot` is "
        "installed)"},
@@ -206,6 +208,9 @@ bool Options::dumpSegmenterLog() const {
 }
 bool Options::dumpSchedulerParams() const {
   return std::get<bool>(get("dump", "scheduler_params"));
+}
+bool Options::dumpKernelSource() const {
+  return std::get<bool>(get("dump", "kernel_source"));
 }
 const std::string& Options::graphFile() const {
   return std::get<std::string>(get("dump", "graph_file"));

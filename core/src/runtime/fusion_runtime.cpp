@@ -1,5 +1,6 @@
 // FusionRuntime: the cache per input signature, and what a miss builds (the
 // fusion after passes, its segmentation, the execution steps).
+#include <fusebox/backend/cuda_backend.h>
 #include <fusebox/ir/printer.h>
 #include <fusebox/scheduler_setup.h>
 
@@ -28,6 +29,9 @@ struct FusionRuntime::Impl {
   const CacheEntry* last = nullptr;
   RuntimeCounters counters;
   RunReport report;
+  BackendChoice choice;  // resolved: Cuda, Host or Eval
+  std::shared_ptr<Backend> backend;  // created at first use
+  bool device_queried = false;
 
   Impl(std::unique_ptr<Fusion> f, std::optional<PassPipeline> p, std::vector<SchedulerEntry> s,
        Options o, RuntimeOptions r)
@@ -43,7 +47,29 @@ struct FusionRuntime::Impl {
                        "[schedulers] order (e.g. \"expr_eval\", which accepts everything) and "
                        "check that the plugin paths hold them");
     shape_scalars = shapeScalarInputs(*fusion);
+    if (runtime.backend_object) {
+      FUSEBOX_USER_CHECK(runtime.backend != BackendChoice::Eval,
+                         "RuntimeOptions: a backend object was given with the eval backend");
+      choice = runtime.backend_object->kind() == BackendKind::Cuda ? BackendChoice::Cuda
+                                                                   : BackendChoice::Host;
+      backend = runtime.backend_object;
+    } else {
+      choice = resolveBackendChoice(runtime.backend);
+    }
   }
+
+  Backend& getBackend() {
+    if (!backend)
+      backend = sharedBackend(choice == BackendChoice::Cuda ? BackendKind::Cuda : BackendKind::Host);
+    if (!device_queried && choice == BackendChoice::Cuda) {
+      runtime.device = queryDeviceProperties(*backend);
+      device_queried = true;
+    }
+    return *backend;
+  }
+
+  std::vector<Argument> run(const std::vector<Argument>& inputs, int bench_iterations,
+                            std::vector<KernelBenchmark>* bench);
 
   RuntimeStreams streams() const {
     return {runtime.dump ? *runtime.dump : std::cout,
@@ -63,10 +89,15 @@ std::unique_ptr<CacheEntry> FusionRuntime::Impl::build(const std::vector<Argumen
   auto entry = std::make_unique<CacheEntry>();
   entry->signature = std::move(signature);
   entry->fusion = fusion->clone();
+  auto start = std::chrono::steady_clock::now();
+  auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+  };
   if (pipeline) {
     pipeline->run(entry->fusion, options, out.dump, &out.diagnostics);
     ++counters.pass_pipeline_runs;
   }
+  report.compile.passes_ms = since(start);
   FUSEBOX_CHECK(entry->fusion->inputs().size() == fusion->inputs().size() &&
                     entry->fusion->outputs().size() == fusion->outputs().size(),
                 "the pass pipeline changed the number of fusion inputs or outputs");
@@ -74,10 +105,12 @@ std::unique_ptr<CacheEntry> FusionRuntime::Impl::build(const std::vector<Argumen
 
   std::vector<ArgumentInfo> infos;
   for (const auto& a : inputs) infos.push_back(argumentInfo(a));
+  start = std::chrono::steady_clock::now();
   FusionRuntimeFacts facts(*entry->fusion, std::move(infos), runtime.device);
   entry->segmented = segmenter.segment(*entry->fusion, facts, &entry->log);
   ++counters.segmentations;
   planExecution(*entry);
+  report.compile.segmentation_ms = since(start);
   dumpSegmentation(*entry, options, out);
   return entry;
 }
@@ -103,39 +136,86 @@ FusionRuntime::FusionRuntime(std::unique_ptr<Fusion> fusion, std::optional<PassP
 
 FusionRuntime::~FusionRuntime() = default;
 
-std::vector<Argument> FusionRuntime::run(const std::vector<Argument>& inputs) {
-  Impl& m = *impl_;
+std::vector<Argument> FusionRuntime::Impl::run(const std::vector<Argument>& inputs,
+                                               int bench_iterations,
+                                               std::vector<KernelBenchmark>* bench) {
   const auto start = std::chrono::steady_clock::now();
   auto since = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
   };
-  RunReport report;
-  report.signature = inputSignature(inputs, m.shape_scalars);
-  ++m.counters.runs;
+  Backend& on = getBackend();
+  report = RunReport();
+  report.signature = inputSignature(inputs, shape_scalars);
+  ++counters.runs;
 
-  auto found = m.cache.find(report.signature);
+  // Host tensors move to the GPU on cuda; device tensors are used in place.
+  std::vector<Argument> staged;
+  const bool cuda = choice == BackendChoice::Cuda;
+  if (cuda) {
+    staged.reserve(inputs.size());
+    for (const Argument& a : inputs) {
+      const auto* t = std::get_if<Tensor>(&a);
+      staged.push_back(t != nullptr && t->defined() && t->device() == Device::Host
+                           ? Argument(on.toBackend(*t))
+                           : a);
+    }
+  }
+  const std::vector<Argument>& backend_inputs = cuda ? staged : inputs;
+
+  auto found = cache.find(report.signature);
   std::unique_ptr<CacheEntry> fresh;
   CacheEntry* entry = nullptr;
-  if (found != m.cache.end()) {
+  ExecutionContext ctx{segmenter,           runtime.device, options,
+                       streams(),           counters,       report,
+                       runtime.input_names, on,             choice != BackendChoice::Eval,
+                       runtime.outputs_on_host};
+  ctx.bench_iterations = bench_iterations;
+  ctx.bench = bench;
+  if (found != cache.end()) {
     report.cache_hit = true;
-    ++m.counters.cache_hits;
+    ++counters.cache_hits;
     entry = found->second.get();
   } else {
-    ++m.counters.cache_misses;
-    fresh = m.build(inputs, report.signature);
+    ++counters.cache_misses;
+    fresh = build(backend_inputs, report.signature);
     entry = fresh.get();
     report.setup_milliseconds = since(start);
+    scheduleAhead(*entry, backend_inputs, ctx);
   }
 
-  std::vector<Argument> outputs =
-      executeEntry(*entry, inputs, m.runtime.input_names, m.segmenter, m.runtime.device, m.options,
-                   m.streams(), m.counters, report);
+  std::vector<Argument> outputs = executeEntry(*entry, backend_inputs, inputs, ctx);
   // Kept only once it ran through: a failed first run starts over next time.
-  if (fresh) m.cache.emplace(report.signature, std::move(fresh));
-  m.last = entry;
+  if (fresh) cache.emplace(report.signature, std::move(fresh));
+  last = entry;
   report.milliseconds = since(start);
-  m.report = std::move(report);
   return outputs;
+}
+
+std::vector<Argument> FusionRuntime::run(const std::vector<Argument>& inputs) {
+  return impl_->run(inputs, 0, nullptr);
+}
+
+std::vector<KernelBenchmark> FusionRuntime::benchmarkKernels(const std::vector<Argument>& inputs,
+                                                             int iterations) {
+  FUSEBOX_USER_CHECK(iterations >= 1, "benchmarkKernels: {} iterations; expected at least 1",
+                     iterations);
+  std::vector<KernelBenchmark> bench;
+  impl_->run(inputs, iterations, &bench);
+  return bench;
+}
+
+BackendChoice FusionRuntime::backendChoice() const {
+  return impl_->choice;
+}
+
+Backend* FusionRuntime::backend() {
+  return &impl_->getBackend();
+}
+
+std::string FusionRuntime::describeBackend() {
+  if (impl_->choice == BackendChoice::Eval)
+    return "eval (reference evaluator on the host; no kernels)";
+  return impl_->getBackend().describe();
 }
 
 const Fusion& FusionRuntime::fusion() const {

@@ -3,6 +3,8 @@
 // running segments (segment_execution.cpp), dumps (runtime_dumps.cpp).
 #pragma once
 
+#include <fusebox/backend_plan.h>
+#include <fusebox/kernel_plan.h>
 #include <fusebox/runtime.h>
 
 #include <iosfwd>
@@ -35,7 +37,14 @@ struct ScheduledSegment {
   PluginDescriptor plugin;
   std::unique_ptr<HeuristicParams> params;
   std::unique_ptr<SegmentPlan> plan;
+  // Exactly one of these is set once the segment is scheduled.
   const HostPlan* host_plan = nullptr;
+  const BackendPlan* backend_plan = nullptr;
+  const KernelPlan* kernel_plan = nullptr;
+  std::shared_ptr<CompiledKernel> kernel;  // kernel_plan's, once compiled
+  bool ready() const {
+    return host_plan != nullptr || backend_plan != nullptr || kernel != nullptr;
+  }
 };
 
 // Everything kept for one input signature. Member order matters: the plans
@@ -62,23 +71,54 @@ struct RuntimeStreams {
   std::ostream& diagnostics;
 };
 
-// Picks a scheduler for group `g` of `entry` and has it make params and a plan,
-// given the segment's actual inputs: the one the segmenter chose, then, if that
-// one fails, each later scheduler that accepts the segment. Failures and
-// refusals are logged in entry.log and reported on `streams.diagnostics`;
-// the scheduler_params dump goes to `streams.dump`.
-ScheduledSegment scheduleGroup(CacheEntry& entry, size_t g, const std::vector<Argument>& inputs,
-                               Segmenter& segmenter, const DeviceProperties& device,
-                               const Options& options, RuntimeStreams streams,
-                               RuntimeCounters& counters);
+// What scheduling and running a cache entry needs from the runtime.
+struct ExecutionContext {
+  Segmenter& segmenter;
+  const DeviceProperties& device;
+  const Options& options;
+  RuntimeStreams streams;
+  RuntimeCounters& counters;
+  RunReport& report;
+  const std::vector<std::string>& input_names;
+  Backend& backend;       // the host backend for eval
+  bool kernels_allowed;   // false for eval: KernelPlans are refused
+  bool outputs_on_host;
+  // benchmarkKernels: time each kernel segment over this many launches.
+  int bench_iterations = 0;
+  std::vector<KernelBenchmark>* bench = nullptr;
+};
 
-// Runs every group of `entry` on `inputs` (scheduling those that have not run
-// yet) and returns the complete fusion's outputs.
+// Picks a scheduler for group `g` of `entry` and has it make params and a plan,
+// given what is known of the segment's inputs: the one the segmenter chose,
+// then, if that one fails, each later scheduler that accepts the segment.
+// Failures and refusals are logged in entry.log and reported on
+// `streams.diagnostics`; the scheduler_params dump goes to `streams.dump`.
+// The kernel of a KernelPlan is not compiled here.
+ScheduledSegment scheduleGroup(CacheEntry& entry, size_t g, std::vector<ArgumentInfo> inputs,
+                               ExecutionContext& ctx);
+
+// On a miss, before anything runs: schedules every group whose inputs are known
+// without running anything (fusion inputs, scalars, outputs of kernel groups,
+// whose layout the plan fixes) and compiles their kernels in parallel
+// (compileAll). Groups downstream of a host plan are scheduled when they run.
+void scheduleAhead(CacheEntry& entry, const std::vector<Argument>& inputs, ExecutionContext& ctx);
+
+// Compiles the kernel of a scheduled KernelPlan (one segment), adding to
+// ctx.report.compile.
+void compileKernel(ScheduledSegment& scheduled, ExecutionContext& ctx);
+
+// Runs every group of `entry` on `inputs` (backend tensors; scheduling those
+// that have not run yet) and returns the complete fusion's outputs;
+// `caller_inputs` are the inputs as the caller gave them (aliased outputs are
+// written into them).
 std::vector<Argument> executeEntry(CacheEntry& entry, const std::vector<Argument>& inputs,
-                                   const std::vector<std::string>& input_names,
-                                   Segmenter& segmenter, const DeviceProperties& device,
-                                   const Options& options, RuntimeStreams streams,
-                                   RuntimeCounters& counters, RunReport& report);
+                                   const std::vector<Argument>& caller_inputs,
+                                   ExecutionContext& ctx);
+
+// A scalar-extent evaluator bound to the complete fusion's inputs.
+std::optional<ExpressionEvaluator> bindFusionInputs(const CacheEntry& entry,
+                                                    const std::vector<Argument>& inputs,
+                                                    const std::vector<std::string>& names);
 
 // The dumps written when a signature is first seen, after segmentation.
 void dumpSegmentation(const CacheEntry& entry, const Options& options, RuntimeStreams streams);

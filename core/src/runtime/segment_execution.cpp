@@ -1,11 +1,17 @@
-// Running a segmented fusion: each group's plan in dependency order, values
-// passed from producers to consumers through a table of slots, each slot
-// dropped after its last reader ran; outputs put into their required layout.
+// Running a segmented fusion: each group's plan in dependency order (kernels
+// launched on the backend, host plans run on host copies where the backend is
+// cuda), values passed from producers to consumers through a table of slots,
+// each slot dropped after its last reader ran; outputs put into their required
+// layout and where the caller wants them.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
 #include <chrono>
 #include <unordered_map>
+
+#include <fusebox/backend/cuda_backend.h>
+#include <fusebox/kernel_launch.h>
 
 #include "runtime/runtime_internal.h"
 
@@ -77,159 +83,93 @@ bool hasStrideOrder(const Tensor& t, const std::vector<int64_t>& stride_order) {
   return true;
 }
 
+std::optional<ExpressionEvaluator> bindFusionInputs(const CacheEntry& entry,
+                                                    const std::vector<Argument>& inputs,
+                                                    const std::vector<std::string>& names) {
+  std::optional<ExpressionEvaluator> ee;
+  if (!entry.needs_evaluator) return ee;
+  const Fusion& fusion = *entry.fusion;
+  ee.emplace();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Val* in = fusion.inputs()[i];
+    std::string name = i < names.size() ? names[i] : in->toString();
+    if (const auto* t = std::get_if<Tensor>(&inputs[i]))
+      ee->bindTensor(in->as<TensorView>(), *t, name);
+    else
+      ee->bind(in, std::get<ScalarValue>(inputs[i]), name);
+  }
+  return ee;
+}
+
 namespace {
 
-std::string groupLabel(const SegmentGroup& group) {
-  std::vector<std::string> produced;
-  for (const Expr* e : group.exprs)
-    for (const Val* v : e->outputs())
-      if (v->isTensor()) produced.push_back(v->toString());
-  return fmt::format("{}", fmt::join(produced, ", "));
+double msSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
-// Heuristics and a plan from one scheduler; a failure is returned as a message.
-std::optional<std::string> tryScheduler(const SchedulerEntry& entry, const Fusion& segment,
-                                        RuntimeInfo& info, CompileTimeCache& cache,
-                                        RuntimeCounters& counters, ScheduledSegment& out) {
-  try {
-    ++counters.heuristics_computed;
-    auto params = callPlugin(entry.plugin, "computeHeuristics()", [&] {
-      return entry.scheduler->computeHeuristics(segment, info, cache);
-    });
-    if (!params) return std::string("computeHeuristics() returned no params");
-    ++counters.schedules;
-    auto plan = callPlugin(entry.plugin, "schedule()",
-                           [&] { return entry.scheduler->schedule(segment, *params, info); });
-    if (!plan) return std::string("schedule() returned no plan");
-    const auto* host = dynamic_cast<const HostPlan*>(plan.get());
-    if (host == nullptr)
-      return fmt::format(
-          "schedule() returned a plan this runtime cannot run ({}); only host "
-          "plans run today",
-          plan->describe());
-    out.scheduler = entry.scheduler;
-    out.plugin = entry.plugin;
-    out.params = std::move(params);
-    out.plan = std::move(plan);
-    out.host_plan = host;
-    return std::nullopt;
-  } catch (const PluginError& e) {
-    return std::string(e.what());
+bool onDevice(const Argument& a) {
+  const auto* t = std::get_if<Tensor>(&a);
+  return t != nullptr && t->defined() && t->device() == Device::Cuda;
+}
+
+// A host plan on cuda: device inputs copied to the host, host outputs back.
+std::vector<Argument> runHostPlan(const ScheduledSegment& s, const std::vector<Argument>& args,
+                                  Backend& backend) {
+  const bool cuda = backend.kind() == BackendKind::Cuda;
+  std::vector<Argument> host_args;
+  if (cuda) {
+    host_args.reserve(args.size());
+    for (const Argument& a : args)
+      host_args.push_back(onDevice(a) ? Argument(backend.toHost(std::get<Tensor>(a))) : a);
   }
+  std::vector<Argument> results =
+      callPlugin(s.plugin, "running its plan", [&] { return s.host_plan->run(cuda ? host_args : args); },
+                 /*pass_user_errors=*/true);
+  if (cuda)
+    for (Argument& r : results)
+      if (auto* t = std::get_if<Tensor>(&r); t != nullptr && t->defined() &&
+                                             t->device() == Device::Host)
+        r = backend.toBackend(*t);
+  return results;
 }
 
-// The scheduler's own check of a segment it did not pick first; refusals are
-// returned as messages.
-std::optional<std::string> checkAccepts(const SchedulerEntry& entry, const Fusion& segment,
-                                        RuntimeInfo& info, CompileTimeCache& cache) {
-  try {
-    Decision d = callPlugin(entry.plugin, "canScheduleCompileTime()", [&] {
-      return entry.scheduler->canScheduleCompileTime(segment, cache);
-    });
-    if (!d) return "rejected at compile time: " + d.reason();
-    d = callPlugin(entry.plugin, "canScheduleRunTime()",
-                   [&] { return entry.scheduler->canScheduleRunTime(segment, info, cache); });
-    if (!d) return "rejected at run time: " + d.reason();
-    return std::nullopt;
-  } catch (const PluginError& e) {
-    return std::string(e.what());
-  }
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
 }
 
-void dumpParams(const SegmentGroup& group, const ScheduledSegment& s, std::ostream& out) {
-  out << fmt::format("=== scheduler params: group {} ({}) ===\n", group.id, s.plugin.name);
-  std::string params =
-      callPlugin(s.plugin, "HeuristicParams::toString()", [&] { return s.params->toString(); });
-  std::string line;
-  for (char c : params + "\n") {
-    if (c != '\n') {
-      line += c;
-      continue;
+// Times a kernel that just ran, relaunching it with the same parameters.
+void benchmarkKernel(const SegmentGroup& group, const ScheduledSegment& s,
+                     const KernelParams& params, ExecutionContext& ctx) {
+  const KernelPlan& plan = *s.kernel_plan;
+  KernelBenchmark b{group.id, plan.kernel.name, 0, plan.bytes_moved};
+  if (ctx.backend.kind() == BackendKind::Cuda) {
+    b.median_ms = timeKernelMs(ctx.backend, *s.kernel, plan.launch, params, ctx.bench_iterations);
+  } else {
+    s.kernel->launch(plan.launch, params);  // warm-up
+    std::vector<double> times;
+    for (int i = 0; i < ctx.bench_iterations; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      s.kernel->launch(plan.launch, params);
+      times.push_back(msSince(start));
     }
-    if (!line.empty()) out << "  " << line << "\n";
-    line.clear();
+    b.median_ms = median(std::move(times));
   }
-  out << "  plan: " << callPlugin(s.plugin, "SegmentPlan::describe()", [&] {
-    return s.plan->describe();
-  }) << "\n";
+  ctx.bench->push_back(b);
 }
 
 }  // namespace
 
-ScheduledSegment scheduleGroup(CacheEntry& entry, size_t g, const std::vector<Argument>& inputs,
-                               Segmenter& segmenter, const DeviceProperties& device,
-                               const Options& options, RuntimeStreams streams,
-                               RuntimeCounters& counters) {
-  const SegmentGroup& group = entry.segmented->groups()[g];
-  const Fusion& segment = *group.fusion;
-  std::vector<ArgumentInfo> infos;
-  for (const auto& a : inputs) infos.push_back(argumentInfo(a));
-  RuntimeInfo info(segment, std::move(infos), device);
-
-  const auto& all = segmenter.schedulers();
-  auto first = std::find_if(all.begin(), all.end(), [&](const SchedulerEntry& e) {
-    return e.plugin.name == group.scheduler;
-  });
-  FUSEBOX_CHECK(first != all.end(),
-                "group {} was given to scheduler '{}', which the runtime does not have", group.id,
-                group.scheduler);
-  std::vector<std::string> failures;
-  // Logged in the entry (for later dumps) and, with segmenter_log on, printed
-  // now: the segmenter's part of the log was printed before the first run.
-  auto note = [&](const SchedulerEntry& e, const std::string& reason) {
-    entry.log.push_back({"scheduling", {group.id}, {groupLabel(group)}, e.plugin.name, reason});
-    failures.push_back(fmt::format("'{}': {}", e.plugin.name, reason));
-    if (options.dumpSegmenterLog())
-      streams.dump << fmt::format("segmenter log: scheduling group {} ({}): {}: {}\n", group.id,
-                                  groupLabel(group), e.plugin.name, reason);
-  };
-  for (auto it = first; it != all.end(); ++it) {
-    CompileTimeCache& cache = segmenter.compileTimeCache(it->plugin.name, segment);
-    if (it != first) {
-      if (auto refusal = checkAccepts(*it, segment, info, cache)) {
-        note(*it, *refusal);
-        continue;
-      }
-    }
-    ScheduledSegment scheduled;
-    auto failure = tryScheduler(*it, segment, info, cache, counters, scheduled);
-    if (!failure) {
-      if (it != first) {
-        ++counters.fallbacks;
-        streams.diagnostics << fmt::format("warning: group {} falls back to scheduler '{}': {}\n",
-                                           group.id, it->plugin.name, fmt::join(failures, "; "));
-      }
-      if (options.dumpSchedulerParams()) dumpParams(group, scheduled, streams.dump);
-      return scheduled;
-    }
-    note(*it, *failure);
-  }
-  throw UserError(fmt::format("group {} ({}) could not be scheduled: {}", group.id,
-                              groupLabel(group), fmt::join(failures, "; ")));
-}
-
 std::vector<Argument> executeEntry(CacheEntry& entry, const std::vector<Argument>& inputs,
-                                   const std::vector<std::string>& input_names,
-                                   Segmenter& segmenter, const DeviceProperties& device,
-                                   const Options& options, RuntimeStreams streams,
-                                   RuntimeCounters& counters, RunReport& report) {
+                                   const std::vector<Argument>& caller_inputs,
+                                   ExecutionContext& ctx) {
   const Fusion& fusion = *entry.fusion;
   const auto& groups = entry.segmented->groups();
+  Backend& backend = ctx.backend;
   std::vector<std::optional<Argument>> slots(entry.slot_count);
   for (size_t i = 0; i < inputs.size(); ++i) slots[i] = inputs[i];
 
-  std::optional<ExpressionEvaluator> ee;
-  if (entry.needs_evaluator) {
-    ee.emplace();
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      const Val* in = fusion.inputs()[i];
-      std::string name = i < input_names.size() ? input_names[i] : in->toString();
-      if (const auto* t = std::get_if<Tensor>(&inputs[i]))
-        ee->bindTensor(in->as<TensorView>(), *t, name);
-      else
-        ee->bind(in, std::get<ScalarValue>(inputs[i]), name);
-    }
-  }
+  std::optional<ExpressionEvaluator> ee = bindFusionInputs(entry, inputs, ctx.input_names);
   auto fetch = [&](const ValueSource& s) -> Argument {
     if (s.slot >= 0) {
       FUSEBOX_CHECK(slots[s.slot].has_value(), "slot {} was read after it was dropped", s.slot);
@@ -245,18 +185,36 @@ std::vector<Argument> executeEntry(CacheEntry& entry, const std::vector<Argument
     for (const auto& s : steps.inputs) args.push_back(fetch(s));
 
     ScheduledSegment& scheduled = entry.scheduled[g];
-    if (scheduled.host_plan == nullptr)
-      scheduled = scheduleGroup(entry, g, args, segmenter, device, options, streams, counters);
+    if (!scheduled.ready()) {
+      if (scheduled.kernel_plan == nullptr) {
+        std::vector<ArgumentInfo> infos;
+        for (const auto& a : args) infos.push_back(argumentInfo(a));
+        scheduled = scheduleGroup(entry, g, std::move(infos), ctx);
+      }
+      if (scheduled.kernel_plan != nullptr && scheduled.kernel == nullptr)
+        compileKernel(scheduled, ctx);
+    }
     const auto start = std::chrono::steady_clock::now();
-    std::vector<Argument> results = callPlugin(
-        scheduled.plugin, "running its plan", [&] { return scheduled.host_plan->run(args); },
-        /*pass_user_errors=*/true);
+    std::vector<Argument> results;
+    if (const KernelPlan* plan = scheduled.kernel_plan) {
+      std::vector<Tensor> outs = allocateKernelOutputs(backend, *plan);
+      std::vector<Tensor> scratch = allocateKernelScratch(backend, *plan);
+      const KernelParams params = bindKernelParams(*plan, args, outs, scratch);
+      scheduled.kernel->launch(plan->launch, params);
+      if (ctx.bench != nullptr) benchmarkKernel(groups[g], scheduled, params, ctx);
+      results.assign(outs.begin(), outs.end());
+    } else if (scheduled.backend_plan != nullptr) {
+      results = callPlugin(
+          scheduled.plugin, "running its plan",
+          [&] { return scheduled.backend_plan->runOn(backend, args); }, /*pass_user_errors=*/true);
+    } else {
+      results = runHostPlan(scheduled, args, backend);
+    }
     args.clear();
-    ++counters.segments_run;
-    report.segments.push_back(
-        {groups[g].id, scheduled.plugin.name,
-         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-             .count()});
+    ++ctx.counters.segments_run;
+    ctx.report.segments.push_back(
+        {groups[g].id, scheduled.plugin.name, msSince(start),
+         scheduled.kernel_plan != nullptr ? scheduled.kernel_plan->kernel.name : std::string()});
     if (results.size() != steps.output_slots.size())
       throw PluginError(scheduled.plugin.name, scheduled.plugin.file,
                         fmt::format("the plan of scheduler '{}' for group {} returned {} values "
@@ -267,7 +225,7 @@ std::vector<Argument> executeEntry(CacheEntry& entry, const std::vector<Argument
       slots[steps.output_slots[k]] = std::move(results[k]);
     for (int64_t slot : steps.release) {
       slots[slot].reset();
-      if (entry.slot_is_intermediate[slot]) ++counters.intermediates_freed;
+      if (entry.slot_is_intermediate[slot]) ++ctx.counters.intermediates_freed;
     }
   }
 
@@ -285,27 +243,39 @@ std::vector<Argument> executeEntry(CacheEntry& entry, const std::vector<Argument
       // Written into the input it aliases, which is what the caller gets back.
       size_t i =
           std::find(fusion_inputs.begin(), fusion_inputs.end(), aliased) - fusion_inputs.begin();
-      FUSEBOX_CHECK(i < inputs.size(), "output {} aliases {}, not a fusion input", out->toString(),
-                    aliased->toString());
-      Tensor target = std::get<Tensor>(inputs[i]);
+      FUSEBOX_CHECK(i < caller_inputs.size(), "output {} aliases {}, not a fusion input",
+                    out->toString(), aliased->toString());
+      Tensor target = std::get<Tensor>(caller_inputs[i]);
       FUSEBOX_USER_CHECK(tensor->sizes() == target.sizes(),
                          "output {} aliases input {}, but it has shape {} and the input {}",
                          out->toString(),
-                         i < input_names.size() ? input_names[i] : aliased->toString(),
+                         i < ctx.input_names.size() ? ctx.input_names[i] : aliased->toString(),
                          tensor->describe(), target.describe());
+      FUSEBOX_USER_CHECK(target.device() == Device::Host,
+                         "output {} aliases input {}, a GPU tensor: writing an output into a GPU "
+                         "input is not supported yet; pass the input as a host tensor",
+                         out->toString(),
+                         i < ctx.input_names.size() ? ctx.input_names[i] : aliased->toString());
+      Tensor source = tensor->device() == Device::Cuda ? backend.toHost(*tensor) : *tensor;
       // A view of the target itself is copied out first: the copy must not
       // read what it already overwrote.
-      Tensor source = tensor->storage() == target.storage() ? tensor->contiguous(true) : *tensor;
+      if (source.storage() == target.storage()) source = source.contiguous(true);
       copyInto(source, target);
       outputs.emplace_back(target);
       continue;
     }
     if (const auto* order = fusion.requiredStrideOrder(out->as<TensorView>());
         order != nullptr && !hasStrideOrder(*tensor, *order)) {
-      Tensor laid_out = Tensor::emptyWithStrideOrder(tensor->dtype(), tensor->sizes(), *order);
-      copyInto(*tensor, laid_out);
-      ++counters.layout_copies;
-      value = std::move(laid_out);
+      // Laid out on the host (the backends have no strided copy).
+      Tensor host = tensor->device() == Device::Cuda ? backend.toHost(*tensor) : *tensor;
+      Tensor laid_out = Tensor::emptyWithStrideOrder(host.dtype(), host.sizes(), *order);
+      copyInto(host, laid_out);
+      ++ctx.counters.layout_copies;
+      value = tensor->device() == Device::Cuda && !ctx.outputs_on_host
+                  ? Argument(backend.toBackend(laid_out))
+                  : Argument(std::move(laid_out));
+    } else if (ctx.outputs_on_host && onDevice(value)) {
+      value = backend.toHost(*tensor);
     }
     outputs.push_back(std::move(value));
   }

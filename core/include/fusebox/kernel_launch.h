@@ -1,0 +1,31 @@
+// Running a KernelPlan: its outputs allocated on a backend as its OutputSpecs
+// say, its KernelParams filled from its bindings. The runtime and the tests
+// that drive a scheduler directly share these.
+#pragma once
+
+#include <fusebox/backend/backend.h>
+#include <fusebox/kernel_plan.h>
+
+#include <vector>
+
+namespace fusebox {
+
+// One tensor per OutputSpec, zeroed where the spec says so.
+std::vector<Tensor> allocateKernelOutputs(Backend& backend, const KernelPlan& plan);
+
+// Zeroed scratch buffers, one per ScratchData binding (in binding order).
+std::vector<Tensor> allocateKernelScratch(Backend& backend, const KernelPlan& plan);
+
+// The kernel's parameter block: `inputs` are the segment's inputs (backend
+// tensors and scalars), `outputs` and `scratch` what the two functions above
+// made. A binding that names a missing or mistyped input, or a slot out of
+// range, is an InternalError naming the binding (a scheduler bug).
+KernelParams bindKernelParams(const KernelPlan& plan, const std::vector<Argument>& inputs,
+                              const std::vector<Tensor>& outputs,
+                              const std::vector<Tensor>& scratch = {});
+
+// Allocates, binds and launches (asynchronous on cuda); returns the outputs.
+std::vector<Tensor> launchKernelPlan(Backend& backend, const KernelPlan& plan,
+                                     CompiledKernel& kernel, const std::vector<Argument>& inputs);
+
+}  // namespace fusebox

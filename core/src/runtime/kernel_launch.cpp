@@ -1,0 +1,98 @@
+// Allocating a KernelPlan's outputs and filling its parameter block from its
+// bindings.
+#include <fusebox/error.h>
+#include <fusebox/kernel_launch.h>
+
+#include <fmt/format.h>
+
+namespace fusebox {
+
+namespace {
+
+std::string describeBinding(const ParamBinding& b) {
+  static constexpr const char* kSources[] = {"InputData", "OutputData", "ScratchData",
+                                             "InputScalar"};
+  return fmt::format("binding {{{}, index {}, slot {}}}", kSources[static_cast<int>(b.source)],
+                     b.index, b.slot);
+}
+
+}  // namespace
+
+std::vector<Tensor> allocateKernelOutputs(Backend& backend, const KernelPlan& plan) {
+  std::vector<Tensor> outputs;
+  outputs.reserve(plan.outputs.size());
+  for (const auto& spec : plan.outputs) {
+    outputs.push_back(backend.allocate(spec.dtype, spec.sizes, spec.strides));
+    if (spec.zero_init) backend.memsetZero(outputs.back());
+  }
+  return outputs;
+}
+
+std::vector<Tensor> allocateKernelScratch(Backend& backend, const KernelPlan& plan) {
+  std::vector<Tensor> scratch;
+  for (const ParamBinding& b : plan.bindings) {
+    if (b.source != ParamBinding::Source::ScratchData) continue;
+    FUSEBOX_CHECK(b.bytes >= 0, "kernel {}: {} asks for {} bytes", plan.kernel.name,
+                  describeBinding(b), b.bytes);
+    scratch.push_back(backend.allocate(DataType::Int64, {(b.bytes + 7) / 8}, {1}));
+    backend.memsetZero(scratch.back());
+  }
+  return scratch;
+}
+
+KernelParams bindKernelParams(const KernelPlan& plan, const std::vector<Argument>& inputs,
+                              const std::vector<Tensor>& outputs,
+                              const std::vector<Tensor>& scratch) {
+  KernelParams params{};
+  size_t next_scratch = 0;
+  for (const ParamBinding& b : plan.bindings) {
+    const bool is_pointer = b.source != ParamBinding::Source::InputScalar;
+    const int slots = is_pointer    ? KernelParams::kMaxPointers
+                      : b.as_double ? KernelParams::kMaxDoubles
+                                    : KernelParams::kMaxInts;
+    FUSEBOX_CHECK(b.slot >= 0 && b.slot < slots, "kernel {}: {} is out of range", plan.kernel.name,
+                  describeBinding(b));
+    switch (b.source) {
+      case ParamBinding::Source::InputData: {
+        FUSEBOX_CHECK(b.index >= 0 && static_cast<size_t>(b.index) < inputs.size() &&
+                          std::holds_alternative<Tensor>(inputs[b.index]),
+                      "kernel {}: {} names no tensor input", plan.kernel.name, describeBinding(b));
+        params.ptr[b.slot] = std::get<Tensor>(inputs[b.index]).data();
+        break;
+      }
+      case ParamBinding::Source::OutputData:
+        FUSEBOX_CHECK(b.index >= 0 && static_cast<size_t>(b.index) < outputs.size(),
+                      "kernel {}: {} names no output", plan.kernel.name, describeBinding(b));
+        params.ptr[b.slot] = outputs[b.index].data();
+        break;
+      case ParamBinding::Source::ScratchData:
+        FUSEBOX_CHECK(next_scratch < scratch.size(), "kernel {}: {} has no scratch buffer",
+                      plan.kernel.name, describeBinding(b));
+        params.ptr[b.slot] = scratch[next_scratch++].data();
+        break;
+      case ParamBinding::Source::InputScalar: {
+        FUSEBOX_CHECK(b.index >= 0 && static_cast<size_t>(b.index) < inputs.size() &&
+                          std::holds_alternative<ScalarValue>(inputs[b.index]),
+                      "kernel {}: {} names no scalar input", plan.kernel.name, describeBinding(b));
+        const ScalarValue& v = std::get<ScalarValue>(inputs[b.index]);
+        if (b.as_double)
+          params.f64[b.slot] = toDouble(v);
+        else
+          params.i64[b.slot] = toInt(v);
+        break;
+      }
+    }
+  }
+  return params;
+}
+
+std::vector<Tensor> launchKernelPlan(Backend& backend, const KernelPlan& plan,
+                                     CompiledKernel& kernel, const std::vector<Argument>& inputs) {
+  std::vector<Tensor> outputs = allocateKernelOutputs(backend, plan);
+  std::vector<Tensor> scratch = allocateKernelScratch(backend, plan);
+  const KernelParams params = bindKernelParams(plan, inputs, outputs, scratch);
+  kernel.launch(plan.launch, params);
+  return outputs;
+}
+
+}  // namespace fusebox

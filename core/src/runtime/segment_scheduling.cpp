@@ -1,0 +1,232 @@
+// Scheduling a segment (its scheduler, then fallbacks), scheduling ahead on a
+// miss so that independent kernels compile in parallel, and compiling kernels.
+#include <fusebox/backend/kernel_cache.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "runtime/runtime_internal.h"
+
+namespace fusebox::runtime_detail {
+
+namespace {
+
+double msSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+std::string groupLabel(const SegmentGroup& group) {
+  std::vector<std::string> produced;
+  for (const Expr* e : group.exprs)
+    for (const Val* v : e->outputs())
+      if (v->isTensor()) produced.push_back(v->toString());
+  return fmt::format("{}", fmt::join(produced, ", "));
+}
+
+constexpr const char* kEvalRefusal =
+    "the eval backend runs no kernels (--backend eval): only host plans";
+
+// Heuristics and a plan from one scheduler; a failure is returned as a message.
+std::optional<std::string> tryScheduler(const SchedulerEntry& entry, const Fusion& segment,
+                                        RuntimeInfo& info, CompileTimeCache& cache,
+                                        ExecutionContext& ctx, ScheduledSegment& out) {
+  try {
+    ++ctx.counters.heuristics_computed;
+    auto params = callPlugin(entry.plugin, "computeHeuristics()", [&] {
+      return entry.scheduler->computeHeuristics(segment, info, cache);
+    });
+    if (!params) return std::string("computeHeuristics() returned no params");
+    ++ctx.counters.schedules;
+    auto plan = callPlugin(entry.plugin, "schedule()",
+                           [&] { return entry.scheduler->schedule(segment, *params, info); });
+    if (!plan) return std::string("schedule() returned no plan");
+    out.backend_plan = dynamic_cast<const BackendPlan*>(plan.get());
+    out.host_plan = out.backend_plan ? nullptr : dynamic_cast<const HostPlan*>(plan.get());
+    out.kernel_plan = dynamic_cast<const KernelPlan*>(plan.get());
+    if (out.kernel_plan != nullptr && !ctx.kernels_allowed) return std::string(kEvalRefusal);
+    if (out.host_plan == nullptr && out.backend_plan == nullptr && out.kernel_plan == nullptr)
+      return fmt::format(
+          "schedule() returned a plan this runtime cannot run ({}); it runs HostPlan, "
+          "BackendPlan and KernelPlan",
+          plan->describe());
+    out.scheduler = entry.scheduler;
+    out.plugin = entry.plugin;
+    out.params = std::move(params);
+    out.plan = std::move(plan);
+    return std::nullopt;
+  } catch (const PluginError& e) {
+    return std::string(e.what());
+  }
+}
+
+// The scheduler's own check of a segment it did not pick first; refusals are
+// returned as messages.
+std::optional<std::string> checkAccepts(const SchedulerEntry& entry, const Fusion& segment,
+                                        RuntimeInfo& info, CompileTimeCache& cache) {
+  try {
+    Decision d = callPlugin(entry.plugin, "canScheduleCompileTime()", [&] {
+      return entry.scheduler->canScheduleCompileTime(segment, cache);
+    });
+    if (!d) return "rejected at compile time: " + d.reason();
+    d = callPlugin(entry.plugin, "canScheduleRunTime()",
+                   [&] { return entry.scheduler->canScheduleRunTime(segment, info, cache); });
+    if (!d) return "rejected at run time: " + d.reason();
+    return std::nullopt;
+  } catch (const PluginError& e) {
+    return std::string(e.what());
+  }
+}
+
+void dumpParams(const SegmentGroup& group, const ScheduledSegment& s, std::ostream& out) {
+  out << fmt::format("=== scheduler params: group {} ({}) ===\n", group.id, s.plugin.name);
+  std::string params =
+      callPlugin(s.plugin, "HeuristicParams::toString()", [&] { return s.params->toString(); });
+  std::string line;
+  for (char c : params + "\n") {
+    if (c != '\n') {
+      line += c;
+      continue;
+    }
+    if (!line.empty()) out << "  " << line << "\n";
+    line.clear();
+  }
+  out << "  plan: " << callPlugin(s.plugin, "SegmentPlan::describe()", [&] {
+    return s.plan->describe();
+  }) << "\n";
+}
+
+void dumpKernelSource(const SegmentGroup& group, const KernelPlan& plan, std::ostream& out) {
+  out << fmt::format("=== kernel source: group {} ({}) ===\n", group.id, plan.kernel.name);
+  out << plan.kernel.source;
+  if (!plan.kernel.source.empty() && plan.kernel.source.back() != '\n') out << "\n";
+}
+
+}  // namespace
+
+ScheduledSegment scheduleGroup(CacheEntry& entry, size_t g, std::vector<ArgumentInfo> inputs,
+                               ExecutionContext& ctx) {
+  const auto start = std::chrono::steady_clock::now();
+  const SegmentGroup& group = entry.segmented->groups()[g];
+  const Fusion& segment = *group.fusion;
+  RuntimeInfo info(segment, std::move(inputs), ctx.device);
+
+  const auto& all = ctx.segmenter.schedulers();
+  auto first = std::find_if(all.begin(), all.end(), [&](const SchedulerEntry& e) {
+    return e.plugin.name == group.scheduler;
+  });
+  FUSEBOX_CHECK(first != all.end(),
+                "group {} was given to scheduler '{}', which the runtime does not have", group.id,
+                group.scheduler);
+  std::vector<std::string> failures;
+  // Refusals of kernels under --backend eval are what the user asked for: no
+  // warning when that is all that happened.
+  bool only_eval_refusals = true;
+  // Logged in the entry (for later dumps) and, with segmenter_log on, printed
+  // now: the segmenter's part of the log was printed before the first run.
+  auto note = [&](const SchedulerEntry& e, const std::string& reason) {
+    entry.log.push_back({"scheduling", {group.id}, {groupLabel(group)}, e.plugin.name, reason});
+    failures.push_back(fmt::format("'{}': {}", e.plugin.name, reason));
+    if (reason != kEvalRefusal) only_eval_refusals = false;
+    if (ctx.options.dumpSegmenterLog())
+      ctx.streams.dump << fmt::format("segmenter log: scheduling group {} ({}): {}: {}\n",
+                                      group.id, groupLabel(group), e.plugin.name, reason);
+  };
+  for (auto it = first; it != all.end(); ++it) {
+    CompileTimeCache& cache = ctx.segmenter.compileTimeCache(it->plugin.name, segment);
+    if (it != first) {
+      if (auto refusal = checkAccepts(*it, segment, info, cache)) {
+        note(*it, *refusal);
+        continue;
+      }
+    }
+    ScheduledSegment scheduled;
+    auto failure = tryScheduler(*it, segment, info, cache, ctx, scheduled);
+    if (!failure) {
+      if (it != first) {
+        ++ctx.counters.fallbacks;
+        if (!only_eval_refusals)
+          ctx.streams.diagnostics << fmt::format(
+              "warning: group {} falls back to scheduler '{}': {}\n", group.id, it->plugin.name,
+              fmt::join(failures, "; "));
+      }
+      if (ctx.options.dumpSchedulerParams()) dumpParams(group, scheduled, ctx.streams.dump);
+      if (scheduled.kernel_plan != nullptr && ctx.options.dumpKernelSource())
+        dumpKernelSource(group, *scheduled.kernel_plan, ctx.streams.dump);
+      ctx.report.compile.heuristics_ms += msSince(start);
+      return scheduled;
+    }
+    note(*it, *failure);
+  }
+  throw UserError(fmt::format("group {} ({}) could not be scheduled: {}", group.id,
+                              groupLabel(group), fmt::join(failures, "; ")));
+}
+
+namespace {
+
+void addTimings(CompileReport& report, const CompileTimings& t) {
+  report.compile_ms += t.compile_ms;
+  report.load_ms += t.load_ms;
+  ++report.kernels;
+  if (t.memory_cache_hit || t.disk_cache_hit) ++report.kernels_from_cache;
+}
+
+}  // namespace
+
+void compileKernel(ScheduledSegment& scheduled, ExecutionContext& ctx) {
+  const auto start = std::chrono::steady_clock::now();
+  CompileTimings timings;
+  scheduled.kernel = ctx.backend.compile(scheduled.kernel_plan->kernel, &timings);
+  addTimings(ctx.report.compile, timings);
+  ctx.report.compile.compile_wall_ms += msSince(start);
+}
+
+void scheduleAhead(CacheEntry& entry, const std::vector<Argument>& inputs, ExecutionContext& ctx) {
+  std::optional<ExpressionEvaluator> ee = bindFusionInputs(entry, inputs, ctx.input_names);
+  std::vector<std::optional<ArgumentInfo>> known(entry.slot_count);
+  for (size_t i = 0; i < inputs.size(); ++i) known[i] = argumentInfo(inputs[i]);
+
+  std::vector<size_t> to_compile;
+  for (size_t g = 0; g < entry.steps.size(); ++g) {
+    if (entry.scheduled[g].ready() || entry.scheduled[g].kernel_plan != nullptr) continue;
+    std::vector<ArgumentInfo> infos;
+    bool all_known = true;
+    for (const ValueSource& s : entry.steps[g].inputs) {
+      if (s.slot >= 0 && known[s.slot]) {
+        infos.push_back(*known[s.slot]);
+      } else if (s.slot < 0) {
+        Argument value = ee->evaluateOrThrow(s.scalar);
+        infos.push_back(argumentInfo(value));
+      } else {
+        all_known = false;
+        break;
+      }
+    }
+    if (!all_known) continue;
+    entry.scheduled[g] = scheduleGroup(entry, g, std::move(infos), ctx);
+    const KernelPlan* plan = entry.scheduled[g].kernel_plan;
+    if (plan == nullptr) continue;
+    to_compile.push_back(g);
+    // The runtime allocates a kernel's outputs as the plan says; backends
+    // align allocations to at least kMaxRecordedAlignment bytes.
+    for (size_t k = 0; k < plan->outputs.size() && k < entry.steps[g].output_slots.size(); ++k) {
+      const auto& spec = plan->outputs[k];
+      known[entry.steps[g].output_slots[k]] =
+          TensorArgInfo{spec.dtype, spec.sizes, spec.strides, kMaxRecordedAlignment};
+    }
+  }
+  if (to_compile.empty()) return;
+  std::vector<KernelSource> sources;
+  for (size_t g : to_compile) sources.push_back(entry.scheduled[g].kernel_plan->kernel);
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<CompileTimings> timings;
+  std::vector<std::shared_ptr<CompiledKernel>> kernels = compileAll(ctx.backend, sources, &timings);
+  ctx.report.compile.compile_wall_ms += msSince(start);
+  for (size_t i = 0; i < to_compile.size(); ++i) {
+    entry.scheduled[to_compile[i]].kernel = std::move(kernels[i]);
+    if (i < timings.size()) addTimings(ctx.report.compile, timings[i]);
+  }
+}
+
+}  // namespace fusebox::runtime_detail

@@ -1,0 +1,143 @@
+// `fusebox run` with kernels: --backend host/eval (and cuda where a GPU is
+// usable), --validate (passing, and a planted mismatch), --bench, --time-compile
+// and the kernel_source dump.
+#include <fusebox/backend/cuda_backend.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+
+#include "support/run_command.h"
+#include "support/temp_dir.h"
+
+namespace fusebox {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::ContainsRegex;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::runCommand;
+using testing::TempDir;
+
+std::string run(const std::string& script, const std::string& flags) {
+  return std::string(FUSEBOX_EXE) + " run " +
+         (fs::path(FUSEBOX_SOURCE_DIR) / script).string() + " --no-ir " + flags;
+}
+
+const std::string kBiasGelu = "examples/bias_gelu.py";
+const std::string kSmall = "--input T0=8x64 --input T1=64 ";
+
+TEST(CliBackend, HostBackendRunsThePointwiseKernel) {
+  auto r = runCommand(run(kBiasGelu, kSmall + "--backend host"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("backend: host ("));
+  EXPECT_THAT(r.output, HasSubstr("1 segment in"));
+  EXPECT_THAT(r.output, HasSubstr("group 0 by pointwise"));
+}
+
+TEST(CliBackend, EvalBackendRunsTheEvaluatorWithoutWarnings) {
+  auto r = runCommand(run(kBiasGelu, kSmall + "--backend eval --dump scheduler_params"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("backend: eval"));
+  EXPECT_THAT(r.output, HasSubstr("group 0 by expr_eval"));
+  EXPECT_THAT(r.output, HasSubstr("plan: host evaluation of"));
+  EXPECT_THAT(r.output, Not(HasSubstr("warning")));
+  EXPECT_THAT(r.output, Not(HasSubstr("kernel fusebox_pointwise_")));
+}
+
+TEST(CliBackend, UnknownBackendIsAUserError) {
+  auto r = runCommand(run(kBiasGelu, kSmall + "--backend tpu"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("--backend"));
+}
+
+TEST(CliBackend, CudaWithoutAGpuSaysWhy) {
+  if (cudaAvailable().available) GTEST_SKIP() << "a GPU is usable here";
+  auto r = runCommand(run(kBiasGelu, kSmall + "--backend cuda"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("--backend cuda: no usable GPU"));
+}
+
+TEST(CliBackend, DefaultBackendIsCudaOnlyWithAGpu) {
+  auto r = runCommand(run(kBiasGelu, kSmall));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output,
+              HasSubstr(cudaAvailable().available ? "backend: NVIDIA" : "backend: host ("));
+}
+
+TEST(CliBackend, ValidatePassesPerOutput) {
+  // gelu_bias_grad has two outputs and sums over 2x8 rows.
+  auto r = runCommand(run("examples/gelu_bias_grad.py",
+                          "--input T0=2x8x16 --input T1=2x8x16 --input T2=16 --backend host "
+                          "--validate"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, ContainsRegex("validate output 0 T[0-9]+_g: max abs error [0-9.e+-]+, "
+                                      "max rel error [0-9.e+-]+ \\(atol [0-9.e+-]+, rtol "
+                                      "[0-9.e+-]+\\): PASS"));
+  EXPECT_THAT(r.output, HasSubstr("validate output 1 "));
+  EXPECT_THAT(r.output, HasSubstr("validate: PASS (2 outputs, largest reduction 16)"));
+
+  auto kernel = runCommand(run(kBiasGelu, kSmall + "--backend host --validate"));
+  ASSERT_EQ(kernel.exit_code, 0) << kernel.output;
+  EXPECT_THAT(kernel.output, HasSubstr("group 0 by pointwise"));
+  EXPECT_THAT(kernel.output, HasSubstr("validate: PASS (1 output, largest reduction 1)"));
+}
+
+TEST(CliBackend, ValidateCatchesAWrongResult) {
+  // The test-only wrong_by_one scheduler adds one to every element.
+  TempDir dir;
+  fs::path config = dir.write("wrong.toml", "[plugins]\npaths = [\"@builtin\", \"" +
+                                                std::string(FUSEBOX_TEST_SCHEDULERS_DIR) +
+                                                "\"]\n[schedulers]\norder = [\"wrong_by_one\"]\n");
+  auto r = runCommand(run(kBiasGelu, kSmall + "--backend host --validate --config " +
+                                         config.string()));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("group 0 by wrong_by_one"));
+  EXPECT_THAT(r.output, ContainsRegex("validate output 0 T15_g: max abs error 1, .*: FAIL"));
+  EXPECT_THAT(r.output, HasSubstr("512 mismatched, first at element [0, 0]"));
+  EXPECT_THAT(r.output, HasSubstr("validate: FAIL (1 output, 1 failed"));
+}
+
+TEST(CliBackend, BenchReportsEachKernelAndTheCacheHitRun) {
+  auto r = runCommand(run(kBiasGelu, kSmall + "--backend host --bench 3"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // bias_gelu reads 8x64 + 64 halves and writes 8x64 halves: 2176 bytes.
+  EXPECT_THAT(r.output, ContainsRegex("bench: group 0 kernel fusebox_pointwise_[0-9a-f]+: median "
+                                      "[0-9.]+ ms over 3 launches \\(steady_clock\\), [0-9.]+ "
+                                      "GB/s \\(2176 bytes moved\\)"));
+  EXPECT_THAT(r.output, ContainsRegex("bench: run\\(\\) on a cache hit: median [0-9.]+ ms over 3 "
+                                      "calls\n"));
+
+  auto none = runCommand(run(kBiasGelu, kSmall + "--backend eval --bench 2"));
+  ASSERT_EQ(none.exit_code, 0) << none.output;
+  EXPECT_THAT(none.output, HasSubstr("bench: no kernels ran (every segment ran a host plan)"));
+}
+
+TEST(CliBackend, TimeCompileSplitsTheColdRun) {
+  TempDir dir;
+  // A private kernel cache, so the kernel is really compiled.
+  auto r = runCommand("FUSEBOX_KERNEL_CACHE_DIR=" + (dir.path() / "cache").string() + " " +
+                      run(kBiasGelu, kSmall + "--backend host --time-compile --repeat 2"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* stage : {"passes", "segmentation", "heuristics\\+codegen", "load"})
+    EXPECT_THAT(r.output, ContainsRegex(std::string("time-compile: ") + stage + " [0-9.]+ ms\n"));
+  EXPECT_THAT(r.output,
+              ContainsRegex("time-compile: compile \\(host compiler\\) [0-9.]+ ms over 1 kernel "
+                            "\\(0 from the kernel cache; parallel wall time [0-9.]+ ms\\)"));
+  EXPECT_THAT(r.output, HasSubstr("run 2: cache hit"));
+}
+
+TEST(CliBackend, KernelSourceDump) {
+  auto r = runCommand(run(kBiasGelu, kSmall + "--backend host --dump kernel_source"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, ContainsRegex("=== kernel source: group 0 \\(fusebox_pointwise_[0-9a-f]+\\) "
+                                      "===\n"));
+  EXPECT_THAT(r.output, HasSubstr("#include <fusebox_runtime.cuh>"));
+  EXPECT_THAT(r.output, HasSubstr("extern \"C\" __global__ void fusebox_pointwise_"));
+}
+
+}  // namespace
+}  // namespace fusebox

@@ -1,0 +1,157 @@
+// The runtime with kernels on the host backend: every example and benchmark
+// workload (small inputs) matches the evaluator and is run by the scheduler we
+// expect; a cache hit binds and launches only; --backend eval runs no kernels;
+// KernelParams come from a plan's bindings.
+#include <fusebox/config.h>
+#include <fusebox/eval/check_close.h>
+#include <fusebox/frontend/python_definition.h>
+#include <fusebox/kernel_launch.h>
+
+#include <gmock/gmock.h>
+
+#include <filesystem>
+#include <map>
+
+#include "runtime/runtime_test_util.h"
+#include "runtime/runtime_workloads.h"
+
+namespace fusebox {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using namespace runtime_testing;
+using runtime_testing::kWorkloads;
+
+std::unique_ptr<FusionRuntime> hostRuntime(std::unique_ptr<Fusion> fusion, Captured& captured,
+                                           BackendChoice backend = BackendChoice::Host) {
+  RuntimeOptions o = captured.options();
+  o.backend = backend;
+  return std::make_unique<FusionRuntime>(std::move(fusion), loadConfigFile(defaultConfigFile()),
+                                         builtinPlugins(), Options(), o);
+}
+
+TEST(RuntimeBackends, EveryExampleAndWorkloadMatchesTheEvaluatorOnTheHostBackend) {
+  for (const Workload& w : kWorkloads) {
+    SCOPED_TRACE(w.file);
+    PythonDefinition def = parsePythonFile((fs::path(FUSEBOX_SOURCE_DIR) / w.file).string());
+    std::vector<Argument> inputs = inputsFor(def, w);
+    std::vector<Argument> expected = evaluateFusion(*def.fusion, inputs);
+    const int64_t reduction = largestReductionSize(*def.fusion, inputs);
+    Captured captured;
+    auto rt = hostRuntime(def.fusion->clone(), captured);
+    std::vector<Argument> got = rt->run(inputs);
+    EXPECT_EQ(captured.diagnostics.str(), "");
+    std::vector<std::string> ran;
+    for (const auto& s : rt->lastRun().segments) ran.push_back(s.scheduler);
+    EXPECT_EQ(ran, w.schedulers);
+    ASSERT_EQ(got.size(), expected.size());
+    for (size_t k = 0; k < got.size(); ++k) {
+      CloseResult r = checkClose(got[k], expected[k], def.fusion->outputs()[k]->dtype(), reduction);
+      EXPECT_TRUE(r.pass) << "output " << k << ": " << r.shape_error << r.first_mismatch;
+      if (const auto* t = std::get_if<Tensor>(&got[k])) {
+        EXPECT_EQ(t->device(), Device::Host);
+      }
+    }
+  }
+}
+
+// exp(x) * 2 + x: one pointwise kernel.
+std::unique_ptr<Fusion> chain() {
+  auto f = std::make_unique<Fusion>();
+  TensorView* x = defineSymbolicTensor(*f, 2);
+  f->addOutput(add(mul(exp(x), f->constantDouble(2.0)), x));
+  return f;
+}
+
+TEST(RuntimeBackends, ACacheHitOnlyBindsAndLaunches) {
+  Captured captured;
+  auto rt = hostRuntime(chain(), captured);
+  Tensor x = sampleTensor({3, 5});
+  auto first = rt->run({x});
+  EXPECT_FALSE(rt->lastRun().cache_hit);
+  EXPECT_EQ(rt->lastRun().compile.kernels, 1);
+  ASSERT_EQ(rt->lastRun().segments.size(), 1u);
+  EXPECT_EQ(rt->lastRun().segments[0].scheduler, "pointwise");
+  EXPECT_THAT(rt->lastRun().segments[0].kernel, HasSubstr("fusebox_pointwise_"));
+  const RuntimeCounters before = rt->counters();
+
+  Tensor y = sampleTensor({3, 5}, 4);  // same signature, other values
+  auto second = rt->run({y});
+  const RuntimeCounters& after = rt->counters();
+  EXPECT_TRUE(rt->lastRun().cache_hit);
+  EXPECT_EQ(rt->lastRun().compile.kernels, 0);
+  EXPECT_EQ(rt->lastRun().compile.heuristics_ms, 0);
+  EXPECT_EQ(after.heuristics_computed, before.heuristics_computed);
+  EXPECT_EQ(after.schedules, before.schedules);
+  EXPECT_EQ(after.segmentations, before.segmentations);
+  EXPECT_EQ(after.pass_pipeline_runs, before.pass_pipeline_runs);
+  EXPECT_EQ(after.segments_run, before.segments_run + 1);
+  // The kernel really ran again on the new values.
+  EXPECT_TRUE(checkClose(second[0], evaluateFusion(rt->fusion(), {y})[0], DataType::Float).pass);
+  EXPECT_FALSE(checkClose(second[0], first[0], DataType::Float).pass);
+}
+
+TEST(RuntimeBackends, EvalBackendRefusesKernelsQuietly) {
+  Captured captured;
+  auto rt = hostRuntime(chain(), captured, BackendChoice::Eval);
+  EXPECT_EQ(rt->backendChoice(), BackendChoice::Eval);
+  Tensor x = sampleTensor({3, 5});
+  auto got = rt->run({x});
+  ASSERT_EQ(rt->lastRun().segments.size(), 1u);
+  EXPECT_EQ(rt->lastRun().segments[0].scheduler, "expr_eval");
+  EXPECT_EQ(rt->lastRun().compile.kernels, 0);
+  EXPECT_EQ(rt->counters().fallbacks, 1);
+  EXPECT_EQ(captured.diagnostics.str(), "");  // what the user asked for: no warning
+  expectSameValues(got[0], evaluateFusion(rt->fusion(), {x})[0]);
+  EXPECT_THAT(rt->describeBackend(), HasSubstr("eval"));
+}
+
+TEST(RuntimeBackends, BenchmarkKernelsTimesEachKernel) {
+  Captured captured;
+  auto rt = hostRuntime(chain(), captured);
+  Tensor x = sampleTensor({64, 32});
+  auto bench = rt->benchmarkKernels({x}, 3);
+  ASSERT_EQ(bench.size(), 1u);
+  EXPECT_THAT(bench[0].kernel, HasSubstr("fusebox_pointwise_"));
+  EXPECT_GT(bench[0].median_ms, 0);
+  EXPECT_EQ(bench[0].bytes_moved, 2 * 64 * 32 * 4);  // x read once, the output written once
+  EXPECT_GT(bench[0].gigabytesPerSecond(), 0);
+}
+
+TEST(KernelLaunch, ParamsComeFromTheBindings) {
+  KernelPlan plan;
+  plan.kernel.name = "k";
+  plan.bindings = {{ParamBinding::Source::OutputData, 0, 0},
+                   {ParamBinding::Source::InputData, 1, 2},
+                   {ParamBinding::Source::InputScalar, 0, 3, false},
+                   {ParamBinding::Source::InputScalar, 2, 1, true}};
+  Tensor in = sampleTensor({4});
+  Tensor out = sampleTensor({2});
+  std::vector<Argument> inputs = {ScalarValue(int64_t{7}), in, ScalarValue(2.5)};
+  KernelParams p = bindKernelParams(plan, inputs, {out});
+  EXPECT_EQ(p.ptr[0], out.data());
+  EXPECT_EQ(p.ptr[2], in.data());
+  EXPECT_EQ(p.ptr[1], nullptr);
+  EXPECT_EQ(p.i64[3], 7);
+  EXPECT_EQ(p.f64[1], 2.5);
+}
+
+TEST(KernelLaunch, ABadBindingIsAnInternalErrorNamingIt) {
+  KernelPlan plan;
+  plan.kernel.name = "k";
+  plan.bindings = {{ParamBinding::Source::InputData, 0, 0}};
+  std::vector<Argument> scalar_only = {ScalarValue(1.0)};
+  try {
+    bindKernelParams(plan, scalar_only, {});
+    ADD_FAILURE() << "expected an InternalError";
+  } catch (const InternalError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("kernel k: binding {InputData, index 0, slot 0} names no "
+                                    "tensor input"));
+  }
+  plan.bindings = {{ParamBinding::Source::OutputData, 0, KernelParams::kMaxPointers}};
+  EXPECT_THROW(bindKernelParams(plan, {}, {sampleTensor({1})}), InternalError);
+}
+
+}  // namespace
+}  // namespace fusebox

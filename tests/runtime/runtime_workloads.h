@@ -1,0 +1,63 @@
+// The examples and benchmark workloads with small inputs, and which scheduler
+// runs each of their segments: shared by the host (tests/runtime) and cuda
+// (tests/runtime_gpu) runtime suites.
+#pragma once
+
+#include <fusebox/frontend/python_definition.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace fusebox::runtime_testing {
+
+struct Workload {
+  std::string file;
+  std::map<std::string, std::vector<int64_t>> smaller;  // input name -> sizes
+  std::vector<std::string> schedulers;                  // one per segment, in run order
+};
+
+// Which scheduler runs each segment, by hand: fusions without reductions or
+// matmuls are one pointwise kernel; the cast chain of issue 3635 folds away
+// into a view (no_op); a fusion with a reduction is accepted whole by
+// expr_eval (the segmenter tries the whole fusion first and pointwise refuses
+// reductions).
+inline const std::vector<Workload> kWorkloads = {
+    {"examples/bias_gelu.py", {{"T0", {8, 64}}, {"T1", {64}}}, {"pointwise"}},
+    {"examples/cast_squeeze_issue3635.py", {}, {"no_op"}},
+    {"examples/channels_last_relu.py", {}, {"pointwise"}},
+    {"examples/gelu_bias_grad.py",
+     {{"T0", {2, 8, 16}}, {"T1", {2, 8, 16}}, {"T2", {16}}},
+     {"expr_eval"}},
+    {"examples/layer_norm.py", {{"T0", {4, 32}}, {"T1", {32}}, {"T2", {32}}}, {"expr_eval"}},
+    {"examples/rope.py", {}, {"pointwise"}},
+    {"examples/segmented_issue785.py", {{"T4", {2, 8, 16}}, {"T6", {2, 8, 16}}}, {"expr_eval"}},
+    {"benchmarks/workloads/bf16_cast_mul_add.py",
+     {{"T0", {8, 66}}, {"T1", {8, 66}}, {"T2", {8, 66}}},
+     {"pointwise"}},
+    {"benchmarks/workloads/bias_gelu.py", {{"T0", {8, 130}}, {"T1", {130}}}, {"pointwise"}},
+    {"benchmarks/workloads/broadcast_heavy.py",
+     {{"T0", {4, 8, 16}}, {"T1", {8}}, {"T2", {16}}, {"T3", {4}}},
+     {"pointwise"}},
+    {"benchmarks/workloads/gelu_backward_pointwise.py",
+     {{"T0", {2, 8, 17}}, {"T1", {2, 8, 17}}, {"T2", {17}}},
+     {"pointwise"}},
+};
+
+inline std::vector<Argument> inputsFor(const PythonDefinition& def, const Workload& w) {
+  std::vector<Argument> inputs;
+  for (size_t i = 0; i < def.fusion->inputs().size(); ++i) {
+    const std::string& name = def.input_names[i];
+    if (auto it = w.smaller.find(name); it != w.smaller.end()) {
+      InputSpec spec;
+      spec.shape = it->second;
+      spec.dtype = def.fusion->inputs()[i]->dtype();
+      inputs.push_back(materializeInput(spec, 100 + i));
+    } else {
+      inputs.push_back(materializeInput(def.inputs.at(i), i));
+    }
+  }
+  return inputs;
+}
+
+}  // namespace fusebox::runtime_testing

@@ -1,0 +1,124 @@
+// The runtime on the cuda backend: the examples and workloads match the
+// evaluator; device tensors pass through without copies; expr_eval runs matmul
+// through cuBLAS and anything else on the host with copies it names; kernels
+// time with CUDA events. Every test skips without a usable GPU.
+#include <fusebox/backend/cuda_backend.h>
+#include <fusebox/config.h>
+#include <fusebox/eval/check_close.h>
+#include <fusebox/ir/ops.h>
+
+#include <gmock/gmock.h>
+
+#include <filesystem>
+
+#include "runtime/runtime_test_util.h"
+#include "runtime/runtime_workloads.h"
+
+namespace fusebox {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using namespace runtime_testing;
+
+class RuntimeCuda : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    CudaAvailability cuda = cudaAvailable();
+    if (!cuda.available) GTEST_SKIP() << "no usable GPU: " << cuda.reason;
+  }
+  std::unique_ptr<FusionRuntime> runtime(std::unique_ptr<Fusion> fusion, bool outputs_on_host,
+                                         Options options = Options()) {
+    RuntimeOptions o = captured.options();
+    o.backend = BackendChoice::Cuda;
+    o.outputs_on_host = outputs_on_host;
+    return std::make_unique<FusionRuntime>(std::move(fusion), loadConfigFile(defaultConfigFile()),
+                                           builtinPlugins(), std::move(options), o);
+  }
+  Captured captured;
+};
+
+TEST_F(RuntimeCuda, EveryExampleAndWorkloadMatchesTheEvaluator) {
+  for (const Workload& w : kWorkloads) {
+    SCOPED_TRACE(w.file);
+    PythonDefinition def = parsePythonFile((fs::path(FUSEBOX_SOURCE_DIR) / w.file).string());
+    std::vector<Argument> inputs = inputsFor(def, w);
+    std::vector<Argument> expected = evaluateFusion(*def.fusion, inputs);
+    const int64_t reduction = largestReductionSize(*def.fusion, inputs);
+    auto rt = runtime(def.fusion->clone(), /*outputs_on_host=*/true);
+    EXPECT_EQ(rt->backendChoice(), BackendChoice::Cuda);
+    std::vector<Argument> got = rt->run(inputs);
+    std::vector<std::string> ran;
+    for (const auto& s : rt->lastRun().segments) ran.push_back(s.scheduler);
+    EXPECT_EQ(ran, w.schedulers);
+    ASSERT_EQ(got.size(), expected.size());
+    for (size_t k = 0; k < got.size(); ++k) {
+      CloseResult r = checkClose(got[k], expected[k], def.fusion->outputs()[k]->dtype(), reduction);
+      EXPECT_TRUE(r.pass) << "output " << k << ": " << r.shape_error << r.first_mismatch;
+    }
+  }
+}
+
+std::unique_ptr<Fusion> chain() {
+  auto f = std::make_unique<Fusion>();
+  TensorView* x = defineSymbolicTensor(*f, 2);
+  f->addOutput(add(mul(exp(x), f->constantDouble(2.0)), x));
+  return f;
+}
+
+TEST_F(RuntimeCuda, DeviceTensorsPassThroughAndOutputsStayOnTheDevice) {
+  auto rt = runtime(chain(), /*outputs_on_host=*/false);
+  Backend& backend = *rt->backend();
+  Tensor host = sampleTensor({33, 65});
+  Tensor device = backend.toBackend(host);
+  std::vector<Argument> got = rt->run({device});
+  const Tensor& out = std::get<Tensor>(got[0]);
+  EXPECT_EQ(out.device(), Device::Cuda);
+  EXPECT_EQ(rt->lastRun().segments.at(0).scheduler, "pointwise");
+  Tensor back = backend.toHost(out);
+  EXPECT_TRUE(checkClose(back, std::get<Tensor>(evaluateFusion(rt->fusion(), {host})[0])).pass);
+  // A second call hits the cache and compiles nothing.
+  rt->run({device});
+  EXPECT_TRUE(rt->lastRun().cache_hit);
+  EXPECT_EQ(rt->lastRun().compile.kernels, 0);
+}
+
+TEST_F(RuntimeCuda, MatmulRunsThroughCublas) {
+  auto f = std::make_unique<Fusion>();
+  TensorView* a = defineSymbolicTensor(*f, 2);
+  TensorView* b = defineSymbolicTensor(*f, 2);
+  f->addOutput(matmul(a, b));
+  Options options;
+  options.applyEnvironmentText("test", "dump", "scheduler_params");
+  auto rt = runtime(std::move(f), true, options);
+  std::vector<Argument> inputs = {sampleTensor({16, 24}), sampleTensor({24, 8}, 1)};
+  auto got = rt->run(inputs);
+  EXPECT_THAT(captured.dump.str(), HasSubstr("plan: cuBLAS matmul on the device (no copies)"));
+  EXPECT_TRUE(
+      checkClose(got[0], evaluateFusion(rt->fusion(), inputs)[0], DataType::Float, 24).pass);
+}
+
+TEST_F(RuntimeCuda, OtherExprEvalSegmentsSayTheyCopy) {
+  auto f = std::make_unique<Fusion>();
+  TensorView* a = defineSymbolicTensor(*f, 2);
+  f->addOutput(sum(a, {1}));
+  Options options;
+  options.applyEnvironmentText("test", "dump", "scheduler_params");
+  auto rt = runtime(std::move(f), true, options);
+  std::vector<Argument> inputs = {sampleTensor({4, 8})};
+  auto got = rt->run(inputs);
+  EXPECT_THAT(captured.dump.str(),
+              HasSubstr("plan: host evaluation with copies: 1 input to host, 1 output to device"));
+  expectSameValues(got[0], evaluateFusion(rt->fusion(), inputs)[0]);
+}
+
+TEST_F(RuntimeCuda, KernelsTimeWithEvents) {
+  auto rt = runtime(chain(), true);
+  auto bench = rt->benchmarkKernels({sampleTensor({256, 1024})}, 5);
+  ASSERT_EQ(bench.size(), 1u);
+  EXPECT_GT(bench[0].median_ms, 0);
+  EXPECT_EQ(bench[0].bytes_moved, 2 * 256 * 1024 * 4);
+}
+
+}  // namespace
+}  // namespace fusebox

@@ -1,0 +1,87 @@
+// --validate, --bench and --time-compile for `fusebox run`.
+#include "run_reports.h"
+
+#include <fusebox/eval/check_close.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ostream>
+
+namespace fusebox::cli {
+
+bool validateOutputs(const Fusion& fusion, const std::vector<Argument>& inputs,
+                     const std::vector<Argument>& outputs, std::ostream& out) {
+  const std::vector<Argument> expected = evaluateFusion(fusion, inputs);
+  const int64_t reduction = largestReductionSize(fusion, inputs);
+  int64_t failed = 0;
+  for (size_t k = 0; k < expected.size() && k < outputs.size(); ++k) {
+    const Val* v = fusion.outputs()[k];
+    CloseResult r = checkClose(outputs[k], expected[k], v->dtype(), reduction);
+    std::string detail;
+    if (!r.shape_error.empty())
+      detail = r.shape_error;
+    else
+      detail = fmt::format("max abs error {:.3g}, max rel error {:.3g} (atol {:.3g}, rtol {:.3g})",
+                           r.max_abs_error, r.max_rel_error, r.tolerance.atol, r.tolerance.rtol);
+    if (!r.pass && r.shape_error.empty())
+      detail += fmt::format("; {} mismatched, first at {}", r.mismatches, r.first_mismatch);
+    out << fmt::format("validate output {} {}: {}: {}\n", k, v->toString(), detail,
+                       r.pass ? "PASS" : "FAIL");
+    failed += !r.pass;
+  }
+  if (expected.size() != outputs.size()) {
+    out << fmt::format("validate: {} outputs, the evaluator gives {}\n", outputs.size(),
+                       expected.size());
+    ++failed;
+  }
+  out << fmt::format("validate: {} ({} output{}{}, largest reduction {})\n",
+                     failed == 0 ? "PASS" : "FAIL", expected.size(),
+                     expected.size() == 1 ? "" : "s",
+                     failed == 0 ? "" : fmt::format(", {} failed", failed), reduction);
+  return failed == 0;
+}
+
+void benchmarkRun(FusionRuntime& runtime, const std::vector<Argument>& inputs, int64_t iterations,
+                  std::ostream& out) {
+  const int n = static_cast<int>(std::min<int64_t>(iterations, 1 << 30));
+  const bool cuda = runtime.backendChoice() == BackendChoice::Cuda;
+  const char* clock = cuda ? "CUDA events" : "steady_clock";
+  std::vector<KernelBenchmark> kernels = runtime.benchmarkKernels(inputs, n);
+  if (kernels.empty()) out << "bench: no kernels ran (every segment ran a host plan)\n";
+  for (const auto& k : kernels)
+    out << fmt::format("bench: group {} kernel {}: median {:.4f} ms over {} launches ({}), "
+                       "{:.2f} GB/s ({} bytes moved)\n",
+                       k.group, k.kernel, k.median_ms, n, clock, k.gigabytesPerSecond(),
+                       k.bytes_moved);
+  std::vector<double> times;
+  for (int i = 0; i < n; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    runtime.run(inputs);
+    if (cuda) runtime.backend()->synchronize();
+    times.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
+  }
+  std::sort(times.begin(), times.end());
+  out << fmt::format("bench: run() on a cache hit: median {:.4f} ms over {} calls{}\n",
+                     times[times.size() / 2], n,
+                     cuda ? " (host inputs copied to the GPU and outputs back, each call)" : "");
+}
+
+void printCompileTimes(const RunReport& cold, BackendChoice backend, std::ostream& out) {
+  const CompileReport& c = cold.compile;
+  const char* compiler = backend == BackendChoice::Cuda ? "NVRTC" : "host compiler";
+  out << fmt::format("time-compile: passes {:.3f} ms\n", c.passes_ms);
+  out << fmt::format("time-compile: segmentation {:.3f} ms\n", c.segmentation_ms);
+  out << fmt::format("time-compile: heuristics+codegen {:.3f} ms\n", c.heuristics_ms);
+  out << fmt::format(
+      "time-compile: compile ({}) {:.3f} ms over {} kernel{} ({} from the kernel cache; "
+      "parallel wall time {:.3f} ms)\n",
+      compiler, c.compile_ms, c.kernels, c.kernels == 1 ? "" : "s", c.kernels_from_cache,
+      c.compile_wall_ms);
+  out << fmt::format("time-compile: load {:.3f} ms\n", c.load_ms);
+}
+
+}  // namespace fusebox::cli

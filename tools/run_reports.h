@@ -1,0 +1,25 @@
+// What `fusebox run` prints beyond the outputs: --validate, --bench and
+// --time-compile reports.
+#pragma once
+
+#include <fusebox/runtime.h>
+
+#include <iosfwd>
+#include <vector>
+
+namespace fusebox::cli {
+
+// Checks every output against evaluateFusion of the fusion as defined, with
+// checkClose's tolerances; prints one line per output and a verdict. Returns
+// true when every output passed.
+bool validateOutputs(const Fusion& fusion, const std::vector<Argument>& inputs,
+                     const std::vector<Argument>& outputs, std::ostream& out);
+
+// Times each kernel (`iterations` launches) and whole cache-hit run() calls.
+void benchmarkRun(FusionRuntime& runtime, const std::vector<Argument>& inputs, int64_t iterations,
+                  std::ostream& out);
+
+// The stages of the cold (first) run.
+void printCompileTimes(const RunReport& cold, BackendChoice backend, std::ostream& out);
+
+}  // namespace fusebox::cli
