@@ -132,9 +132,9 @@ TEST(SegmenterProperties, SegmentationIsTheSameOnEveryRun) {
   for (const auto& [f, inputs] : cases) {
     std::string first_dump, first_log;
     std::vector<std::vector<Expr*>> first_groups;
+    std::unique_ptr<Segmenter> shared;
     for (int run = 0; run < 20; ++run) {
       // A fresh segmenter every other run: its caches must not change the answer.
-      static std::unique_ptr<Segmenter> shared;
       if (run % 2 == 0)
         shared = std::make_unique<Segmenter>(
             schedulersNamed({"throws_always", "pointwise_only", "single_reduction"}));
