@@ -1,10 +1,7 @@
 #include "backend/host/fiber_block.h"
 
-// AddressSanitizer must be told about every stack switch; Boost.Context's
-// ucontext implementation does that when asked to.
 #if defined(__SANITIZE_ADDRESS__)
-#define BOOST_USE_UCONTEXT
-#define BOOST_USE_ASAN
+#include <sanitizer/common_interface_defs.h>
 #endif
 
 #include <fusebox/error.h>
@@ -59,7 +56,8 @@ namespace {
 // Boost.Context's stack allocator interface over the pool.
 struct PooledStackAllocator {
   StackPool* pool;
-  ctx::stack_context allocate() { return pool->take(); }
+  ctx::stack_context* handed_out;  // where the fiber's stack is noted (for AddressSanitizer)
+  ctx::stack_context allocate() { return *handed_out = pool->take(); }
   void deallocate(ctx::stack_context& s) noexcept { pool->give(s); }
 };
 
@@ -71,12 +69,19 @@ struct Barrier {
 
 struct Block;
 
+// Thrown inside a suspended thread to unwind it once the block has failed.
+// (Destroying a suspended Boost fiber would unwind it too, but from a throw
+// that AddressSanitizer cannot be told about.)
+struct BlockAborted {};
+
 struct FiberThread {
   ThreadContext* context = nullptr;
   Block* block = nullptr;
   unsigned warp = 0;
   ctx::fiber fiber;  // the suspended thread, as the scheduler holds it
   ctx::fiber sink;   // the scheduler, as the running thread holds it
+  ctx::stack_context stack;
+  void* asan_fake_stack = nullptr;
   // While waiting: the barrier generation it waits to see change.
   const uint64_t* wait_generation = nullptr;
   uint64_t wait_value = 0;
@@ -90,8 +95,39 @@ struct Block {
   std::vector<Barrier> warp_barriers;
   std::vector<unsigned> live_lanes;  // per warp
   std::exception_ptr error;
+  // After an error: suspended threads are resumed only to unwind (BlockAborted).
+  bool aborting = false;
   const std::string* kernel_name = nullptr;
+  // The scheduler's stack, as AddressSanitizer needs to hear of it.
+  const void* scheduler_stack_bottom = nullptr;
+  size_t scheduler_stack_size = 0;
+  void* scheduler_fake_stack = nullptr;
 };
+
+// AddressSanitizer must hear of every switch between stacks, or it reports
+// false errors; these compile to nothing without it.
+#if defined(__SANITIZE_ADDRESS__)
+void schedulerSwitchesTo(Block& b, const FiberThread& t) {
+  __sanitizer_start_switch_fiber(&b.scheduler_fake_stack,
+                                 static_cast<char*>(t.stack.sp) - t.stack.size, t.stack.size);
+}
+void schedulerResumed(Block& b) {
+  __sanitizer_finish_switch_fiber(b.scheduler_fake_stack, nullptr, nullptr);
+}
+void fiberSwitchesToScheduler(FiberThread* t, bool exiting) {
+  __sanitizer_start_switch_fiber(exiting ? nullptr : &t->asan_fake_stack,
+                                 t->block->scheduler_stack_bottom, t->block->scheduler_stack_size);
+}
+void fiberResumed(FiberThread* t) {
+  __sanitizer_finish_switch_fiber(t->asan_fake_stack, &t->block->scheduler_stack_bottom,
+                                  &t->block->scheduler_stack_size);
+}
+#else
+void schedulerSwitchesTo(Block&, const FiberThread&) {}
+void schedulerResumed(Block&) {}
+void fiberSwitchesToScheduler(FiberThread*, bool) {}
+void fiberResumed(FiberThread*) {}
+#endif
 
 void release(Barrier& barrier) {
   barrier.arrived = 0;
@@ -108,7 +144,10 @@ void arriveAndWait(FiberThread* t, Barrier& barrier, unsigned expected) {
   }
   t->wait_generation = &barrier.generation;
   t->wait_value = generation;
+  fiberSwitchesToScheduler(t, false);
   t->sink = std::move(t->sink).resume();
+  fiberResumed(t);
+  if (t->block->aborting) throw BlockAborted{};
   t->wait_generation = nullptr;
 }
 
@@ -181,17 +220,19 @@ void FiberBlockRunner::run(RunThreadsFn fn, const KernelParams* params, ThreadCo
     t->warp = i / 32;
     contexts[i].ops = &kFiberOps;
     contexts[i].engine = t;
-    t->fiber = ctx::fiber(std::allocator_arg, PooledStackAllocator{stacks_.get()},
+    t->fiber = ctx::fiber(std::allocator_arg, PooledStackAllocator{stacks_.get(), &t->stack},
                           [t, fn, params](ctx::fiber&& sink) {
+                            fiberResumed(t);
                             t->sink = std::move(sink);
                             try {
-                              fn(t->context, 1, params);
-                            } catch (const ctx::detail::forced_unwind&) {
-                              throw;  // the fiber is being destroyed: let Boost finish that
+                              if (!t->block->aborting) fn(t->context, 1, params);
+                            } catch (const BlockAborted&) {
+                              // unwound on purpose: another thread failed
                             } catch (...) {
                               if (!t->block->error) t->block->error = std::current_exception();
                             }
                             retire(t);
+                            fiberSwitchesToScheduler(t, true);
                             return std::move(t->sink);
                           });
   }
@@ -201,7 +242,9 @@ void FiberBlockRunner::run(RunThreadsFn fn, const KernelParams* params, ThreadCo
     bool moved = false;
     for (FiberThread& t : b.threads) {
       if (t.done || (t.wait_generation && *t.wait_generation == t.wait_value)) continue;
+      schedulerSwitchesTo(b, t);
       t.fiber = std::move(t.fiber).resume();
+      schedulerResumed(b);
       moved = true;
       if (b.error) break;
     }
@@ -210,9 +253,15 @@ void FiberBlockRunner::run(RunThreadsFn fn, const KernelParams* params, ThreadCo
           fmt::format("kernel {} {} (host backend)", kernel_name, describeDeadlock(b))));
     }
   }
-  // Threads still suspended (after an error) are unwound here, as `b` goes away.
+  // After an error, unwind the threads still suspended (or never started).
   if (b.error) {
-    for (FiberThread& t : b.threads) t.fiber = ctx::fiber();
+    b.aborting = true;
+    for (FiberThread& t : b.threads) {
+      if (t.done) continue;
+      schedulerSwitchesTo(b, t);
+      t.fiber = std::move(t.fiber).resume();
+      schedulerResumed(b);
+    }
     std::rethrow_exception(b.error);
   }
 }
