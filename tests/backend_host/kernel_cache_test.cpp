@@ -175,9 +175,9 @@ TEST(KernelCache, SecondProcessCompilesNothing) {
   auto first = makeBackend(dir.path() / "cache", nullptr);
   ASSERT_EQ(runTiny(*first->compile(tinyKernel(13))), 13);
   const std::filesystem::path result = dir.path() / "child.txt";
-  const std::string command = "FUSEBOX_KERNEL_CACHE_DIR='" + (dir.path() / "cache").string() +
-                              "' FUSEBOX_TEST_RESULT_FILE='" + result.string() + "' /proc/" +
-                              std::to_string(::getpid()) +
+  const std::string command = "FUSEBOX_KERNEL_CACHE=on FUSEBOX_KERNEL_CACHE_DIR='" +
+                              (dir.path() / "cache").string() + "' FUSEBOX_TEST_RESULT_FILE='" +
+                              result.string() + "' /proc/" + std::to_string(::getpid()) +
                               "/exe --gtest_also_run_disabled_tests "
                               "--gtest_filter=KernelCache.DISABLED_ChildProcessCompile > '" +
                               (dir.path() / "child.log").string() + "' 2>&1";
