@@ -145,6 +145,8 @@ const Expr* cublasExpr(const Fusion& segment, RuntimeInfo& info) {
 class ExprEvalScheduler final : public Scheduler {
  public:
   std::string name() const override { return "expr_eval"; }
+  // Accepts anything: only offered what no kernel scheduler accepts.
+  bool isFallback() const override { return true; }
 
   Decision canScheduleCompileTime(const Fusion&, CompileTimeCache&) override {
     return Decision::accept();

@@ -162,4 +162,15 @@ class AcceptAllHost final : public HostScheduler {
   }
 };
 
+// Like accept_all_host, but a fallback (as expr_eval): only offered what no
+// other scheduler accepts.
+class FallbackHost final : public HostScheduler {
+ public:
+  std::string name() const override { return "fallback_host"; }
+  bool isFallback() const override { return true; }
+  Decision canScheduleCompileTime(const Fusion&, CompileTimeCache&) override {
+    return Decision::accept();
+  }
+};
+
 }  // namespace fusebox_test_schedulers

@@ -334,3 +334,57 @@ TEST(Segmenter, AFusionWithoutTensorExpressionsHasNoGroups) {
 
 }  // namespace
 }  // namespace fusebox
+
+namespace fusebox {
+namespace {
+
+using namespace segmenter_testing;
+
+// A fallback (as expr_eval) only gets what no other scheduler accepts: the
+// GELU-backward fusion keeps its pointwise part on pointwise_only and sends
+// only the sum to the fallback, instead of the fallback taking the whole fusion.
+TEST(SegmenterFallback, AFallbackGetsOnlyWhatNoOtherSchedulerAccepts) {
+  Program p = loadExample("gelu_bias_grad.py");
+  auto s = segmentWith(p.fusion(), p.inputs(), {"pointwise_only", "fallback_host"});
+  const auto& groups = s.result->groups();
+  ASSERT_EQ(groups.size(), 2u) << s.result->toString();
+  EXPECT_EQ(groups[0].scheduler, "pointwise_only");
+  EXPECT_EQ(groups[1].scheduler, "fallback_host");
+  EXPECT_EQ(opsOf(groups[1]), std::vector<std::string>{"sum"});
+  // The fallback was never offered the whole fusion nor a merge with pointwise work.
+  for (const auto& e : s.log) {
+    if (e.stage == "whole fusion") EXPECT_NE(e.scheduler, "fallback_host");
+  }
+  expectRunsLikeTheCompleteFusion(s, p);
+}
+
+// A non-fallback that accepts everything still takes the whole fusion: the
+// tier, not the order, is what keeps expr_eval from swallowing it.
+TEST(SegmenterFallback, ANonFallbackThatAcceptsEverythingTakesTheWholeFusion) {
+  Program p = loadExample("gelu_bias_grad.py");
+  auto s = segmentWith(p.fusion(), p.inputs(), {"pointwise_only", "accept_all_host"});
+  ASSERT_EQ(s.result->groups().size(), 1u) << s.result->toString();
+  EXPECT_EQ(s.result->groups()[0].scheduler, "accept_all_host");
+}
+
+// With nothing but fallbacks able to take the work, the fusion ends as one
+// fallback group, as if the fallback had been offered it whole.
+TEST(SegmenterFallback, OnlyFallbackWorkEndsAsOneGroup) {
+  Program p = loadExample("segmented_issue785.py");  // two independent parts
+  auto s = segmentWith(p.fusion(), p.inputs(), {"reject_all", "fallback_host"});
+  ASSERT_EQ(s.result->groups().size(), 1u) << s.result->toString();
+  EXPECT_EQ(s.result->groups()[0].scheduler, "fallback_host");
+  int64_t fallback_whole = 0;
+  for (const auto& e : s.log) fallback_whole += e.stage == "whole fusion (fallback)";
+  EXPECT_EQ(fallback_whole, 0) << "the fallback accepted: no refusal is logged";
+  expectRunsLikeTheCompleteFusion(s, p);
+}
+
+TEST(SegmenterFallback, TheSegmenterKnowsWhichSchedulersAreFallbacks) {
+  Segmenter segmenter(schedulersNamed({"pointwise_only", "fallback_host"}));
+  EXPECT_FALSE(segmenter.isFallback(segmenter.schedulers()[0]));
+  EXPECT_TRUE(segmenter.isFallback(segmenter.schedulers()[1]));
+}
+
+}  // namespace
+}  // namespace fusebox

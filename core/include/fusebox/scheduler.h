@@ -135,6 +135,11 @@ class __attribute__((visibility("default"))) Scheduler : public Configurable {
   // (options(), configure(), option<T>()) come from Configurable; the
   // scheduler's table is [schedulers.<name>].
   virtual std::string name() const = 0;
+  // A fallback scheduler (expr_eval) accepts anything. The segmenter never
+  // offers it the whole fusion or a merge with a group another scheduler took:
+  // it only gets expressions no other scheduler accepts (and merges of such
+  // groups), so one unsupported op does not pull the whole fusion off the GPU.
+  virtual bool isFallback() const { return false; }
 
   virtual Decision canScheduleCompileTime(const Fusion& segment, CompileTimeCache& cache) = 0;
   virtual Decision canScheduleRunTime(const Fusion& segment, RuntimeInfo& info,

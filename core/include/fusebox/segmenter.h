@@ -151,6 +151,10 @@ Tensor boundaryView(const TensorView* tv, const Tensor& value);
 std::vector<int64_t> denseStrides(const std::vector<int64_t>& sizes,
                                   const std::vector<int64_t>& stride_order = {});
 
+// Which schedulers a question goes to: the primary ones (kernel schedulers,
+// no_op, third-party ones), the fallbacks (Scheduler::isFallback), or all.
+enum class SchedulerTier { Primary, Fallback, Any };
+
 class Segmenter {
  public:
   // Schedulers in the configured order.
@@ -168,7 +172,10 @@ class Segmenter {
                                       std::vector<SegmenterLogEntry>* log,
                                       const std::vector<int64_t>& groups,
                                       const std::vector<std::string>& group_labels = {},
-                                      const std::string& stage = {});
+                                      const std::string& stage = {},
+                                      SchedulerTier tier = SchedulerTier::Any);
+  // Whether the scheduler declared itself a fallback (asked once, guarded).
+  bool isFallback(const SchedulerEntry& entry) const;
   // The compile-time cache of a scheduler for a segment of this structure.
   CompileTimeCache& compileTimeCache(const std::string& scheduler, const Fusion& segment);
   const std::vector<SchedulerEntry>& schedulers() const { return schedulers_; }
@@ -184,6 +191,7 @@ class Segmenter {
 
  private:
   std::vector<SchedulerEntry> schedulers_;
+  std::vector<bool> fallback_;  // by position in schedulers_
   std::map<std::pair<std::string, uint64_t>, CompileTimeCache> caches_;
   std::map<std::pair<std::string, uint64_t>, Decision> compile_time_decisions_;
   Counters counters_;

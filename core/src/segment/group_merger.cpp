@@ -1,9 +1,16 @@
 // GroupMerger: the segmentation search.
 //
-// 1. The whole fusion, offered to every scheduler in order.
+// Fallback schedulers (Scheduler::isFallback: expr_eval) accept anything, so
+// they are kept out of every question where another scheduler could answer:
+// they never see the whole fusion or a merge that involves a group another
+// scheduler took. Otherwise a fusion with one op no kernel scheduler handles
+// would run entirely on the fallback.
+//
+// 1. The whole fusion, offered to every primary scheduler in order.
 // 2. Otherwise one group per tensor expression (scalar arithmetic belongs to
-//    no group: it is copied into whichever segment needs it). Each must be
-//    accepted by some scheduler, or the fusion cannot run at all.
+//    no group: it is copied into whichever segment needs it), offered to the
+//    primary schedulers, then to the fallbacks. Each must be accepted by some
+//    scheduler, or the fusion cannot run at all.
 // 3. Rounds of level-by-level merging: groups are ranked by level (longest
 //    path from a source in the group graph); each round walks them by (level,
 //    id) and merges a group with its first consumer one level further down
@@ -12,8 +19,12 @@
 //    of n expressions needs about log2(n) rounds, each extracting O(n)
 //    expressions in total) instead of growing one group by one expression at
 //    a time.
+//    Two fallback groups are offered to the fallbacks; any other pair to the
+//    primary schedulers.
 // 4. A final greedy pass over every remaining producer-consumer pair, until a
 //    whole pass merges nothing.
+// 5. When every group ended with a fallback, the whole fusion goes to the
+//    fallbacks as one group (what the fallback alone would have done).
 // A merge is refused without asking a scheduler when another path joins the
 // two groups (the union would be part of a cycle) or when the edge carries a
 // segment_set output. Refusals are remembered per (group, version) pair, so an
@@ -36,7 +47,7 @@ GroupMerger::GroupMerger(Segmenter& segmenter, const Fusion& complete, FusionRun
 std::vector<AcceptedGroup> GroupMerger::run() {
   const auto& exprs = extractor_.tensorExprs();
   if (exprs.empty()) return {};
-  if (auto whole = tryWholeFusion()) {
+  if (auto whole = tryWholeFusion(SchedulerTier::Primary, "whole fusion")) {
     std::vector<AcceptedGroup> out;
     out.push_back(std::move(*whole));
     return out;
@@ -57,13 +68,29 @@ std::vector<AcceptedGroup> GroupMerger::run() {
   greedyMerge();
 
   std::vector<AcceptedGroup> out;
+  if (auto whole = allFallbackAsOne()) {
+    out.push_back(std::move(*whole));
+    return out;
+  }
   for (int64_t g : graph_->runOrder()) out.push_back(std::move(*accepted_[g]));
   return out;
 }
 
-std::optional<AcceptedGroup> GroupMerger::tryWholeFusion() {
+bool GroupMerger::isFallbackGroup(int64_t group) const {
+  return segmenter_.isFallback(*accepted_[group]->scheduler);
+}
+
+std::optional<AcceptedGroup> GroupMerger::allFallbackAsOne() {
+  const auto groups = graph_->groupsInOrder();
+  if (groups.size() < 2) return std::nullopt;
+  for (int64_t g : groups)
+    if (!isFallbackGroup(g)) return std::nullopt;
+  return tryWholeFusion(SchedulerTier::Fallback, "whole fusion (fallback)");
+}
+
+std::optional<AcceptedGroup> GroupMerger::tryWholeFusion(SchedulerTier tier,
+                                                        const std::string& stage) {
   const auto& exprs = extractor_.tensorExprs();
-  const std::string stage = "whole fusion";
   // A segment_set read by another expression asks for a boundary.
   for (const Expr* e : exprs) {
     if (e->op() != OpType::SegmentSet) continue;
@@ -84,8 +111,8 @@ std::optional<AcceptedGroup> GroupMerger::tryWholeFusion() {
   whole.exprs = exprs;
   whole.segment = extract(exprs);
   RuntimeInfo info = facts_.forSegment(*whole.segment.fusion, whole.segment.inputs);
-  whole.scheduler =
-      segmenter_.findScheduler(*whole.segment.fusion, info, log_, {0}, {"whole fusion"}, stage);
+  whole.scheduler = segmenter_.findScheduler(*whole.segment.fusion, info, log_, {0},
+                                             {"whole fusion"}, stage, tier);
   if (whole.scheduler == nullptr) return std::nullopt;
   return whole;
 }
@@ -100,8 +127,11 @@ void GroupMerger::acceptSingleExpressions() {
     group.segment = extract(group.exprs);
     RuntimeInfo info = facts_.forSegment(*group.segment.fusion, group.segment.inputs);
     std::vector<SegmenterLogEntry> refusals;
-    group.scheduler =
-        segmenter_.findScheduler(*group.segment.fusion, info, &refusals, {id}, {label(id)}, stage);
+    group.scheduler = segmenter_.findScheduler(*group.segment.fusion, info, &refusals, {id},
+                                               {label(id)}, stage, SchedulerTier::Primary);
+    if (group.scheduler == nullptr)
+      group.scheduler = segmenter_.findScheduler(*group.segment.fusion, info, &refusals, {id},
+                                                 {label(id)}, stage, SchedulerTier::Fallback);
     if (log_) log_->insert(log_->end(), refusals.begin(), refusals.end());
     if (group.scheduler == nullptr) {
       std::string why;
@@ -230,8 +260,11 @@ bool GroupMerger::tryMerge(int64_t producer, int64_t consumer, const std::string
   RuntimeInfo info = facts_.forSegment(*group.segment.fusion, group.segment.inputs);
   std::vector<std::string> labels;
   if (log_) labels = {label(producer), label(consumer)};
+  const SchedulerTier tier = isFallbackGroup(producer) && isFallbackGroup(consumer)
+                                ? SchedulerTier::Fallback
+                                : SchedulerTier::Primary;
   group.scheduler = segmenter_.findScheduler(*group.segment.fusion, info, log_,
-                                             {producer, consumer}, labels, stage);
+                                             {producer, consumer}, labels, stage, tier);
   if (group.scheduler == nullptr) {
     refused_.insert(key);
     return false;

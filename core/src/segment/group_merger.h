@@ -33,7 +33,12 @@ class GroupMerger {
   int64_t extractions() const { return extractions_; }
 
  private:
-  std::optional<AcceptedGroup> tryWholeFusion();
+  // The whole fusion as one group, offered to `tier`'s schedulers (unless a
+  // segment_set asks for a boundary).
+  std::optional<AcceptedGroup> tryWholeFusion(SchedulerTier tier, const std::string& stage);
+  // Step 5: every group went to a fallback; offer them the whole fusion.
+  std::optional<AcceptedGroup> allFallbackAsOne();
+  bool isFallbackGroup(int64_t group) const;
   void acceptSingleExpressions();
   // One level-by-level round; true when something merged.
   bool mergeRound(int round);

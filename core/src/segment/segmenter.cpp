@@ -35,7 +35,21 @@ Segmenter::Segmenter(std::vector<SchedulerEntry> schedulers) : schedulers_(std::
       entry.plugin.name = entry.scheduler->name();
       entry.plugin.kind = PluginKind::Scheduler;
     }
+    // A scheduler that cannot say counts as a primary one: it is still asked.
+    bool fallback = false;
+    try {
+      fallback = callPlugin(entry.plugin, "isFallback", [&] { return entry.scheduler->isFallback(); });
+    } catch (const PluginError&) {
+    }
+    fallback_.push_back(fallback);
   }
+}
+
+bool Segmenter::isFallback(const SchedulerEntry& entry) const {
+  auto index = &entry - schedulers_.data();
+  FUSEBOX_CHECK(index >= 0 && index < static_cast<ptrdiff_t>(schedulers_.size()),
+                "scheduler entry '{}' is not one of this segmenter's", entry.plugin.name);
+  return fallback_[index];
 }
 
 CompileTimeCache& Segmenter::compileTimeCache(const std::string& scheduler, const Fusion& segment) {
@@ -46,12 +60,15 @@ const SchedulerEntry* Segmenter::findScheduler(const Fusion& segment, RuntimeInf
                                                std::vector<SegmenterLogEntry>* log,
                                                const std::vector<int64_t>& groups,
                                                const std::vector<std::string>& group_labels,
-                                               const std::string& stage) {
+                                               const std::string& stage,
+                                               SchedulerTier tier) {
   const uint64_t hash = segment.structuralHash();
   auto refuse = [&](const SchedulerEntry& entry, const std::string& reason) {
     if (log) log->push_back({stage, groups, group_labels, nameOf(entry), reason});
   };
   for (const auto& entry : schedulers_) {
+    if (tier != SchedulerTier::Any && isFallback(entry) != (tier == SchedulerTier::Fallback))
+      continue;
     const auto key = std::make_pair(nameOf(entry), hash);
     CompileTimeCache& cache = caches_[key];
     auto known = compile_time_decisions_.find(key);

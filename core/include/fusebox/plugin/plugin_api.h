@@ -25,7 +25,8 @@
 namespace fusebox {
 
 // Bumped whenever PluginInfo or the Pass/Scheduler interfaces change incompatibly.
-inline constexpr uint32_t kPluginApiVersion = 1;
+// 2: Scheduler::isFallback.
+inline constexpr uint32_t kPluginApiVersion = 2;
 
 enum class PluginKind : uint32_t { Pass = 1, Scheduler = 2 };
 
