@@ -99,10 +99,18 @@ void bareLaunch(benchmark::State& state, BackendKind kind) {
   backend->synchronize();
 }
 
-void BM_RunCacheHit_Host(benchmark::State& s) { runCacheHit(s, BackendKind::Host); }
-void BM_BareLaunch_Host(benchmark::State& s) { bareLaunch(s, BackendKind::Host); }
-void BM_RunCacheHit_Cuda(benchmark::State& s) { runCacheHit(s, BackendKind::Cuda); }
-void BM_BareLaunch_Cuda(benchmark::State& s) { bareLaunch(s, BackendKind::Cuda); }
+void BM_RunCacheHit_Host(benchmark::State& s) {
+  runCacheHit(s, BackendKind::Host);
+}
+void BM_BareLaunch_Host(benchmark::State& s) {
+  bareLaunch(s, BackendKind::Host);
+}
+void BM_RunCacheHit_Cuda(benchmark::State& s) {
+  runCacheHit(s, BackendKind::Cuda);
+}
+void BM_BareLaunch_Cuda(benchmark::State& s) {
+  bareLaunch(s, BackendKind::Cuda);
+}
 
 BENCHMARK(BM_BareLaunch_Host)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_RunCacheHit_Host)->Unit(benchmark::kMicrosecond);

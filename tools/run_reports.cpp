@@ -51,10 +51,10 @@ void benchmarkRun(FusionRuntime& runtime, const std::vector<Argument>& inputs, i
   std::vector<KernelBenchmark> kernels = runtime.benchmarkKernels(inputs, n);
   if (kernels.empty()) out << "bench: no kernels ran (every segment ran a host plan)\n";
   for (const auto& k : kernels)
-    out << fmt::format("bench: group {} kernel {}: median {:.4f} ms over {} launches ({}), "
-                       "{:.2f} GB/s ({} bytes moved)\n",
-                       k.group, k.kernel, k.median_ms, n, clock, k.gigabytesPerSecond(),
-                       k.bytes_moved);
+    out << fmt::format(
+        "bench: group {} kernel {}: median {:.4f} ms over {} launches ({}), "
+        "{:.2f} GB/s ({} bytes moved)\n",
+        k.group, k.kernel, k.median_ms, n, clock, k.gigabytesPerSecond(), k.bytes_moved);
   std::vector<double> times;
   for (int i = 0; i < n; ++i) {
     const auto start = std::chrono::steady_clock::now();

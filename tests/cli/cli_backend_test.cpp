@@ -23,8 +23,8 @@ using testing::runCommand;
 using testing::TempDir;
 
 std::string run(const std::string& script, const std::string& flags) {
-  return std::string(FUSEBOX_EXE) + " run " +
-         (fs::path(FUSEBOX_SOURCE_DIR) / script).string() + " --no-ir " + flags;
+  return std::string(FUSEBOX_EXE) + " run " + (fs::path(FUSEBOX_SOURCE_DIR) / script).string() +
+         " --no-ir " + flags;
 }
 
 const std::string kBiasGelu = "examples/bias_gelu.py";
@@ -92,8 +92,8 @@ TEST(CliBackend, ValidateCatchesAWrongResult) {
   fs::path config = dir.write("wrong.toml", "[plugins]\npaths = [\"@builtin\", \"" +
                                                 std::string(FUSEBOX_TEST_SCHEDULERS_DIR) +
                                                 "\"]\n[schedulers]\norder = [\"wrong_by_one\"]\n");
-  auto r = runCommand(run(kBiasGelu, kSmall + "--backend host --validate --config " +
-                                         config.string()));
+  auto r =
+      runCommand(run(kBiasGelu, kSmall + "--backend host --validate --config " + config.string()));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("group 0 by wrong_by_one"));
   EXPECT_THAT(r.output, ContainsRegex("validate output 0 T15_g: max abs error 1, .*: FAIL"));
@@ -133,8 +133,9 @@ TEST(CliBackend, TimeCompileSplitsTheColdRun) {
 TEST(CliBackend, KernelSourceDump) {
   auto r = runCommand(run(kBiasGelu, kSmall + "--backend host --dump kernel_source"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, ContainsRegex("=== kernel source: group 0 \\(fusebox_pointwise_[0-9a-f]+\\) "
-                                      "===\n"));
+  EXPECT_THAT(r.output,
+              ContainsRegex("=== kernel source: group 0 \\(fusebox_pointwise_[0-9a-f]+\\) "
+                            "===\n"));
   EXPECT_THAT(r.output, HasSubstr("#include <fusebox_runtime.cuh>"));
   EXPECT_THAT(r.output, HasSubstr("extern \"C\" __global__ void fusebox_pointwise_"));
 }

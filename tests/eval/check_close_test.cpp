@@ -61,14 +61,14 @@ TEST(CheckClose, NamesTheFirstMismatch) {
 }
 
 TEST(CheckClose, IntegersAreExactAndShapesMustAgree) {
-  EXPECT_FALSE(checkClose(filled(DataType::Int64, {2}, {1, 3}),
-                          filled(DataType::Int64, {2}, {1, 2}))
-                   .pass);
+  EXPECT_FALSE(
+      checkClose(filled(DataType::Int64, {2}, {1, 3}), filled(DataType::Int64, {2}, {1, 2})).pass);
   CloseResult r = checkClose(filled(DataType::Float, {3}, {1, 2, 3}),
                              filled(DataType::Float, {1, 3}, {1, 2, 3}));
   EXPECT_FALSE(r.pass);
   EXPECT_THAT(r.shape_error, HasSubstr("got float[3]"));
-  EXPECT_FALSE(checkClose(filled(DataType::Half, {1}, {1}), filled(DataType::Float, {1}, {1})).pass);
+  EXPECT_FALSE(
+      checkClose(filled(DataType::Half, {1}, {1}), filled(DataType::Float, {1}, {1})).pass);
 }
 
 TEST(CheckClose, LargestReductionCountsSumsAndMatmulK) {

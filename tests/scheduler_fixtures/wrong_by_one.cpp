@@ -49,5 +49,6 @@ class WrongByOne final : public HostScheduler {
 
 }  // namespace fusebox_test_schedulers
 
-FUSEBOX_DECLARE_SCHEDULER_PLUGIN(fusebox_test_schedulers::WrongByOne, "wrong_by_one", "1.0",
-                                 "test: accepts everything, returns the evaluator's results plus one")
+FUSEBOX_DECLARE_SCHEDULER_PLUGIN(
+    fusebox_test_schedulers::WrongByOne, "wrong_by_one", "1.0",
+    "test: accepts everything, returns the evaluator's results plus one")

@@ -90,7 +90,8 @@ CloseResult checkClose(const Argument& actual, const Argument& expected, DataTyp
   r.tolerance = toleranceFor(dtype, reduction_size);
   if (a != nullptr || e != nullptr) {
     r.pass = false;
-    r.shape_error = a != nullptr ? "got a tensor, expected a scalar" : "got a scalar, expected a tensor";
+    r.shape_error =
+        a != nullptr ? "got a tensor, expected a scalar" : "got a scalar, expected a tensor";
     return r;
   }
   compareValues({toDouble(std::get<ScalarValue>(actual))},

@@ -29,7 +29,7 @@ struct FusionRuntime::Impl {
   const CacheEntry* last = nullptr;
   RuntimeCounters counters;
   RunReport report;
-  BackendChoice choice;  // resolved: Cuda, Host or Eval
+  BackendChoice choice;              // resolved: Cuda, Host or Eval
   std::shared_ptr<Backend> backend;  // created at first use
   bool device_queried = false;
 
@@ -60,7 +60,8 @@ struct FusionRuntime::Impl {
 
   Backend& getBackend() {
     if (!backend)
-      backend = sharedBackend(choice == BackendChoice::Cuda ? BackendKind::Cuda : BackendKind::Host);
+      backend =
+          sharedBackend(choice == BackendChoice::Cuda ? BackendKind::Cuda : BackendKind::Host);
     if (!device_queried && choice == BackendChoice::Cuda) {
       runtime.device = queryDeviceProperties(*backend);
       device_queried = true;
@@ -165,9 +166,15 @@ std::vector<Argument> FusionRuntime::Impl::run(const std::vector<Argument>& inpu
   auto found = cache.find(report.signature);
   std::unique_ptr<CacheEntry> fresh;
   CacheEntry* entry = nullptr;
-  ExecutionContext ctx{segmenter,           runtime.device, options,
-                       streams(),           counters,       report,
-                       runtime.input_names, on,             choice != BackendChoice::Eval,
+  ExecutionContext ctx{segmenter,
+                       runtime.device,
+                       options,
+                       streams(),
+                       counters,
+                       report,
+                       runtime.input_names,
+                       on,
+                       choice != BackendChoice::Eval,
                        runtime.outputs_on_host};
   ctx.bench_iterations = bench_iterations;
   ctx.bench = bench;

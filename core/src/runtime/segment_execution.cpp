@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <numeric>
 #include <chrono>
+#include <numeric>
 #include <unordered_map>
 
 #include <fusebox/backend/cuda_backend.h>
@@ -122,13 +122,13 @@ std::vector<Argument> runHostPlan(const ScheduledSegment& s, const std::vector<A
     for (const Argument& a : args)
       host_args.push_back(onDevice(a) ? Argument(backend.toHost(std::get<Tensor>(a))) : a);
   }
-  std::vector<Argument> results =
-      callPlugin(s.plugin, "running its plan", [&] { return s.host_plan->run(cuda ? host_args : args); },
-                 /*pass_user_errors=*/true);
+  std::vector<Argument> results = callPlugin(
+      s.plugin, "running its plan", [&] { return s.host_plan->run(cuda ? host_args : args); },
+      /*pass_user_errors=*/true);
   if (cuda)
     for (Argument& r : results)
-      if (auto* t = std::get_if<Tensor>(&r); t != nullptr && t->defined() &&
-                                             t->device() == Device::Host)
+      if (auto* t = std::get_if<Tensor>(&r);
+          t != nullptr && t->defined() && t->device() == Device::Host)
         r = backend.toBackend(*t);
   return results;
 }

@@ -130,8 +130,8 @@ ScheduledSegment scheduleGroup(CacheEntry& entry, size_t g, std::vector<Argument
     failures.push_back(fmt::format("'{}': {}", e.plugin.name, reason));
     if (reason != kEvalRefusal) only_eval_refusals = false;
     if (ctx.options.dumpSegmenterLog())
-      ctx.streams.dump << fmt::format("segmenter log: scheduling group {} ({}): {}: {}\n",
-                                      group.id, groupLabel(group), e.plugin.name, reason);
+      ctx.streams.dump << fmt::format("segmenter log: scheduling group {} ({}): {}: {}\n", group.id,
+                                      groupLabel(group), e.plugin.name, reason);
   };
   for (auto it = first; it != all.end(); ++it) {
     CompileTimeCache& cache = ctx.segmenter.compileTimeCache(it->plugin.name, segment);
