@@ -38,17 +38,20 @@ BackendChoice resolveBackendChoice(BackendChoice choice) {
 }
 
 std::shared_ptr<Backend> sharedBackend(BackendKind kind) {
-  static std::mutex mutex;
-  static std::shared_ptr<Backend> cuda, host;
-  std::lock_guard lock(mutex);
-  std::shared_ptr<Backend>& slot = kind == BackendKind::Cuda ? cuda : host;
-  if (!slot) {
-    if (kind == BackendKind::Cuda)
-      slot = createCudaBackend();
-    else
-      slot = makeHostBackend();
+  if (kind == BackendKind::Host) {
+    // Made in the initializer, so it is destroyed at exit before the statics
+    // its construction made (and its kernel cache removes its scratch folder).
+    static const std::shared_ptr<Backend> host = makeHostBackend();
+    return host;
   }
-  return slot;
+  // The cuda backend is never destroyed: at exit the driver's function tables
+  // may already be gone, and the driver frees the context with the process.
+  // A failed creation is retried (and reported) on the next call.
+  static std::mutex mutex;
+  static auto* cuda = new std::shared_ptr<Backend>();
+  std::lock_guard lock(mutex);
+  if (!*cuda) *cuda = createCudaBackend();
+  return *cuda;
 }
 
 }  // namespace fusebox
