@@ -75,7 +75,7 @@ TEST(RuntimeExecution, EveryGroupRunsAfterTheGroupsItReads) {
     ran.push_back(segment.outputs()[0]->toString());
   };
   auto one = std::make_shared<TestScheduler>("one_expr", oneExpression(), on_run);
-  FusionRuntime rt(std::move(f), std::nullopt, {inProcess(one)}, Options());
+  FusionRuntime rt(std::move(f), std::nullopt, {inProcess(one)}, Options(), hostOptions());
   std::vector<Argument> inputs = {sampleTensor({5})};
   auto out = rt.run(inputs);
   expectSameValues(out[0], reference(rt.fusion(), inputs)[0]);
@@ -105,7 +105,7 @@ TEST(RuntimeExecution, ScalarsAGroupNeedsAreEvaluatedFromTheFusionInputs) {
   TensorView* t2 = full(*f, {t0->axis(0)->extent()}, s1, DataType::Float);
   f->addOutput(add(t1, t2));
   auto one = std::make_shared<TestScheduler>("one_expr", oneExpression());
-  FusionRuntime rt(std::move(f), std::nullopt, {inProcess(one)}, Options());
+  FusionRuntime rt(std::move(f), std::nullopt, {inProcess(one)}, Options(), hostOptions());
   for (double fill : {2.0, -0.5}) {
     std::vector<Argument> inputs = {sampleTensor({5}), fill};
     auto out = rt.run(inputs);
@@ -125,7 +125,7 @@ TEST(RuntimeExecution, InputsPassedThroughAndScalarOutputsNeedNoGroup) {
   Scalar* s1 = defineScalar(*f, DataType::Int64);
   f->addOutput(t0);
   f->addOutput(mul(s1, t0->axis(1)->extent()));
-  FusionRuntime rt(std::move(f), std::nullopt, {pluginScheduler("expr_eval")}, Options());
+  FusionRuntime rt(std::move(f), std::nullopt, {pluginScheduler("expr_eval")}, Options(), hostOptions());
   Tensor x = sampleTensor({2, 3});
   auto out = rt.run({x, int64_t{5}});
   EXPECT_TRUE(rt.lastSegmentation().groups().empty());
@@ -149,7 +149,7 @@ TEST(RuntimeExecution, AnOutputInAnotherLayoutIsCopiedIntoTheRequiredOne) {
     for (auto& o : outs) o = std::get<Tensor>(o).contiguous(/*force_copy=*/true);
   };
   auto sched = std::make_shared<TestScheduler>("row_major", everything(), row_major);
-  FusionRuntime rt(channelsLastOutput(), std::nullopt, {inProcess(sched)}, Options());
+  FusionRuntime rt(channelsLastOutput(), std::nullopt, {inProcess(sched)}, Options(), hostOptions());
   std::vector<Argument> inputs = {sampleTensor({2, 3, 4, 5})};
   auto out = rt.run(inputs);
   const Tensor& t = std::get<Tensor>(out[0]);
@@ -174,7 +174,7 @@ TEST(RuntimeExecution, AnAliasedOutputIsWrittenIntoItsInput) {
   TensorView* t1 = add(t0, f->constantDouble(1.0));
   f->addOutput(t1);
   f->aliasOutputToInput(t1, t0);
-  FusionRuntime rt(std::move(f), std::nullopt, {pluginScheduler("expr_eval")}, Options());
+  FusionRuntime rt(std::move(f), std::nullopt, {pluginScheduler("expr_eval")}, Options(), hostOptions());
   Tensor x = sampleTensor({4});
   std::vector<double> before = x.toDoubles();
   auto out = rt.run({x});
@@ -239,7 +239,7 @@ TEST(RuntimeExecution, WithNoSchedulerLeftTheErrorSaysWhatEachOneDid) {
 
 TEST(RuntimeExecution, NoSchedulersAtAllIsAUserError) {
   try {
-    FusionRuntime rt(chain(), std::nullopt, {}, Options());
+    FusionRuntime rt(chain(), std::nullopt, {}, Options(), hostOptions());
     ADD_FAILURE() << "expected a UserError";
   } catch (const UserError& e) {
     EXPECT_THAT(e.what(), HasSubstr("no scheduler is enabled"));
@@ -247,7 +247,7 @@ TEST(RuntimeExecution, NoSchedulersAtAllIsAUserError) {
 }
 
 TEST(RuntimeExecution, BadInputsAreNamed) {
-  RuntimeOptions o;
+  RuntimeOptions o = hostOptions();
   o.input_names = {"x"};
   FusionRuntime rt(chain(), std::nullopt, {pluginScheduler("expr_eval")}, Options(), o);
   try {

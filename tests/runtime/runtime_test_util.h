@@ -72,12 +72,21 @@ inline void expectSameValues(const Argument& actual, const Argument& expected,
   EXPECT_EQ(a.toDoubles(), e.toDoubles()) << what;
 }
 
-// The runtime's options with dumps and warnings captured.
+// Runtime options on the host backend, whatever the machine has: this suite's
+// expectations (views sharing storage, no copies) are the host's.
+inline RuntimeOptions hostOptions() {
+  RuntimeOptions o;
+  o.backend = BackendChoice::Host;
+  return o;
+}
+
+// The runtime's options with dumps and warnings captured, on the host backend
+// (the same on a machine with a GPU; tests/runtime_gpu has the cuda variants).
 struct Captured {
   std::ostringstream dump;
   std::ostringstream diagnostics;
   RuntimeOptions options() {
-    RuntimeOptions o;
+    RuntimeOptions o = hostOptions();
     o.dump = &dump;
     o.diagnostics = &diagnostics;
     return o;
