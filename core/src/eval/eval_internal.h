@@ -129,9 +129,12 @@ void evalResize(EvalContext& ctx, const Expr* e);     // Slice, Pad, Cat
 void evalCreation(EvalContext& ctx, const Expr* e);   // Full, Iota, Rand
 void evalMatmul(EvalContext& ctx, const Expr* e);     // Matmul, Linear
 
-// Input binding shared by validateInputs and evaluateFusion.
+// Input binding shared by validateInputs and evaluateFusion. Validation reads
+// only metadata, so device tensors pass; evaluation needs host memory.
+enum class InputMemory { Any, HostOnly };
 void bindInputs(const Fusion& fusion, const std::vector<Argument>& inputs,
-                const EvaluatorOptions& options, ExpressionEvaluator& ee);
+                const EvaluatorOptions& options, ExpressionEvaluator& ee,
+                InputMemory memory = InputMemory::HostOnly);
 std::string inputName(const Fusion& fusion, const EvaluatorOptions& options, size_t i);
 
 }  // namespace fusebox::eval_detail

@@ -59,7 +59,7 @@ std::string inputName(const Fusion& fusion, const EvaluatorOptions& options, siz
 }
 
 void bindInputs(const Fusion& fusion, const std::vector<Argument>& inputs,
-                const EvaluatorOptions& options, ExpressionEvaluator& ee) {
+                const EvaluatorOptions& options, ExpressionEvaluator& ee, InputMemory memory) {
   const auto& expected = fusion.inputs();
   if (inputs.size() != expected.size()) {
     std::vector<std::string> wanted;
@@ -79,7 +79,7 @@ void bindInputs(const Fusion& fusion, const std::vector<Argument>& inputs,
                          expectedKind(v), describe(inputs[i]));
       FUSEBOX_USER_CHECK(t->defined(), "input {}: expected {}, got an undefined tensor", name,
                          expectedKind(v));
-      FUSEBOX_USER_CHECK(t->device() == Device::Host,
+      FUSEBOX_USER_CHECK(memory == InputMemory::Any || t->device() == Device::Host,
                          "input {}: expected a host tensor, got a device tensor {} (the "
                          "reference evaluator runs on the host)",
                          name, t->describe());
@@ -105,7 +105,7 @@ void bindInputs(const Fusion& fusion, const std::vector<Argument>& inputs,
 void validateInputs(const Fusion& fusion, const std::vector<Argument>& inputs,
                     const EvaluatorOptions& options) {
   ExpressionEvaluator ee;
-  eval_detail::bindInputs(fusion, inputs, options, ee);
+  eval_detail::bindInputs(fusion, inputs, options, ee, eval_detail::InputMemory::Any);
 }
 
 }  // namespace fusebox

@@ -54,7 +54,8 @@ struct EvaluatorOptions {
 
 // Checks `inputs` against the fusion's inputs: count, kind, dtype, rank,
 // constant extents, broadcast dims of size 1, extents that must agree. Throws
-// UserError naming the input and what was expected.
+// UserError naming the input and what was expected. Reads metadata only, so
+// device tensors are accepted (evaluateFusion itself needs host tensors).
 void validateInputs(const Fusion& fusion, const std::vector<Argument>& inputs,
                     const EvaluatorOptions& options = {});
 
