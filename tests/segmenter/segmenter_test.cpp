@@ -353,7 +353,9 @@ TEST(SegmenterFallback, AFallbackGetsOnlyWhatNoOtherSchedulerAccepts) {
   EXPECT_EQ(opsOf(groups[1]), std::vector<std::string>{"sum"});
   // The fallback was never offered the whole fusion nor a merge with pointwise work.
   for (const auto& e : s.log) {
-    if (e.stage == "whole fusion") EXPECT_NE(e.scheduler, "fallback_host");
+    if (e.stage == "whole fusion") {
+      EXPECT_NE(e.scheduler, "fallback_host");
+    }
   }
   expectRunsLikeTheCompleteFusion(s, p);
 }
