@@ -201,3 +201,18 @@ TEST(CliPrint, PrintsIrTransformsAndPython) {
 
 }  // namespace
 }  // namespace fusebox
+
+namespace fusebox {
+namespace {
+
+TEST(CliRun, AnExpandedBroadcastCrossesASegmentBoundary) {
+  auto r = testing::runCommand(std::string(FUSEBOX_EXE) + " run --no-ir --backend host --validate " +
+                               std::string(FUSEBOX_SOURCE_DIR) +
+                               "/tests/data/expanded_broadcast_boundary.py");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, ::testing::HasSubstr("validate: PASS (3 outputs"));
+  EXPECT_THAT(r.output, ::testing::HasSubstr("3 segments"));
+}
+
+}  // namespace
+}  // namespace fusebox

@@ -221,8 +221,14 @@ std::vector<Argument> executeEntry(CacheEntry& entry, const std::vector<Argument
                                     "for {} segment outputs",
                                     scheduled.plugin.name, groups[g].id, results.size(),
                                     steps.output_slots.size()));
-    for (size_t k = 0; k < results.size(); ++k)
+    // An expanded broadcast crosses the boundary as a stride-0 view: the next
+    // segment declares it that way, whatever layout this plan wrote it in.
+    for (size_t k = 0; k < results.size(); ++k) {
+      const Val* produced = groups[g].outputs[k];
+      if (auto* t = std::get_if<Tensor>(&results[k]); t != nullptr && produced->isTensor())
+        results[k] = boundaryView(produced->as<TensorView>(), *t);
       slots[steps.output_slots[k]] = std::move(results[k]);
+    }
     for (int64_t slot : steps.release) {
       slots[slot].reset();
       if (entry.slot_is_intermediate[slot]) ++ctx.counters.intermediates_freed;
