@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -207,6 +209,25 @@ bool Tensor::isContiguous() const {
   return true;
 }
 
+bool Tensor::mayOverlap() const {
+  // Dims of more than one element, innermost (smallest |stride|) first: each
+  // must step past everything the inner ones reach. This is exact for the
+  // layouts PyTorch makes (dense, permuted, sliced, expanded) and errs on
+  // the safe side for exotic as_strided views.
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (|stride|, size)
+  for (size_t d = 0; d < sizes_.size(); ++d) {
+    if (sizes_[d] == 0) return false;
+    if (sizes_[d] > 1) dims.emplace_back(strides_[d] < 0 ? -strides_[d] : strides_[d], sizes_[d]);
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t reach = 0;  // largest element offset the inner dims reach
+  for (const auto& [stride, size] : dims) {
+    if (stride <= reach) return true;
+    reach += stride * (size - 1);
+  }
+  return false;
+}
+
 Tensor Tensor::asStrided(std::vector<int64_t> sizes, std::vector<int64_t> strides,
                          int64_t storage_offset) const {
   FUSEBOX_USER_CHECK(defined(), "asStrided on an undefined tensor");
@@ -260,6 +281,18 @@ Tensor Tensor::contiguous(bool force_copy) const {
   FUSEBOX_USER_CHECK(defined(), "contiguous() on an undefined tensor");
   if (isContiguous() && !force_copy) return *this;
   Tensor out = empty(dtype_, sizes_);
+  copyInto(*this, out);
+  return out;
+}
+
+Tensor Tensor::clone() const {
+  FUSEBOX_USER_CHECK(defined(), "clone() of an undefined tensor");
+  FUSEBOX_USER_CHECK(device() == Device::Host, "clone() of a device tensor {}", describe());
+  // Strides are kept up to sign and offset: a fresh allocation covering the
+  // reachable elements, with the same memory order.
+  std::vector<int64_t> strides = strides_;
+  for (int64_t& s : strides) s = s < 0 ? -s : s;
+  Tensor out = emptyStrided(dtype_, sizes_, strides);
   copyInto(*this, out);
   return out;
 }

@@ -110,7 +110,8 @@ struct AxisMap {
   // The chain as at most one squeeze followed by at most one broadcast.
   TensorView* emit(TensorView* source) const {
     TensorView* t = source;
-    if (!squeezed.empty()) t = squeeze(t, squeezed);
+    // The fusion squeezed these already (expanded ones with squeeze_expanded).
+    if (!squeezed.empty()) t = squeeze(t, squeezed, /*squeeze_expanded=*/true);
     auto flags = newBroadcasts();
     if (std::find(flags.begin(), flags.end(), true) != flags.end()) t = broadcast(t, flags);
     return t;

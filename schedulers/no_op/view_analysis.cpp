@@ -147,11 +147,13 @@ std::optional<Layout> viewLayout(const Expr* e, const Layout& in,
       int64_t j = 0;
       for (int64_t d = 0; d < in_rank; ++d) {
         if (std::find(dims.begin(), dims.end(), d) != dims.end()) {
-          if (in.sizes[d] != 1)
+          // A size-1 dim, or an expanded one (stride 0: every element is
+          // the same), drops out of a view; any other would lose elements.
+          if (in.sizes[d] != 1 && in.strides[d] != 0)
             return fail(
-                fmt::format("it squeezes dim {} of size {} (only size-1 dims can be "
-                            "dropped from a view)",
-                            d, in.sizes[d]));
+                fmt::format("it squeezes dim {} of size {} and stride {} (only size-1 or "
+                            "expanded dims can be dropped from a view)",
+                            d, in.sizes[d], in.strides[d]));
           continue;
         }
         if (j >= out_rank) return fail("the squeeze does not match the output's rank");

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <fmt/format.h>
+#include <fusebox/ir/compute_type.h>
 
 #include <algorithm>
 #include <functional>
@@ -323,11 +324,16 @@ class Writer {
       case OpType::Set:
       case OpType::SegmentSet: {
         if (const std::string p = smallPowerText(e, idx); !p.empty()) return declare(out, p);
+        // A scalar operand is read in the op's compute type (float32 for a
+        // float32 op), as the evaluator and PyTorch read it.
+        const DataType compute = elementwiseComputeType(e);
         std::vector<OperandText> ops;
         for (const Val* in : e->inputs()) {
           if (in->isTensor())
             ops.push_back(
                 {tensorValue(in->as<TensorView>(), alignRight(idx, sizesOf(in), n_)), in->dtype()});
+          else if (convertsToComputeType(in->dtype(), false, compute))
+            ops.push_back({roundTo(compute, scalarText(in)), compute});
           else
             ops.push_back({scalarText(in), in->dtype()});
         }

@@ -68,6 +68,24 @@ TEST(CliBackend, DefaultBackendIsCudaOnlyWithAGpu) {
               HasSubstr(cudaAvailable().available ? "backend: NVIDIA" : "backend: host ("));
 }
 
+// An aliased output overwrites its input: --validate compares with the
+// evaluator on the inputs from before the last run, on every backend and
+// however many runs came before. Zeros in: T2 = 0 + exp(0) = 1.
+TEST(CliBackend, ValidateComparesAliasedOutputsWithTheInputsBeforeTheRun) {
+  for (const std::string backend : {"host", "eval"})
+    for (const std::string repeat : {"1", "3"}) {
+      SCOPED_TRACE(backend + " x" + repeat);
+      auto r = runCommand(run("tests/data/alias_in_place.py",
+                              "--validate --backend " + backend + " --repeat " + repeat));
+      ASSERT_EQ(r.exit_code, 0) << r.output;
+      EXPECT_THAT(r.output, HasSubstr("validate: PASS (3 outputs"));
+      if (repeat == "1") {
+        EXPECT_THAT(r.output, HasSubstr("output 1 T2_g: float[4, 8]{strides 8, 1} min=1 max=1"));
+        EXPECT_THAT(r.output, HasSubstr("output 2 T3_g: float[4]{strides 1} min=0 max=0"));
+      }
+    }
+}
+
 TEST(CliBackend, ValidatePassesPerOutput) {
   // gelu_bias_grad has two outputs and sums over 2x8 rows.
   auto r = runCommand(run("examples/gelu_bias_grad.py",

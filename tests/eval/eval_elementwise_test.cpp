@@ -373,7 +373,8 @@ TEST(EvalElementwise, IterationDimsMustMatch) {
   EXPECT_USER_ERROR(
       runOne(f, {makeFloat({4}, arange(4)), makeFloat({5}, arange(5))}),
       HasSubstr(out->toString() + " = add(" + t0->toString() + ", " + t1->toString() + ")"),
-      HasSubstr("dim 0 has size 5, expected 4"));
+      HasSubstr("operand sizes differ: dim 0 of T0_g (size 4, from input #0 (T0_g)) but dim 0 "
+                "of T1_g (size 5, from input #1 (T1_g))"));
   // A size-1 tensor for a dim that is not a broadcast does not stretch either.
   EXPECT_USER_ERROR(runOne(f, {makeFloat({4}, arange(4)), makeFloat({1}, {1})}),
                     HasSubstr("operand 1 (" + t1->toString() + ") dim 0 has size 1, expected 4"),

@@ -91,7 +91,8 @@ TEST(EvalMovement, ReshapeWithWrongElementCountIsAUserError) {
   auto* out = reshape(t0, {f.constantInt(2), f.constantInt(3)});
   f.addOutput(out);
   EXPECT_USER_ERROR(runOne(f, {makeFloat({5}, arange(5))}), HasSubstr("= reshape("),
-                    HasSubstr("cannot reshape"), HasSubstr("(5 elements) to [2, 3] (6 elements)"));
+                    HasSubstr("cannot reshape 5 elements into 6 (input sizes [5], output sizes "
+                              "[2, 3])"));
 }
 
 TEST(EvalMovement, PermuteMatchesANaiveLoop) {

@@ -110,9 +110,14 @@ TEST(OpsMovement, Squeeze) {
   EXPECT_USER_ERROR(squeeze(t0, {1, -3}),
                     HasSubstr("dim 1 appears more than once in dims [1, -3]"));
   EXPECT_USER_ERROR(squeeze(t0, {4}), HasSubstr("fd.ops.squeeze: dim 4 is out of range"));
-  // An expanded broadcast has size 7, not 1.
+  // An expanded broadcast repeats one value: squeezed only when asked to
+  // (nvFuser's squeeze_expanded).
   auto* e = expand(t0, {f.constantInt(-1), f.constantInt(7), f.constantInt(-1), f.constantInt(-1)});
-  EXPECT_USER_ERROR(squeeze(e, {1}), HasSubstr("has size 7"));
+  EXPECT_USER_ERROR(squeeze(e, {1}), HasSubstr("is a broadcast expanded to 7"),
+                    HasSubstr("pass squeeze_expanded=True"));
+  auto* se = squeeze(e, {1}, /*squeeze_expanded=*/true);
+  EXPECT_THAT(constSizes(se), ElementsAre(kSym, 3, 1));
+  EXPECT_EQ(se->definition()->attr<SqueezeAttr>().dims, (std::vector<int64_t>{1}));
   // A Symbolic dim (a reshape to a runtime size) may be squeezed; it is checked later.
   auto* r = reshape(defineSymbolicTensor(f, 1), {defineScalar(f, DataType::Int64)});
   ASSERT_TRUE(r->axis(0)->isSymbolic());

@@ -214,7 +214,7 @@ TEST(ExtractSegment, ScalarArithmeticOnScalarInputsIsCopiedAndItsLeavesBecomeInp
   EXPECT_EQ(scalar_exprs, 1);
 }
 
-TEST(ExtractSegment, RequiredStrideOrdersAreCarriedAndAliasesKeptOnlyWithTheirInput) {
+TEST(ExtractSegment, RequiredStrideOrdersAreCarriedAndAliasesNever) {
   Fusion f;
   TensorView* t0 = defineSymbolicTensor(f, 2);
   TensorView* t1 = exp(t0);
@@ -229,10 +229,12 @@ TEST(ExtractSegment, RequiredStrideOrdersAreCarriedAndAliasesKeptOnlyWithTheirIn
   EXPECT_EQ(*alone.fusion->requiredStrideOrder(out), (std::vector<int64_t>{0, 1}));
   EXPECT_EQ(alone.fusion->aliasedInput(out), nullptr);  // T0 is not an input here
 
+  // Not even with the aliased input inside: a segment writes fresh outputs,
+  // and the runtime writes T2 into T0 after every segment has read T0.
   auto both = extractSegment(f, {t1->definition(), t2->definition()});
   auto* out2 = both.fusion->outputs()[0]->as<TensorView>();
-  ASSERT_NE(both.fusion->aliasedInput(out2), nullptr);
-  EXPECT_EQ(both.fusion->aliasedInput(out2), both.fusion->inputs()[0]);
+  EXPECT_EQ(both.fusion->aliasedInput(out2), nullptr);
+  EXPECT_EQ(both.fusion->inputs()[0]->name(), t0->name());
   EXPECT_TRUE(findFusionProblems(*both.fusion).empty());
 }
 

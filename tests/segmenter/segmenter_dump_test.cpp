@@ -127,14 +127,15 @@ TEST(SegmentedFusionDump, EveryExpressionAppearsOnceUnderItsGroupLabel) {
 }
 
 TEST(SegmentedFusionDump, ScalarInputsSayWhereTheyComeFrom) {
-  // The expand's group reads T0's extent without reading T0.
+  // The expand's group reads T0's extent without reading T0 (which only a
+  // second reduction reads, in a group of its own).
   Fusion f;
   TensorView* t0 = defineSymbolicTensor(f, 1);
   TensorView* t1 = defineTensor(f, {-1, 1}, DataType::Float);
   TensorView* t2 = expand(t1, {f.constantInt(-1), t0->axis(0)->extent()});
   TensorView* t3 = sum(t2, {1});
   f.addOutput(t3);
-  f.addOutput(exp(t0));
+  f.addOutput(sum(t0, {0}));
   std::vector<Argument> in = {Tensor::empty(DataType::Float, {4}),
                               Tensor::empty(DataType::Float, {3, 1})};
   auto s = segmentWith(f, in, {"pointwise_only", "single_reduction"});

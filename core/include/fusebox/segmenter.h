@@ -145,6 +145,9 @@ ArgumentInfo argumentInfoOf(const Argument& argument);
 // may have written it out in full; a segment input of that type insists on
 // stride 0 (as nvFuser's inputs do).
 Tensor boundaryView(const TensorView* tv, const Tensor& value);
+// The same for a tensor known only by its description (a kernel plan's
+// output, before it runs): strides 0 on the expanded broadcast dims of `tv`.
+TensorArgInfo boundaryInfo(const TensorView* tv, TensorArgInfo info);
 
 // Dense strides (elements) of `sizes` laid out in `stride_order` (nvFuser's:
 // entry i ranks dim i, 0 = innermost; empty = row-major).

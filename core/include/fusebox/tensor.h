@@ -60,11 +60,19 @@ class Tensor {
 
   // True when strides are row-major dense (size-1 dims ignored).
   bool isContiguous() const;
+  // True when two elements may share memory (an expanded, stride-0 dim, or
+  // an as_strided view whose dims overlap): such a tensor cannot be written
+  // element by element.
+  bool mayOverlap() const;
   // A view sharing storage.
   Tensor asStrided(std::vector<int64_t> sizes, std::vector<int64_t> strides,
                    int64_t storage_offset) const;
   // A row-major dense copy (or *this when already contiguous and `force_copy` is false).
   Tensor contiguous(bool force_copy = false) const;
+  // A host copy in fresh memory with the same sizes and strides (stride-0
+  // dims stay stride 0): the tensor as it is now, kept apart from later
+  // in-place writes.
+  Tensor clone() const;
 
   // Element access through the index, converting to/from double (bool -> 0/1).
   // Host only. `index` has one entry per dim.

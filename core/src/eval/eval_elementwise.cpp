@@ -2,6 +2,7 @@
 // operands broadcast against each other (size-1 dims index with stride 0),
 // each element computes with the semantics of eval_math.cpp.
 #include <fmt/format.h>
+#include <fusebox/ir/compute_type.h>
 
 #include "eval/eval_internal.h"
 #include "strided_walk.h"
@@ -72,6 +73,9 @@ void evalElementwise(EvalContext& ctx, const Expr* e) {
   const int64_t rank = out_tv->nDims();
   FUSEBOX_CHECK(e->inputs().size() <= 3, "{} has {} operands", describeExpr(e), e->inputs().size());
 
+  // Operands are read in the op's compute type, as PyTorch and the kernels
+  // read them: `x == 0.1` of a float32 x compares with 0.1 rounded to float32.
+  const DataType compute = elementwiseComputeType(e);
   std::vector<Operand> ops;
   for (const Val* in : e->inputs()) {
     Operand op;
@@ -80,6 +84,8 @@ void evalElementwise(EvalContext& ctx, const Expr* e) {
       op.tensor = &ctx.tensor(in);
     else
       op.scalar = ctx.number(in);
+    if (!in->isTensor() && convertsToComputeType(in->dtype(), false, compute))
+      op.scalar = numberFromScalar(scalarFromNumber(op.scalar, compute), compute);
     ops.push_back(std::move(op));
   }
   const std::vector<int64_t> sizes = broadcastSizes(ops, rank);
@@ -107,11 +113,13 @@ void evalElementwise(EvalContext& ctx, const Expr* e) {
   const void* base[3] = {};
   DataType type[3] = {};
   int64_t step[3] = {};
+  bool convert[3] = {};  // integral tensors read by a floating-point op
   Number vals[3];
   for (size_t k = 0; k < n_ops; ++k) {
     if (ops[k].tensor) {
       base[k] = ops[k].tensor->data();
       type[k] = ops[k].tensor->dtype();
+      convert[k] = convertsToComputeType(type[k], true, compute);
       step[k] = ops[k].strides.empty() ? 0 : ops[k].strides.back();
     } else {
       vals[k] = ops[k].scalar;
@@ -120,8 +128,11 @@ void evalElementwise(EvalContext& ctx, const Expr* e) {
   const int64_t out_step = sizes.empty() ? 0 : out.strides().back();
   detail::forEachRow(sizes, strides, [&](const std::vector<int64_t>& start, int64_t n) {
     for (int64_t i = 0; i < n; ++i) {
-      for (size_t k = 0; k < n_ops; ++k)
-        if (base[k]) vals[k] = loadNumber(base[k], type[k], start[k + 1] + i * step[k]);
+      for (size_t k = 0; k < n_ops; ++k) {
+        if (!base[k]) continue;
+        vals[k] = loadNumber(base[k], type[k], start[k + 1] + i * step[k]);
+        if (convert[k]) vals[k] = numberFromScalar(scalarFromNumber(vals[k], compute), compute);
+      }
       Number r;
       switch (kind) {
         case OpType::Unary:

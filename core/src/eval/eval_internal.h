@@ -136,5 +136,11 @@ void bindInputs(const Fusion& fusion, const std::vector<Argument>& inputs,
                 const EvaluatorOptions& options, ExpressionEvaluator& ee,
                 InputMemory memory = InputMemory::HostOnly);
 std::string inputName(const Fusion& fusion, const EvaluatorOptions& options, size_t i);
+// The run-time shape constraints of every op (shape_constraints.cpp): operand
+// sizes that must agree, an expand of a dim that is not a broadcast, a
+// reshape that changes the element count, contraction sizes. `ee` has the
+// inputs bound. Throws UserError naming the op and the inputs the sizes
+// come from.
+void checkShapeConstraints(const Fusion& fusion, ExpressionEvaluator& ee);
 
 }  // namespace fusebox::eval_detail

@@ -114,32 +114,32 @@ Tensor freshCopy(const Fusion& fusion, const TensorView* tv, const Tensor& t) {
   return out;
 }
 
-// Writes an aliased output's values into its input, which must be able to hold
-// them: same sizes and no two elements sharing memory.
-Tensor writeIntoAliasedInput(const Tensor& value, const Tensor& input, const std::string& out_name,
-                             const std::string& in_name) {
-  FUSEBOX_USER_CHECK(value.sizes() == input.sizes(),
-                     "output {} aliases input {}, but it has shape [{}] and the input [{}]",
-                     out_name, in_name, joinInts(value.sizes()), joinInts(input.sizes()));
-  for (int64_t d = 0; d < input.dim(); ++d)
-    FUSEBOX_USER_CHECK(input.strides()[d] != 0 || input.sizes()[d] <= 1,
-                       "output {} aliases input {}, which is expanded (stride 0 in dim {}) and "
-                       "cannot be written in place ({})",
-                       out_name, in_name, d, input.describe());
-  Tensor target = input;
-  copyInto(value, target);
-  return target;
-}
-
 }  // namespace
 }  // namespace eval_detail
 
 using namespace eval_detail;
 
+std::vector<Argument> cloneArguments(const std::vector<Argument>& arguments) {
+  std::vector<Argument> out;
+  out.reserve(arguments.size());
+  for (const Argument& a : arguments) {
+    const auto* t = std::get_if<Tensor>(&a);
+    out.push_back(t != nullptr && t->defined() ? Argument(t->clone()) : a);
+  }
+  return out;
+}
+
+bool hasAliasedOutputs(const Fusion& fusion) {
+  for (const Val* out : fusion.outputs())
+    if (fusion.aliasedInput(out) != nullptr) return true;
+  return false;
+}
+
 std::vector<Argument> evaluateFusion(const Fusion& fusion, const std::vector<Argument>& inputs,
                                      const EvaluatorOptions& options) {
   ExpressionEvaluator ee;
   bindInputs(fusion, inputs, options, ee);
+  checkShapeConstraints(fusion, ee);
   EvalContext ctx(fusion, ee);
   for (size_t i = 0; i < inputs.size(); ++i)
     if (fusion.inputs()[i]->isTensor())
@@ -167,32 +167,47 @@ std::vector<Argument> evaluateFusion(const Fusion& fusion, const std::vector<Arg
         ctx.releaseTensor(in);
   }
 
+  // Every output is gathered first (inputs passed through and outputs listed
+  // twice as fresh copies, so each returned tensor is one the caller owns
+  // alone); aliased outputs are written into their inputs only after that,
+  // so no output sees an input already overwritten.
   std::vector<Argument> outputs;
   std::set<const Val*> returned;
   const auto& fusion_inputs = fusion.inputs();
-  for (size_t k = 0; k < fusion.outputs().size(); ++k) {
-    const Val* out = fusion.outputs()[k];
+  for (const Val* out : fusion.outputs()) {
     if (out->isScalar()) {
       outputs.emplace_back(ee.evaluateOrThrow(out));
       continue;
     }
-    const auto* tv = out->as<TensorView>();
     Tensor value = ctx.tensor(out);
-    if (const Val* in = fusion.aliasedInput(out)) {
-      auto pos = std::find(fusion_inputs.begin(), fusion_inputs.end(), in);
-      FUSEBOX_CHECK(pos != fusion_inputs.end(), "output {} aliases {}, not a fusion input",
-                    out->toString(), in->toString());
-      size_t i = static_cast<size_t>(pos - fusion_inputs.begin());
-      outputs.emplace_back(writeIntoAliasedInput(value, std::get<Tensor>(inputs[i]),
-                                                 fmt::format("#{} ({})", k, out->toString()),
-                                                 inputName(fusion, options, i)));
-      continue;
-    }
-    // Inputs passed through and outputs listed twice are copied, so each
-    // returned tensor is one the caller owns alone.
-    if (out->isFusionInput() || returned.count(out)) value = freshCopy(fusion, tv, value);
+    if (out->isFusionInput() || returned.count(out))
+      value = freshCopy(fusion, out->as<TensorView>(), value);
     returned.insert(out);
     outputs.emplace_back(std::move(value));
+  }
+  // Checked before anything is written (bindInputs refused overlapping
+  // targets): a failed call leaves its inputs as they were.
+  std::vector<std::pair<size_t, size_t>> writes;  // (output, input)
+  for (size_t k = 0; k < fusion.outputs().size(); ++k) {
+    const Val* out = fusion.outputs()[k];
+    const Val* in = fusion.aliasedInput(out);
+    if (in == nullptr) continue;
+    auto pos = std::find(fusion_inputs.begin(), fusion_inputs.end(), in);
+    FUSEBOX_CHECK(pos != fusion_inputs.end(), "output {} aliases {}, not a fusion input",
+                  out->toString(), in->toString());
+    const size_t i = static_cast<size_t>(pos - fusion_inputs.begin());
+    const Tensor& value = std::get<Tensor>(outputs[k]);
+    const Tensor& target = std::get<Tensor>(inputs[i]);
+    FUSEBOX_USER_CHECK(value.sizes() == target.sizes(),
+                       "output #{} ({}) aliases input {}, but it has shape [{}] and the input [{}]",
+                       k, out->toString(), inputName(fusion, options, i), joinInts(value.sizes()),
+                       joinInts(target.sizes()));
+    writes.emplace_back(k, i);
+  }
+  for (const auto& [k, i] : writes) {
+    Tensor target = std::get<Tensor>(inputs[i]);
+    copyInto(std::get<Tensor>(outputs[k]), target);
+    outputs[k] = target;
   }
   return outputs;
 }

@@ -86,6 +86,12 @@ void bindInputs(const Fusion& fusion, const std::vector<Argument>& inputs,
       FUSEBOX_USER_CHECK(t->dtype() == v->dtype(), "input {}: expected dtype {}, got {} ({})", name,
                          dtypeName(v->dtype()), dtypeName(t->dtype()), t->describe());
       ee.bindTensor(v->as<TensorView>(), *t, name);
+      for (const Val* out : fusion.outputs())
+        FUSEBOX_USER_CHECK(fusion.aliasedInput(out) != v || !t->mayOverlap(),
+                           "input {}: output {} is written into it in place, but its elements "
+                           "share memory ({}; an expanded or overlapping view); pass a tensor "
+                           "with its own memory, e.g. .contiguous()",
+                           name, out->toString(), t->describe());
     } else {
       const auto* s = std::get_if<ScalarValue>(&inputs[i]);
       FUSEBOX_USER_CHECK(s != nullptr, "input {}: expected {}, got a tensor {}", name,
@@ -106,6 +112,7 @@ void validateInputs(const Fusion& fusion, const std::vector<Argument>& inputs,
                     const EvaluatorOptions& options) {
   ExpressionEvaluator ee;
   eval_detail::bindInputs(fusion, inputs, options, ee, eval_detail::InputMemory::Any);
+  eval_detail::checkShapeConstraints(fusion, ee);
 }
 
 }  // namespace fusebox

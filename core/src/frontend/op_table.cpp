@@ -174,14 +174,15 @@ void addDataMovement(std::map<std::string, OpEntry, std::less<>>& t) {
                                                           asIntList(a.at(2), a.context(2))),
                                            a);
                            }};
-  // squeeze_expanded (newer nvFuser) is accepted: the builder squeezes any
-  // broadcast dim, expanded or not.
-  t["squeeze"] = {
-      {req({"arg"}), req({"dims"}), opt({"squeeze_expanded"})}, [](Fusion&, const BoundArgs& a) {
-        if (a.has(2)) asBool(a.at(2), a.context(2));
-        return result(squeeze(asTensor(a.at(0), a.context(0)), asIntList(a.at(1), a.context(1))),
-                      a);
-      }};
+  // squeeze_expanded (newer nvFuser): an expanded broadcast dim is squeezed
+  // only when it is True.
+  t["squeeze"] = {{req({"arg"}), req({"dims"}), opt({"squeeze_expanded"})},
+                  [](Fusion&, const BoundArgs& a) {
+                    const bool squeeze_expanded = a.has(2) && asBool(a.at(2), a.context(2));
+                    return result(squeeze(asTensor(a.at(0), a.context(0)),
+                                          asIntList(a.at(1), a.context(1)), squeeze_expanded),
+                                  a);
+                  }};
   t["expand"] = {{req({"arg"}), req({"shape"})}, [](Fusion& f, const BoundArgs& a) {
                    return result(
                        expand(asTensor(a.at(0), a.context(0)), asShape(f, a.at(1), a.context(1))),

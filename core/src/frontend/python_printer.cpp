@@ -239,9 +239,14 @@ class PythonPrinter {
         return emit(e, call("broadcast", fmt::format("{}, is_broadcast_dim=[{}]", ref(in[0]),
                                                      fmt::join(flags, ", "))));
       }
-      case OpType::Squeeze:
-        return emit(e, call("squeeze", fmt::format("{}, dims={}", ref(in[0]),
-                                                   intList(e->attr<SqueezeAttr>().dims))));
+      case OpType::Squeeze: {
+        const auto& dims = e->attr<SqueezeAttr>().dims;
+        const auto ids = in[0]->as<TensorView>()->logicalNoReductions();
+        bool expanded = false;
+        for (int64_t d : dims) expanded |= ids.at(d)->hasExpandedExtent();
+        return emit(e, call("squeeze", fmt::format("{}, dims={}{}", ref(in[0]), intList(dims),
+                                                   expanded ? ", squeeze_expanded=True" : "")));
+      }
       case OpType::Expand: {
         std::string x = ref(in[0]);
         return emit(e, call("expand", fmt::format("{}, shape={}", x, refList(in, 1, in.size()))));

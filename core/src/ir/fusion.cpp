@@ -109,6 +109,35 @@ const std::vector<int64_t>* Fusion::requiredStrideOrder(const TensorView* output
 void Fusion::aliasOutputToInput(Val* out, Val* in) {
   FUSEBOX_USER_CHECK(in->isFusionInput(), "alias target {} is not a fusion input", in->toString());
   FUSEBOX_USER_CHECK(out->isFusionOutput(), "{} is not a fusion output", out->toString());
+  FUSEBOX_USER_CHECK(in->isTensor() && out->isTensor(),
+                     "only a tensor output can alias a tensor input (got {} aliasing {})",
+                     out->toString(), in->toString());
+  // The output is written into the input's memory: it must fit it exactly.
+  FUSEBOX_USER_CHECK(out->dtype() == in->dtype(),
+                     "output {} ({}) cannot alias input {} ({}): an aliased output is written "
+                     "into its input's memory, so the dtypes must match; cast it first",
+                     out->toString(), pythonName(out->dtype()), in->toString(),
+                     pythonName(in->dtype()));
+  const auto* out_tv = out->as<TensorView>();
+  const auto* in_tv = in->as<TensorView>();
+  FUSEBOX_USER_CHECK(out_tv->nDims() == in_tv->nDims(),
+                     "output {} has {} dims and cannot alias input {}, which has {}",
+                     out->toString(), out_tv->nDims(), in->toString(), in_tv->nDims());
+  for (int64_t d = 0; d < out_tv->nDims(); ++d) {
+    const Scalar* a = out_tv->axis(d)->logicalExtent();
+    const Scalar* b = in_tv->axis(d)->logicalExtent();
+    FUSEBOX_USER_CHECK(!a->isConst() || !b->isConst() || toInt(*a->value()) == toInt(*b->value()),
+                       "output {} cannot alias input {}: dim {} has size {} in the output and {} "
+                       "in the input",
+                       out->toString(), in->toString(), d, toInt(*a->value()), toInt(*b->value()));
+  }
+  // Two writes into one input would leave only one of them (nvFuser refuses
+  // this too).
+  for (const auto& [other, target] : aliases_)
+    FUSEBOX_USER_CHECK(target != in || other == out,
+                       "outputs {} and {} both alias input {}: only one output can be written "
+                       "into an input",
+                       other->toString(), out->toString(), in->toString());
   aliases_[out] = in;
 }
 

@@ -104,12 +104,13 @@ TensorView* broadcastInDim(TensorView* x, const std::vector<Val*>& shape,
   TensorView* out = x;
   if (out_rank > in_rank) out = broadcast(x, is_new);
   // Broadcast dims (new ones, or input ones of size 1) that shape gives another
-  // size are expanded.
+  // size are expanded. A kept dim whose size shape gives but cannot be proved
+  // equal here (a symbolic extent) goes into the expand too: the expand then
+  // carries the check that the sizes agree at run time.
   auto dims = out->logicalNoReductions();
   std::vector<bool> expand_dim(out_rank);
   for (int64_t d = 0; d < out_rank; ++d)
-    expand_dim[d] = dims[d]->isBroadcast() && !isConstInt(sizes[d], -1) &&
-                    !sameInt(sizes[d], dims[d]->logicalExtent());
+    expand_dim[d] = !isConstInt(sizes[d], -1) && !sameInt(sizes[d], dims[d]->logicalExtent());
   if (std::find(expand_dim.begin(), expand_dim.end(), true) != expand_dim.end()) {
     std::vector<Val*> expand_shape;
     for (int64_t d = 0; d < out_rank; ++d)
@@ -120,7 +121,7 @@ TensorView* broadcastInDim(TensorView* x, const std::vector<Val*>& shape,
   return out == x ? set(x) : out;
 }
 
-TensorView* squeeze(TensorView* x, const std::vector<int64_t>& dims) {
+TensorView* squeeze(TensorView* x, const std::vector<int64_t>& dims, bool squeeze_expanded) {
   const std::string name = pyOp("squeeze");
   requirePresent(x, name, "input");
   auto in = x->logicalNoReductions();
@@ -132,9 +133,19 @@ TensorView* squeeze(TensorView* x, const std::vector<int64_t>& dims) {
                        "{}: dim {} appears more than once in dims [{}]", name, n,
                        fmt::join(dims, ", "));
     // Squeezable: a broadcast, a dim of constant size 1, or a Symbolic dim
-    // (its size is checked once the input signature is known).
+    // (its size is checked once the input signature is known). An expanded
+    // broadcast repeats one value, so dropping it loses nothing, but as in
+    // nvFuser the caller has to say so (squeeze_expanded=True).
     IterDomain* id = in[n];
     Scalar* size = id->logicalExtent();
+    if (id->isBroadcast() && id->hasExpandedExtent() && !isConstInt(size, 1)) {
+      FUSEBOX_USER_CHECK(squeeze_expanded,
+                         "{}: dim {} of {} is a broadcast expanded to {}; pass "
+                         "squeeze_expanded=True to squeeze it",
+                         name, n, describe(x), describe(size));
+      sorted.push_back(n);
+      continue;
+    }
     bool ok = isConstInt(size, 1) || (id->isSymbolic() && !constInt(size));
     FUSEBOX_USER_CHECK(ok,
                        "{}: dim {} of {} has size {}; only broadcast or size-1 dims can be "

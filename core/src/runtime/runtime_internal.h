@@ -42,6 +42,9 @@ struct ScheduledSegment {
   const BackendPlan* backend_plan = nullptr;
   const KernelPlan* kernel_plan = nullptr;
   std::shared_ptr<CompiledKernel> kernel;  // kernel_plan's, once compiled
+  // The inputs the plan was made for. A plan may rely on its tensor inputs'
+  // sizes, strides and alignment; the runtime checks them before each run.
+  std::vector<ArgumentInfo> made_for;
   bool ready() const {
     return host_plan != nullptr || backend_plan != nullptr || kernel != nullptr;
   }
@@ -102,6 +105,11 @@ ScheduledSegment scheduleGroup(CacheEntry& entry, size_t g, std::vector<Argument
 // whose layout the plan fixes) and compiles their kernels in parallel
 // (compileAll). Groups downstream of a host plan are scheduled when they run.
 void scheduleAhead(CacheEntry& entry, const std::vector<Argument>& inputs, ExecutionContext& ctx);
+
+// Whether tensor inputs described by `actual` can run a plan made for
+// `made_for`: same dtypes, sizes and strides, alignment at least as large.
+// Scalars are not compared (those that feed shapes are in the cache key).
+bool fitsPlan(const std::vector<ArgumentInfo>& made_for, const std::vector<ArgumentInfo>& actual);
 
 // Compiles the kernel of a scheduled KernelPlan (one segment), adding to
 // ctx.report.compile.

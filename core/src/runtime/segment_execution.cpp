@@ -185,12 +185,23 @@ std::vector<Argument> executeEntry(CacheEntry& entry, const std::vector<Argument
     for (const auto& s : steps.inputs) args.push_back(fetch(s));
 
     ScheduledSegment& scheduled = entry.scheduled[g];
+    std::vector<ArgumentInfo> infos;
+    infos.reserve(args.size());
+    for (const auto& a : args) infos.push_back(argumentInfo(a));
+    // A plan made ahead for predicted inputs (an earlier group's output) is
+    // made again when the inputs turn out otherwise: a kernel compiled for
+    // other strides would read the wrong elements.
+    if ((scheduled.ready() || scheduled.kernel_plan != nullptr) &&
+        !fitsPlan(scheduled.made_for, infos)) {
+      entry.log.push_back({"scheduling",
+                           {groups[g].id},
+                           {},
+                           scheduled.plugin.name,
+                           "made again: its inputs differ from those it was planned for"});
+      scheduled = ScheduledSegment();
+    }
     if (!scheduled.ready()) {
-      if (scheduled.kernel_plan == nullptr) {
-        std::vector<ArgumentInfo> infos;
-        for (const auto& a : args) infos.push_back(argumentInfo(a));
-        scheduled = scheduleGroup(entry, g, std::move(infos), ctx);
-      }
+      if (scheduled.kernel_plan == nullptr) scheduled = scheduleGroup(entry, g, infos, ctx);
       if (scheduled.kernel_plan != nullptr && scheduled.kernel == nullptr)
         compileKernel(scheduled, ctx);
     }
@@ -235,10 +246,49 @@ std::vector<Argument> executeEntry(CacheEntry& entry, const std::vector<Argument
     }
   }
 
-  std::vector<Argument> outputs;
+  // Aliased outputs are written into their inputs only now, after every
+  // group has read them (nvFuser's in-place semantics). An output that shares
+  // memory with an input about to be overwritten (a view, the input passed
+  // through, or an aliased output that is a view of another aliased input)
+  // is copied out first, so it keeps the value from before the call.
   const auto& fusion_inputs = fusion.inputs();
+  std::vector<Argument> values;
+  values.reserve(entry.outputs.size());
+  for (const ValueSource& source : entry.outputs) values.push_back(fetch(source));
+  // Every aliased output is checked before any is written: a failed call
+  // leaves its inputs as they were.
+  std::vector<const Storage*> overwritten;
+  for (size_t k = 0; k < values.size(); ++k) {
+    const Val* out = fusion.outputs()[k];
+    const Val* aliased = fusion.aliasedInput(out);
+    if (aliased == nullptr) continue;
+    const size_t i =
+        std::find(fusion_inputs.begin(), fusion_inputs.end(), aliased) - fusion_inputs.begin();
+    FUSEBOX_CHECK(i < caller_inputs.size(), "output {} aliases {}, not a fusion input",
+                  out->toString(), aliased->toString());
+    const std::string name = i < ctx.input_names.size() ? ctx.input_names[i] : aliased->toString();
+    const Tensor& target = std::get<Tensor>(caller_inputs[i]);
+    FUSEBOX_USER_CHECK(target.device() == Device::Host,
+                       "output {} aliases input {}, a GPU tensor: writing an output into a GPU "
+                       "input is not supported yet; pass the input as a host tensor",
+                       out->toString(), name);
+    const Tensor& value = std::get<Tensor>(values[k]);
+    FUSEBOX_USER_CHECK(value.sizes() == target.sizes(),
+                       "output {} aliases input {}, but it has shape {} and the input {}",
+                       out->toString(), name, value.describe(), target.describe());
+    overwritten.push_back(target.storage().get());
+  }
+  if (!overwritten.empty())
+    for (Argument& value : values)
+      if (auto* t = std::get_if<Tensor>(&value);
+          t != nullptr && t->defined() && t->device() == Device::Host &&
+          std::find(overwritten.begin(), overwritten.end(), t->storage().get()) !=
+              overwritten.end())
+        *t = t->contiguous(/*force_copy=*/true);
+
+  std::vector<Argument> outputs;
   for (size_t k = 0; k < entry.outputs.size(); ++k) {
-    Argument value = fetch(entry.outputs[k]);
+    Argument value = std::move(values[k]);
     const Val* out = fusion.outputs()[k];
     auto* tensor = std::get_if<Tensor>(&value);
     if (tensor == nullptr) {
@@ -249,23 +299,8 @@ std::vector<Argument> executeEntry(CacheEntry& entry, const std::vector<Argument
       // Written into the input it aliases, which is what the caller gets back.
       size_t i =
           std::find(fusion_inputs.begin(), fusion_inputs.end(), aliased) - fusion_inputs.begin();
-      FUSEBOX_CHECK(i < caller_inputs.size(), "output {} aliases {}, not a fusion input",
-                    out->toString(), aliased->toString());
       Tensor target = std::get<Tensor>(caller_inputs[i]);
-      FUSEBOX_USER_CHECK(tensor->sizes() == target.sizes(),
-                         "output {} aliases input {}, but it has shape {} and the input {}",
-                         out->toString(),
-                         i < ctx.input_names.size() ? ctx.input_names[i] : aliased->toString(),
-                         tensor->describe(), target.describe());
-      FUSEBOX_USER_CHECK(target.device() == Device::Host,
-                         "output {} aliases input {}, a GPU tensor: writing an output into a GPU "
-                         "input is not supported yet; pass the input as a host tensor",
-                         out->toString(),
-                         i < ctx.input_names.size() ? ctx.input_names[i] : aliased->toString());
-      Tensor source = tensor->device() == Device::Cuda ? backend.toHost(*tensor) : *tensor;
-      // A view of the target itself is copied out first: the copy must not
-      // read what it already overwrote.
-      if (source.storage() == target.storage()) source = source.contiguous(true);
+      const Tensor source = tensor->device() == Device::Cuda ? backend.toHost(*tensor) : *tensor;
       copyInto(source, target);
       outputs.emplace_back(target);
       continue;

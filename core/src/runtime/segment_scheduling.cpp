@@ -110,6 +110,7 @@ ScheduledSegment scheduleGroup(CacheEntry& entry, size_t g, std::vector<Argument
   const auto start = std::chrono::steady_clock::now();
   const SegmentGroup& group = entry.segmented->groups()[g];
   const Fusion& segment = *group.fusion;
+  const std::vector<ArgumentInfo> made_for = inputs;
   RuntimeInfo info(segment, std::move(inputs), ctx.device);
 
   const auto& all = ctx.segmenter.schedulers();
@@ -155,6 +156,7 @@ ScheduledSegment scheduleGroup(CacheEntry& entry, size_t g, std::vector<Argument
       if (scheduled.kernel_plan != nullptr && ctx.options.dumpKernelSource())
         dumpKernelSource(group, *scheduled.kernel_plan, ctx.streams.dump);
       ctx.report.compile.heuristics_ms += msSince(start);
+      scheduled.made_for = made_for;
       return scheduled;
     }
     note(*it, *failure);
@@ -173,6 +175,20 @@ void addTimings(CompileReport& report, const CompileTimings& t) {
 }
 
 }  // namespace
+
+bool fitsPlan(const std::vector<ArgumentInfo>& made_for, const std::vector<ArgumentInfo>& actual) {
+  if (made_for.size() != actual.size()) return false;
+  for (size_t i = 0; i < actual.size(); ++i) {
+    const auto* want = std::get_if<TensorArgInfo>(&made_for[i]);
+    const auto* have = std::get_if<TensorArgInfo>(&actual[i]);
+    if ((want == nullptr) != (have == nullptr)) return false;
+    if (want == nullptr) continue;
+    if (want->dtype != have->dtype || want->sizes != have->sizes ||
+        want->strides != have->strides || have->alignment < want->alignment)
+      return false;
+  }
+  return true;
+}
 
 void compileKernel(ScheduledSegment& scheduled, ExecutionContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
@@ -208,12 +224,16 @@ void scheduleAhead(CacheEntry& entry, const std::vector<Argument>& inputs, Execu
     const KernelPlan* plan = entry.scheduled[g].kernel_plan;
     if (plan == nullptr) continue;
     to_compile.push_back(g);
-    // The runtime allocates a kernel's outputs as the plan says; backends
-    // align allocations to at least kMaxRecordedAlignment bytes.
+    // The runtime allocates a kernel's outputs as the plan says (backends
+    // align allocations to at least kMaxRecordedAlignment bytes) and hands
+    // them on as boundaryView does: the next group sees exactly that.
+    const SegmentGroup& group = entry.segmented->groups()[g];
     for (size_t k = 0; k < plan->outputs.size() && k < entry.steps[g].output_slots.size(); ++k) {
       const auto& spec = plan->outputs[k];
-      known[entry.steps[g].output_slots[k]] =
-          TensorArgInfo{spec.dtype, spec.sizes, spec.strides, kMaxRecordedAlignment};
+      TensorArgInfo info{spec.dtype, spec.sizes, spec.strides, kMaxRecordedAlignment};
+      if (const Val* produced = group.outputs[k]; produced->isTensor())
+        info = boundaryInfo(produced->as<TensorView>(), std::move(info));
+      known[entry.steps[g].output_slots[k]] = std::move(info);
     }
   }
   if (to_compile.empty()) return;

@@ -92,11 +92,10 @@ class SegmentBuilder {
     if (v->isTensor())
       if (const auto* order = complete_.requiredStrideOrder(v->as<TensorView>()))
         seg_.setRequiredStrideOrder(nv->as<TensorView>(), *order);
-    // An alias only makes sense when the aliased input is an input here too.
-    if (const Val* in = complete_.aliasedInput(v)) {
-      auto it = map_.find(in);
-      if (it != map_.end() && it->second->isFusionInput()) seg_.aliasOutputToInput(nv, it->second);
-    }
+    // Aliases stay with the complete fusion: a segment always writes fresh
+    // outputs, and the runtime copies aliased ones into their inputs once
+    // every segment has run, so every read of an input sees its value from
+    // before the call.
   }
 
  private:

@@ -103,9 +103,29 @@ int64_t GroupGraph::cycleThrough(int64_t producer, int64_t consumer) const {
   return -1;
 }
 
+bool GroupGraph::reaches(int64_t from, int64_t to) const {
+  // Anything on a path to `to` comes before it in the order.
+  const int64_t limit = position_[to];
+  std::vector<int64_t> stack = {from};
+  std::unordered_set<int64_t> seen = {from};
+  while (!stack.empty()) {
+    int64_t g = stack.back();
+    stack.pop_back();
+    for (auto [it, end] = boost::adjacent_vertices(g, graph_); it != end; ++it) {
+      const auto next = static_cast<int64_t>(*it);
+      if (next == to) return true;
+      if (position_[next] < limit && seen.insert(next).second) stack.push_back(next);
+    }
+  }
+  return false;
+}
+
 int64_t GroupGraph::merge(int64_t producer, int64_t consumer) {
-  FUSEBOX_CHECK(alive(producer) && alive(consumer) && hasEdge(producer, consumer),
-                "merge needs an edge between living groups {} -> {}", producer, consumer);
+  // With no edge between them (a horizontal merge) the same repair holds: the
+  // consumer's ancestors between the two cannot be the producer's
+  // descendants, or a path would join them.
+  FUSEBOX_CHECK(alive(producer) && alive(consumer), "merge needs living groups, got {} and {}",
+                producer, consumer);
   const int64_t lo = position_[producer], hi = position_[consumer];
   FUSEBOX_CHECK(lo < hi, "group order broken: {} at {}, {} at {}", producer, lo, consumer, hi);
 

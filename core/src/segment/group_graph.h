@@ -44,9 +44,14 @@ class GroupGraph {
   // For an edge producer -> consumer: a group on another path from producer to
   // consumer (merging the two would close a cycle through it), or -1.
   int64_t cycleThrough(int64_t producer, int64_t consumer) const;
-  // Merges the two ends of an edge producer -> consumer (cycleThrough must be
-  // -1). Returns the surviving group's id.
-  int64_t merge(int64_t producer, int64_t consumer);
+  // Whether a path leads from `from` to `to` (`from` earlier in the order).
+  bool reaches(int64_t from, int64_t to) const;
+  // Merges `first` and `second` (`first` earlier in the order): the two ends
+  // of an edge whose cycleThrough is -1, or two groups with no path between
+  // them (a horizontal merge). Returns the surviving group's id.
+  int64_t merge(int64_t first, int64_t second);
+  // Position of a living group in the maintained topological order.
+  int64_t position(int64_t g) const { return position_[g]; }
 
   // Run order of the living groups: Kahn's algorithm, smallest id first among
   // the ready ones. Also checks (boost::topological_sort) that the graph is a DAG.

@@ -23,7 +23,12 @@
 //    primary schedulers.
 // 4. A final greedy pass over every remaining producer-consumer pair, until a
 //    whole pass merges nothing.
-// 5. When every group ended with a fallback, the whole fusion goes to the
+// 5. Horizontal merging: two groups of primary schedulers with no path
+//    between them (independent outputs of one input, a pointwise part beside
+//    a reduction on the fallback) are offered together, so that they run as
+//    one kernel where a scheduler takes both. Only while few groups are left
+//    (kHorizontalGroupLimit): the pairs are quadratic.
+// 6. When every group ended with a fallback, the whole fusion goes to the
 //    fallbacks as one group (what the fallback alone would have done).
 // A merge is refused without asking a scheduler when another path joins the
 // two groups (the union would be part of a cycle) or when the edge carries a
@@ -66,6 +71,7 @@ std::vector<AcceptedGroup> GroupMerger::run() {
   for (int round = 1; mergeRound(round); ++round) {
   }
   greedyMerge();
+  horizontalMerge();
 
   std::vector<AcceptedGroup> out;
   if (auto whole = allFallbackAsOne()) {
@@ -190,6 +196,30 @@ void GroupMerger::greedyMerge() {
   }
 }
 
+void GroupMerger::horizontalMerge() {
+  constexpr int64_t kHorizontalGroupLimit = 256;
+  const std::string stage = "horizontal merge";
+  if (graph_->size() > kHorizontalGroupLimit) return;
+  for (bool merged = true; merged;) {
+    merged = false;
+    const auto groups = graph_->groupsInOrder();
+    for (size_t i = 0; i < groups.size(); ++i) {
+      int64_t first = groups[i];
+      if (!graph_->alive(first) || isFallbackGroup(first)) continue;
+      for (size_t j = i + 1; j < groups.size(); ++j) {
+        const int64_t second = groups[j];
+        if (!graph_->alive(second) || !graph_->alive(first) || isFallbackGroup(second) ||
+            graph_->hasEdge(first, second))
+          continue;
+        if (tryMergeIndependent(first, second, stage)) {
+          merged = true;
+          first = std::min(first, second);
+        }
+      }
+    }
+  }
+}
+
 const Val* GroupMerger::segmentSetBetween(int64_t producer, int64_t consumer) const {
   const auto& exprs = extractor_.tensorExprs();
   for (int64_t e : graph_->members(consumer))
@@ -250,28 +280,48 @@ bool GroupMerger::tryMerge(int64_t producer, int64_t consumer, const std::string
                        label(via), producer, consumer));
     return false;
   }
+  return mergeIfAccepted(producer, consumer, stage, key, /*logged=*/true);
+}
+
+bool GroupMerger::tryMergeIndependent(int64_t first, int64_t second, const std::string& stage) {
+  if (graph_->position(first) > graph_->position(second)) std::swap(first, second);
+  const std::array<int64_t, 4> key = {first, graph_->version(first), second,
+                                      graph_->version(second)};
+  if (refused_.count(key)) return false;
+  // A path between them would put the union on a cycle. Not logged: most
+  // pairs of a fusion are connected, and the log would drown in them.
+  if (graph_->reaches(first, second)) {
+    refused_.insert(key);
+    return false;
+  }
+  return mergeIfAccepted(first, second, stage, key, /*logged=*/false);
+}
+
+bool GroupMerger::mergeIfAccepted(int64_t first, int64_t second, const std::string& stage,
+                                  const std::array<int64_t, 4>& key, bool logged) {
   std::vector<int64_t> positions;
-  const auto& a = graph_->members(producer);
-  const auto& b = graph_->members(consumer);
+  const auto& a = graph_->members(first);
+  const auto& b = graph_->members(second);
   std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(positions));
   AcceptedGroup group;
   group.exprs = exprsOf(positions);
   group.segment = extract(group.exprs);
   RuntimeInfo info = facts_.forSegment(*group.segment.fusion, group.segment.inputs);
+  std::vector<SegmenterLogEntry>* log = logged ? log_ : nullptr;
   std::vector<std::string> labels;
-  if (log_) labels = {label(producer), label(consumer)};
-  const SchedulerTier tier = isFallbackGroup(producer) && isFallbackGroup(consumer)
-                                ? SchedulerTier::Fallback
-                                : SchedulerTier::Primary;
-  group.scheduler = segmenter_.findScheduler(*group.segment.fusion, info, log_,
-                                             {producer, consumer}, labels, stage, tier);
+  if (log) labels = {label(first), label(second)};
+  const SchedulerTier tier = isFallbackGroup(first) && isFallbackGroup(second)
+                                 ? SchedulerTier::Fallback
+                                 : SchedulerTier::Primary;
+  group.scheduler = segmenter_.findScheduler(*group.segment.fusion, info, log, {first, second},
+                                             labels, stage, tier);
   if (group.scheduler == nullptr) {
     refused_.insert(key);
     return false;
   }
-  int64_t survivor = graph_->merge(producer, consumer);
-  accepted_[producer].reset();
-  accepted_[consumer].reset();
+  int64_t survivor = graph_->merge(first, second);
+  accepted_[first].reset();
+  accepted_[second].reset();
   accepted_[survivor] = std::move(group);
   return true;
 }

@@ -43,7 +43,17 @@ class GroupMerger {
   // One level-by-level round; true when something merged.
   bool mergeRound(int round);
   void greedyMerge();
+  // Step 5: groups with no path between them, both taken by primary
+  // schedulers, merged where a scheduler accepts them together.
+  void horizontalMerge();
   bool tryMerge(int64_t producer, int64_t consumer, const std::string& stage);
+  bool tryMergeIndependent(int64_t first, int64_t second, const std::string& stage);
+  // Extracts the union of two groups, offers it to the schedulers and merges
+  // the groups when one accepts; `key` is remembered on refusal, and the
+  // schedulers' refusals go to the log when `logged` (horizontal merges are
+  // not: most pairs are refused, and the log would drown in them).
+  bool mergeIfAccepted(int64_t first, int64_t second, const std::string& stage,
+                       const std::array<int64_t, 4>& key, bool logged);
   // A tensor produced in `producer` by a segment_set and read in `consumer`.
   const Val* segmentSetBetween(int64_t producer, int64_t consumer) const;
   ExtractedSegment extract(const std::vector<Expr*>& exprs);

@@ -106,18 +106,34 @@ ArgumentInfo argumentInfoOf(const Argument& argument) {
   return info;
 }
 
-Tensor boundaryView(const TensorView* tv, const Tensor& value) {
+namespace {
+
+// Strides with 0 on the expanded broadcast dims of `tv`; true when any changed.
+bool zeroExpandedStrides(const TensorView* tv, std::vector<int64_t>& strides,
+                         const std::string& value) {
   const auto dims = tv->logicalNoReductions();
-  FUSEBOX_CHECK(static_cast<int64_t>(dims.size()) == value.dim(), "{} has {} dims, its value {}",
-                tv->toString(), dims.size(), value.describe());
-  std::vector<int64_t> strides = value.strides();
+  FUSEBOX_CHECK(dims.size() == strides.size(), "{} has {} dims, its value {}", tv->toString(),
+                dims.size(), value);
   bool changed = false;
   for (size_t d = 0; d < dims.size(); ++d)
     if (dims[d]->hasExpandedExtent() && strides[d] != 0) {
       strides[d] = 0;
       changed = true;
     }
-  return changed ? value.asStrided(value.sizes(), strides, value.storageOffset()) : value;
+  return changed;
+}
+
+}  // namespace
+
+Tensor boundaryView(const TensorView* tv, const Tensor& value) {
+  std::vector<int64_t> strides = value.strides();
+  if (!zeroExpandedStrides(tv, strides, value.describe())) return value;
+  return value.asStrided(value.sizes(), strides, value.storageOffset());
+}
+
+TensorArgInfo boundaryInfo(const TensorView* tv, TensorArgInfo info) {
+  zeroExpandedStrides(tv, info.strides, fmt::format("sizes [{}]", fmt::join(info.sizes, ", ")));
+  return info;
 }
 
 // ---- RuntimeInfo ---------------------------------------------------------------------------

@@ -27,14 +27,14 @@ namespace fusebox {
 // The one kernel parameter. Layout is fixed: it is part of the plugin API and
 // mirrored by core/runtime/fusebox_runtime.cuh (static_asserts check both).
 struct KernelParams {
-  static constexpr int kMaxPointers = 48;
+  static constexpr int kMaxPointers = 128;
   static constexpr int kMaxInts = 16;
   static constexpr int kMaxDoubles = 16;
   void* ptr[kMaxPointers];
   int64_t i64[kMaxInts];
   double f64[kMaxDoubles];
 };
-static_assert(sizeof(KernelParams) == 48 * 8 + 16 * 8 + 16 * 8);
+static_assert(sizeof(KernelParams) == 128 * 8 + 16 * 8 + 16 * 8);
 
 struct LaunchConfig {
   std::array<uint32_t, 3> grid{1, 1, 1};

@@ -17,6 +17,12 @@ namespace fusebox {
 // A fusion input or output: a tensor or a scalar.
 using Argument = std::variant<Tensor, ScalarValue>;
 std::string describe(const Argument& a);
+// Host tensors copied (Tensor::clone) and scalars as they are: inputs kept
+// as they were before a call that writes aliased outputs into them.
+std::vector<Argument> cloneArguments(const std::vector<Argument>& arguments);
+// Whether some output of `fusion` is written into an input (add_output(...,
+// alias_input=...)).
+bool hasAliasedOutputs(const Fusion& fusion);
 
 // Evaluates scalar values (extents, scalar inputs and scalar arithmetic) once
 // fusion inputs are bound. Remembers who bound each value, for messages.
@@ -53,9 +59,13 @@ struct EvaluatorOptions {
 };
 
 // Checks `inputs` against the fusion's inputs: count, kind, dtype, rank,
-// constant extents, broadcast dims of size 1, extents that must agree. Throws
-// UserError naming the input and what was expected. Reads metadata only, so
-// device tensors are accepted (evaluateFusion itself needs host tensors).
+// constant extents, broadcast dims of size 1, extents that must agree, an
+// aliased input whose elements share memory; then the run-time shape
+// constraints of the fusion's ops (operands of an elementwise op, expand and
+// broadcast_in_dim sizes, reshape element counts, cat and contraction
+// sizes). Throws UserError naming the input or the op and what was expected.
+// Reads metadata only, so device tensors are accepted (evaluateFusion itself
+// needs host tensors).
 void validateInputs(const Fusion& fusion, const std::vector<Argument>& inputs,
                     const EvaluatorOptions& options = {});
 

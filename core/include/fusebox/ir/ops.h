@@ -72,7 +72,7 @@ TensorView* broadcast(TensorView* x, const std::vector<bool>& is_broadcast_dim);
 TensorView* broadcastInDim(TensorView* x, const std::vector<Val*>& shape,
                            const std::vector<int64_t>& broadcast_dims);
 // Removes broadcast (or extent-1) dims. Negative dims count from the end.
-TensorView* squeeze(TensorView* x, const std::vector<int64_t>& dims);
+TensorView* squeeze(TensorView* x, const std::vector<int64_t>& dims, bool squeeze_expanded = false);
 // Expands broadcast dims to `shape`; -1 (a constant) keeps a dim.
 TensorView* expand(TensorView* x, const std::vector<Val*>& shape);
 // torch.reshape; at most one -1 entry, inferred.

@@ -26,7 +26,8 @@ namespace fusebox {
 
 // Bumped whenever PluginInfo or the Pass/Scheduler interfaces change incompatibly.
 // 2: Scheduler::isFallback.
-inline constexpr uint32_t kPluginApiVersion = 2;
+// 3: KernelParams holds 128 pointers (was 48).
+inline constexpr uint32_t kPluginApiVersion = 3;
 
 enum class PluginKind : uint32_t { Pass = 1, Scheduler = 2 };
 

@@ -1,0 +1,179 @@
+// Run-time shape constraints of a fusion's ops, checked once the inputs are
+// bound: what shape inference could not prove with symbolic extents (two
+// operands of an add whose sizes are i0 and i1, an expand or broadcast_in_dim
+// asking a symbolic dim for a size, a reshape of symbolic sizes, matching
+// contraction sizes). The evaluator meets these while it computes; kernels
+// do not check, so the runtime checks them before anything runs. Every
+// extent and shape scalar is in the cache key, so once per signature is
+// enough.
+#include <fmt/format.h>
+
+#include "eval/eval_internal.h"
+
+namespace fusebox::eval_detail {
+namespace {
+
+class ShapeChecker {
+ public:
+  explicit ShapeChecker(ExpressionEvaluator& ee) : ee_(ee) {}
+
+  void check(const Expr* e) {
+    switch (e->op()) {
+      case OpType::Binary:
+      case OpType::Ternary:
+        checkBroadcastable(e, 0, e->inputs().size());
+        return;
+      case OpType::Expand:
+        checkExpand(e);
+        return;
+      case OpType::Reshape:
+        checkReshape(e);
+        return;
+      case OpType::Cat:
+        checkCat(e);
+        return;
+      case OpType::Matmul:
+        checkMatmul(e);
+        return;
+      case OpType::Linear:
+        checkLinear(e);
+        return;
+      default:
+        return;
+    }
+  }
+
+ private:
+  // Sizes of a tensor's dims (nullopt where an extent cannot be computed).
+  std::vector<std::optional<int64_t>> sizes(const Val* v) {
+    std::vector<std::optional<int64_t>> out;
+    for (const IterDomain* id : v->as<TensorView>()->logicalNoReductions()) {
+      auto value = ee_.evaluate(id->logicalExtent());
+      out.push_back(value ? std::optional<int64_t>(toInt(*value)) : std::nullopt);
+    }
+    return out;
+  }
+
+  // "dim 1 of T3_g (size 8, the size of input T0)" for messages.
+  std::string dimText(const Val* v, size_t d, int64_t size) {
+    const IterDomain* id = v->as<TensorView>()->logicalNoReductions().at(d);
+    std::string who = ee_.boundBy(id->logicalExtent());
+    return fmt::format("dim {} of {} (size {}{})", d, v->toString(), size,
+                       who.empty() ? "" : fmt::format(", from input {}", who));
+  }
+
+  // Tensor operands, right-aligned, agree dim by dim; size 1 stretches.
+  void checkBroadcastable(const Expr* e, size_t first, size_t last) {
+    std::vector<const Val*> tensors;
+    for (size_t i = first; i < last; ++i)
+      if (e->input(i)->isTensor()) tensors.push_back(e->input(i));
+    if (tensors.size() < 2) return;
+    const int64_t rank = e->output(0)->as<TensorView>()->nDims();
+    std::vector<std::optional<int64_t>> fixed(rank);
+    std::vector<std::pair<const Val*, size_t>> fixed_by(rank);
+    for (const Val* t : tensors) {
+      auto s = sizes(t);
+      const int64_t align = rank - static_cast<int64_t>(s.size());
+      for (size_t d = 0; d < s.size(); ++d) {
+        if (!s[d] || *s[d] == 1) continue;
+        const size_t od = d + align;
+        if (!fixed[od]) {
+          fixed[od] = s[d];
+          fixed_by[od] = {t, d};
+          continue;
+        }
+        FUSEBOX_USER_CHECK(
+            *fixed[od] == *s[d], "{}: operand sizes differ: {} but {}", describeExpr(e),
+            dimText(fixed_by[od].first, fixed_by[od].second, *fixed[od]), dimText(t, d, *s[d]));
+      }
+    }
+  }
+
+  // A size asked of a dim that is not 1 must be its size.
+  void checkExpand(const Expr* e) {
+    const Val* in = e->input(0);
+    auto s = sizes(in);
+    for (size_t d = 0; d < s.size(); ++d) {
+      auto want = ee_.evaluate(e->input(d + 1));
+      if (!want || !s[d] || *s[d] == 1) continue;
+      const int64_t w = toInt(*want);
+      FUSEBOX_USER_CHECK(w == -1 || w == *s[d],
+                         "{}: the shape asks for size {} in dim {}, but {} is not a broadcast "
+                         "and cannot change size",
+                         describeExpr(e), w, d, dimText(in, d, *s[d]));
+    }
+  }
+
+  std::optional<int64_t> numel(const Val* v) {
+    int64_t n = 1;
+    for (auto s : sizes(v)) {
+      if (!s) return std::nullopt;
+      if (__builtin_mul_overflow(n, *s, &n)) return std::nullopt;
+    }
+    return n;
+  }
+
+  void checkReshape(const Expr* e) {
+    auto in = numel(e->input(0));
+    auto out = numel(e->output(0));
+    if (!in || !out) return;
+    FUSEBOX_USER_CHECK(*in == *out,
+                       "{}: cannot reshape {} elements into {} (input sizes [{}], output sizes "
+                       "[{}])",
+                       describeExpr(e), *in, *out, joinSizes(e->input(0)), joinSizes(e->output(0)));
+  }
+
+  std::string joinSizes(const Val* v) {
+    std::vector<std::string> parts;
+    for (auto s : sizes(v)) parts.push_back(s ? std::to_string(*s) : "?");
+    return fmt::format("{}", fmt::join(parts, ", "));
+  }
+
+  // Every dim but the concatenated one agrees across operands.
+  void checkCat(const Expr* e) {
+    const int64_t dim = e->attr<CatAttr>().dim;
+    const Val* first = e->input(0);
+    auto s0 = sizes(first);
+    for (size_t i = 1; i < e->inputs().size(); ++i) {
+      auto s = sizes(e->input(i));
+      for (size_t d = 0; d < s.size() && d < s0.size(); ++d) {
+        if (static_cast<int64_t>(d) == dim || !s[d] || !s0[d]) continue;
+        FUSEBOX_USER_CHECK(*s[d] == *s0[d], "{}: operand sizes differ outside dim {}: {} but {}",
+                           describeExpr(e), dim, dimText(first, d, *s0[d]),
+                           dimText(e->input(i), d, *s[d]));
+      }
+    }
+  }
+
+  void checkContraction(const Expr* e, const Val* a, size_t da, const Val* b, size_t db) {
+    auto sa = sizes(a), sb = sizes(b);
+    if (!sa.at(da) || !sb.at(db)) return;
+    FUSEBOX_USER_CHECK(*sa[da] == *sb[db], "{}: contraction sizes differ: {} but {}",
+                       describeExpr(e), dimText(a, da, *sa[da]), dimText(b, db, *sb[db]));
+  }
+
+  void checkMatmul(const Expr* e) {
+    const Val* a = e->input(0);
+    const Val* b = e->input(1);
+    const size_t ra = a->as<TensorView>()->nDims(), rb = b->as<TensorView>()->nDims();
+    checkContraction(e, a, ra - 1, b, rb == 1 ? 0 : rb - 2);
+  }
+
+  void checkLinear(const Expr* e) {
+    const Val* a = e->input(0);
+    const Val* w = e->input(1);
+    checkContraction(e, a, a->as<TensorView>()->nDims() - 1, w, w->as<TensorView>()->nDims() - 1);
+  }
+
+  ExpressionEvaluator& ee_;
+};
+
+}  // namespace
+
+void checkShapeConstraints(const Fusion& fusion, ExpressionEvaluator& ee) {
+  ShapeChecker checker(ee);
+  for (const Expr* e : fusion.exprs())
+    if (e->isTensorOp()) checker.check(e);
+}
+
+}  // namespace fusebox::eval_detail
