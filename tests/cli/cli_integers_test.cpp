@@ -120,6 +120,11 @@ TEST(CliIntegers, ShapesThatOverflowNameTheInput) {
   EXPECT_EQ(r.result.exit_code, 1) << r.result.output;
   EXPECT_THAT(r.result.output,
               HasSubstr("--input T0=0x99999999999x99999999999: stride overflows int64"));
+  // 8e18 bytes: no allocator gives that much (beyond any address space).
+  r = runScript(dir, kScalars, "--input T0=1000000000000000000");
+  EXPECT_EQ(r.result.exit_code, 1) << r.result.output;
+  EXPECT_THAT(r.result.output, HasSubstr("--input T0=1000000000000000000: cannot allocate "
+                                         "8000000000000000000 bytes of host memory"));
 }
 
 TEST(CliIntegers, PadBySymbolicWidthsThatOverflowIsAnError) {
