@@ -134,6 +134,9 @@ TEST(IntegerLiterals, InputsListSizesAndFillsThatDoNotFit) {
                         "99999999999) overflows int64"));
   EXPECT_THAT(errorOf(body + "inputs = [torch.full((2, 2), 2 ** 40, dtype=torch.int32)]\n"),
               HasSubstr("6:30: torch.full fill value 1099511627776 does not fit in torch.int32"));
+  EXPECT_THAT(errorOf(body + "inputs = [torch.testing.make_tensor((2, 2), dtype=torch.int32, "
+                             "high=1e30)]\n"),
+              HasSubstr("torch.testing.make_tensor high 1e+30 is outside int64"));
   EXPECT_THAT(errorOf(body + "inputs = [torch.randn(4).as_strided((2, 2), (9223372036854775807, "
                              "1))]\n"),
               HasSubstr("as_strided view reaches past the largest int64 element offset"));

@@ -192,6 +192,15 @@ PyValue makeTensorCall(const std::string& fn, const CallArgs& args) {
   spec.dtype = torchDType(a.at(0), a.context(0));
   if (a.has(1)) spec.make_low = asDouble(a.at(1), a.context(1));
   if (a.has(2)) spec.make_high = asDouble(a.at(2), a.context(2));
+  // An integer dtype's bounds become int64 values: they must be in range.
+  for (size_t i : {size_t{1}, size_t{2}}) {
+    const std::optional<double>& bound = i == 1 ? spec.make_low : spec.make_high;
+    if (bound && isIntegralType(spec.dtype) &&
+        !(*bound >= -9223372036854775808.0 && *bound < 9223372036854775808.0))
+      throw UserError(a.at(i).where,
+                      fmt::format("{} {} {} is outside int64 ({})", fn, i == 1 ? "low" : "high",
+                                  pythonFloat(*bound), a.context(i)));
+  }
   if (a.has(3)) spec.exclude_zero = asBool(a.at(3), a.context(3));
   if (spec.make_low && spec.make_high && *spec.make_low > *spec.make_high)
     throw UserError(a.at(1).where,
