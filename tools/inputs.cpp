@@ -1,13 +1,17 @@
 // Making a fusion's inputs from the script's list, overrides and .npy files.
 #include "cli_common.h"
 
+#include <fusebox/checked_math.h>
 #include <fusebox/error.h>
 #include <fusebox/npy.h>
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <charconv>
+#include <climits>
 #include <cmath>
+#include <cstdlib>
 
 namespace fusebox::cli {
 namespace {
@@ -16,13 +20,49 @@ bool endsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-std::optional<double> parseNumber(const std::string& s) {
-  if (s == "True" || s == "true") return 1.0;
-  if (s == "False" || s == "false") return 0.0;
-  char* end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || end != s.c_str() + s.size()) return std::nullopt;
+// The value of a scalar input, read the way its dtype needs: integers exactly
+// (never through double), bools as True/False/true/false/1/0, floating-point
+// numbers as Python's float() reads them (inf and nan included).
+ScalarValue parseScalarSpec(const std::string& name, const std::string& spec, DataType dtype) {
+  auto fail = [&](const std::string& expected) -> ScalarValue {
+    const std::string_view kind = pythonName(dtype);  // Int, Int32, Bool, Double, ...
+    throw UserError(fmt::format("--input {}={}: {} is {} {} scalar; expected {}", name, spec, name,
+                                kind[0] == 'I' ? "an" : "a", kind, expected));
+  };
+  if (dtype == DataType::Bool) {
+    if (spec == "True" || spec == "true" || spec == "1") return true;
+    if (spec == "False" || spec == "false" || spec == "0") return false;
+    return fail("True, False, true, false, 1 or 0");
+  }
+  const char* end = spec.data() + spec.size();
+  if (isIntegralType(dtype)) {
+    const int64_t lowest = dtype == DataType::Int32 ? INT32_MIN : INT64_MIN;
+    const int64_t highest = dtype == DataType::Int32 ? INT32_MAX : INT64_MAX;
+    const std::string range = fmt::format("an integer from {} to {}", lowest, highest);
+    const char* first = spec.data();
+    if (spec.size() > 1 && spec[0] == '+' && spec[1] != '-') ++first;  // "+5", as int() reads it
+    int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(first, end, v);
+    if (ec == std::errc::result_out_of_range ||
+        (ec == std::errc() && ptr == end && (v < lowest || v > highest)))
+      return fail(fmt::format("{}; {} is out of range", range, spec));
+    if (ec != std::errc() || ptr != end) return fail(range);
+    return v;
+  }
+  // strtod also reads blanks, hex floats and nan(...), which float() does not.
+  char* stop = nullptr;
+  const double v = std::strtod(spec.c_str(), &stop);
+  if (spec.empty() || stop != end || std::isspace(static_cast<unsigned char>(spec[0])) ||
+      spec.find_first_of("xX(") != std::string::npos)
+    return fail("a number such as 1.5, -2, 1e-3, inf or nan");
   return v;
+}
+
+// The number of elements of a shape given on the command line must fit in int64.
+void checkShapeFits(const std::string& name, const std::string& spec,
+                    const std::vector<int64_t>& shape) {
+  FUSEBOX_USER_CHECK(checked::product(shape).has_value(),
+                     "--input {}={}: the number of elements overflows int64", name, spec);
 }
 
 // "16x512x4096" or "16x512x4096:bfloat16" -> InputSpec of random values.
@@ -56,12 +96,24 @@ InputSpec parseShapeSpec(const std::string& name, const std::string& spec, DataT
     out.shape.push_back(extent);
     pos = next + 1;
   }
+  checkShapeFits(name, spec, out.shape);
   if (!isFloatingType(out.dtype)) {
     out.kind = InputSpec::Kind::Randint;
     out.low = 0;
     out.high = out.dtype == DataType::Bool ? 2 : 10;
   }
   return out;
+}
+
+// materializeInput, with its errors (a shape too big to allocate) naming the
+// input, and where the script's inputs list made it.
+Argument materialize(const InputSpec& spec, uint64_t seed, const std::string& what) {
+  try {
+    return materializeInput(spec, seed);
+  } catch (const UserError& e) {
+    if (e.where().known()) throw;
+    throw UserError(spec.where, fmt::format("{}: {}", what, e.detail()));
+  }
 }
 
 }  // namespace
@@ -108,12 +160,10 @@ std::vector<Argument> makeInputs(const PythonDefinition& def,
       if (endsWith(spec, ".npy")) {
         args.emplace_back(loadNpy(spec));
       } else if (input->isScalar()) {
-        auto number = parseNumber(spec);
-        FUSEBOX_USER_CHECK(number.has_value(), "--input {}={}: {} is a scalar, expected a number",
-                           name, spec, name);
-        args.emplace_back(castScalar(*number, input->dtype()));
+        args.emplace_back(parseScalarSpec(name, spec, input->dtype()));
       } else {
-        args.push_back(materializeInput(parseShapeSpec(name, spec, input->dtype()), seed + i));
+        args.push_back(materialize(parseShapeSpec(name, spec, input->dtype()), seed + i,
+                                   fmt::format("--input {}={}", name, spec)));
       }
       continue;
     }
@@ -125,7 +175,7 @@ std::vector<Argument> makeInputs(const PythonDefinition& def,
                        "input {} has no value: the script's inputs list has {} entries for {} "
                        "fusion inputs; give it with --input {}=...",
                        name, def.inputs.size(), inputs.size(), name);
-    args.push_back(materializeInput(def.inputs[i], seed + i));
+    args.push_back(materialize(def.inputs[i], seed + i, fmt::format("input {}", name)));
   }
   return args;
 }

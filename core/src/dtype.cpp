@@ -97,6 +97,9 @@ double toDouble(const ScalarValue& v) {
 int64_t toInt(const ScalarValue& v) {
   if (auto* d = std::get_if<double>(&v)) {
     FUSEBOX_USER_CHECK(std::isfinite(*d), "cannot convert {} to an integer", *d);
+    // -2^63 and 2^63 are exact doubles; everything in between truncates into range.
+    FUSEBOX_USER_CHECK(*d >= -9223372036854775808.0 && *d < 9223372036854775808.0,
+                       "cannot convert {} to an integer: it is outside int64", *d);
     return static_cast<int64_t>(*d);
   }
   return std::visit([](auto x) { return static_cast<int64_t>(x); }, v);

@@ -1,6 +1,7 @@
 // NumPy .npy reading and writing. The header is a Python dict literal
 // ({'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }); it is read by a
 // small tolerant parser rather than a JSON library, since it is not JSON.
+#include <fusebox/checked_math.h>
 #include <fusebox/error.h>
 #include <fusebox/npy.h>
 
@@ -213,6 +214,16 @@ Tensor loadNpy(const std::string& path) {
   const DataType dtype = parseDescr(path, *descr);
 
   std::vector<int64_t> sizes = *shape;
+  // The header's shape must fit in int64 and in the file before anything is allocated.
+  const auto nbytes = checked::mul(checked::product(sizes), dataTypeSize(dtype));
+  FUSEBOX_USER_CHECK(nbytes.has_value(),
+                     "{}: .npy header shape ({}) of {}: the number of bytes overflows int64", path,
+                     fmt::join(sizes, ", "), dtypeName(dtype));
+  const size_t data_bytes = static_cast<size_t>(*nbytes);
+  const size_t have = bytes.size() - prelude - header_len;
+  FUSEBOX_USER_CHECK(have >= data_bytes,
+                     "{}: truncated .npy data: shape ({}) of {} needs {} bytes, the file has {}",
+                     path, fmt::join(sizes, ", "), dtypeName(dtype), data_bytes, have);
   std::vector<int64_t> strides;
   if (*fortran) {
     // Column-major: the first dim is innermost.
@@ -223,11 +234,6 @@ Tensor loadNpy(const std::string& path) {
     strides = contiguousStrides(sizes);
   }
   Tensor t = Tensor::emptyStrided(dtype, sizes, strides);
-  const size_t data_bytes = static_cast<size_t>(t.numel() * t.elementSize());
-  const size_t have = bytes.size() - prelude - header_len;
-  FUSEBOX_USER_CHECK(have >= data_bytes,
-                     "{}: truncated .npy data: shape ({}) of {} needs {} bytes, the file has {}",
-                     path, fmt::join(sizes, ", "), dtypeName(dtype), data_bytes, have);
   if (data_bytes > 0) std::memcpy(t.data(), bytes.data() + prelude + header_len, data_bytes);
   if (dtype == DataType::Bool) {
     // NumPy bools are 0/1 bytes; normalize anything else so reads stay 0/1.

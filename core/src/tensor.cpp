@@ -1,3 +1,4 @@
+#include <fusebox/checked_math.h>
 #include <fusebox/error.h>
 #include <fusebox/tensor.h>
 
@@ -23,9 +24,7 @@ std::string joinInts(const std::vector<int64_t>& v) {
 
 // a * b, or UserError when it does not fit in int64 (absurd shapes must not wrap).
 int64_t checkedMul(int64_t a, int64_t b, const char* what) {
-  int64_t r = 0;
-  FUSEBOX_USER_CHECK(!__builtin_mul_overflow(a, b, &r), "{} overflows int64", what);
-  return r;
+  return checked::orThrow(checked::mul(a, b), what);
 }
 
 void checkShape(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
@@ -53,14 +52,16 @@ int64_t spanOf(const std::vector<int64_t>& sizes, const std::vector<int64_t>& st
   int64_t span = 1;
   for (size_t d = 0; d < sizes.size(); ++d) {
     if (sizes[d] == 0) return 0;
-    span += checkedMul(sizes[d] - 1, strides[d], "tensor extent");
-    FUSEBOX_USER_CHECK(span > 0, "tensor extent overflows int64");
+    span = checked::orThrow(
+        checked::add(span, checkedMul(sizes[d] - 1, strides[d], "tensor extent")), "tensor extent");
   }
   return span;
 }
 
 std::shared_ptr<Storage> allocateHost(int64_t nbytes) {
   // aligned_alloc wants a size that is a multiple of the alignment, and non-zero.
+  FUSEBOX_USER_CHECK(nbytes <= std::numeric_limits<int64_t>::max() - kStorageAlignment,
+                     "cannot allocate {} bytes of host memory", nbytes);
   int64_t padded = (std::max<int64_t>(nbytes, 1) + kStorageAlignment - 1) / kStorageAlignment *
                    kStorageAlignment;
   void* p = std::aligned_alloc(kStorageAlignment, static_cast<size_t>(padded));
@@ -238,7 +239,8 @@ Tensor Tensor::asStrided(std::vector<int64_t> sizes, std::vector<int64_t> stride
   const int64_t capacity = storage_->nbytes / elementSize();
   const int64_t span = spanOf(sizes, strides);
   // An empty view may sit anywhere up to the end of the storage.
-  const int64_t end = storage_offset + span;
+  const int64_t end =
+      checked::add(storage_offset, span).value_or(std::numeric_limits<int64_t>::max());
   FUSEBOX_USER_CHECK(end <= capacity && storage_offset <= capacity,
                      "asStrided: a view of sizes [{}] strides [{}] at offset {} reaches element "
                      "{}, but the storage holds {} elements of {}",

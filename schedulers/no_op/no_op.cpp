@@ -4,11 +4,13 @@
 // a tensor with no elements. The plan returns views sharing the inputs' storage
 // and empty tensors; nothing is copied or computed.
 #include <fusebox/backend_plan.h>
+#include <fusebox/checked_math.h>
 #include <fusebox/scheduler.h>
 
 #include <fmt/format.h>
 
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <variant>
 
@@ -204,8 +206,11 @@ class NoOpScheduler final : public Scheduler {
       r.dtype = tv->dtype();
       r.output = tv->toString();
       r.layout.sizes = info.sizes(tv);
-      int64_t numel = 1;
-      for (int64_t s : r.layout.sizes) numel *= s;
+      const std::optional<int64_t> count = checked::product(r.layout.sizes);
+      if (!count)
+        return fmt::format("output {} of sizes [{}]: the number of elements overflows int64",
+                           tv->toString(), fmt::join(r.layout.sizes, ", "));
+      const int64_t numel = *count;
       if (numel == 0) {
         r.kind = Recipe::Kind::Empty;
         r.layout.strides = tv->hasAllocation() ? stridesForOrder(r.layout.sizes, tv->strideOrder())

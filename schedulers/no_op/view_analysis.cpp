@@ -1,10 +1,9 @@
 #include "view_analysis.h"
 
 #include <fmt/format.h>
+#include <fusebox/checked_math.h>
 
 #include <algorithm>
-#include <functional>
-#include <numeric>
 
 namespace fusebox::no_op {
 
@@ -68,16 +67,18 @@ SegmentFacts analyzeSegment(const Fusion& segment) {
 std::optional<std::vector<int64_t>> reshapeStrides(const std::vector<int64_t>& sizes,
                                                    const std::vector<int64_t>& strides,
                                                    const std::vector<int64_t>& new_sizes) {
-  auto product = [](const std::vector<int64_t>& v) {
-    return std::accumulate(v.begin(), v.end(), int64_t{1}, std::multiplies<>());
-  };
-  const int64_t numel = product(sizes);
-  if (numel != product(new_sizes)) return std::nullopt;
+  // Counts that overflow int64 (sizes computed at run time) make no view.
+  const std::optional<int64_t> count = checked::product(sizes);
+  if (!count || count != checked::product(new_sizes)) return std::nullopt;
+  const int64_t numel = *count;
   const int64_t new_rank = static_cast<int64_t>(new_sizes.size());
   std::vector<int64_t> out(new_sizes.size(), 1);
   if (numel == 0) {
-    for (int64_t d = new_rank - 2; d >= 0; --d)
-      out[d] = out[d + 1] * std::max<int64_t>(new_sizes[d + 1], 1);
+    for (int64_t d = new_rank - 2; d >= 0; --d) {
+      auto stride = checked::mul(out[d + 1], std::max<int64_t>(new_sizes[d + 1], 1));
+      if (!stride) return std::nullopt;
+      out[d] = *stride;
+    }
     return out;
   }
   // The input as dense blocks, innermost first: runs of dims where each dim's

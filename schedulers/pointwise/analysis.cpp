@@ -3,15 +3,14 @@
 
 #include <fmt/format.h>
 #include <fusebox/backend/kernel.h>
+#include <fusebox/checked_math.h>
 
 #include <algorithm>
 
 namespace fusebox::pointwise {
 
 int64_t product(const std::vector<int64_t>& v) {
-  int64_t p = 1;
-  for (int64_t x : v) p *= x;
-  return p;
+  return checked::orThrow(checked::product(v), "pointwise: the number of elements");
 }
 
 bool scalarGoesToDouble(DataType t) {
@@ -143,16 +142,17 @@ std::vector<int64_t> inferSizes(const Expr* e, const SegmentFacts& facts, Runtim
     }
     case OpType::Reshape: {
       const int64_t total = product(sizesOf(e->input(0)));
-      std::vector<int64_t> s;
-      int64_t known = 1, infer_at = -1;
+      std::vector<int64_t> s, given;
+      int64_t infer_at = -1;
       for (size_t k = 0; k < rank; ++k) {
         const int64_t v = evaluateShapeScalar(info, e->input(1 + k), "reshape size");
         if (v == -1)
           infer_at = static_cast<int64_t>(k);
         else
-          known *= v;
+          given.push_back(v);
         s.push_back(v);
       }
+      const int64_t known = product(given);
       if (infer_at >= 0) s[static_cast<size_t>(infer_at)] = known == 0 ? 0 : total / known;
       FUSEBOX_USER_CHECK(product(s) == total, "pointwise: reshape of {} elements to {} elements",
                          total, product(s));
@@ -176,7 +176,8 @@ std::vector<int64_t> inferSizes(const Expr* e, const SegmentFacts& facts, Runtim
             evaluateShapeScalar(info, e->input(1 + r + d), "slice stop"), is[d]);
         const int64_t step = evaluateShapeScalar(info, e->input(1 + 2 * r + d), "slice step");
         FUSEBOX_USER_CHECK(step > 0, "slice step for dim {} must be positive, got {}", d, step);
-        s.push_back(stop > start ? (stop - start + step - 1) / step : 0);
+        // ceil((stop - start) / step), without overflow for a step near 2^63.
+        s.push_back(stop > start ? 1 + (stop - start - 1) / step : 0);
       }
       return s;
     }
@@ -185,8 +186,14 @@ std::vector<int64_t> inferSizes(const Expr* e, const SegmentFacts& facts, Runtim
       const size_t npairs = (e->inputs().size() - 2) / 2;
       for (size_t k = 0; k < npairs; ++k) {
         const size_t d = s.size() - 1 - k;
-        s[d] += evaluateShapeScalar(info, e->input(2 + 2 * k), "pad width") +
-                evaluateShapeScalar(info, e->input(3 + 2 * k), "pad width");
+        const int64_t left = evaluateShapeScalar(info, e->input(2 + 2 * k), "pad width");
+        const int64_t right = evaluateShapeScalar(info, e->input(3 + 2 * k), "pad width");
+        const auto padded = checked::add(checked::add(s[d], left), right);
+        FUSEBOX_USER_CHECK(padded.has_value(),
+                           "padding dim {} of size {} by ({}, {}) gives a size that overflows "
+                           "int64",
+                           d, s[d], left, right);
+        s[d] = *padded;
         FUSEBOX_USER_CHECK(s[d] >= 0, "padding dim {} gives negative size {}", d, s[d]);
       }
       return s;
@@ -195,7 +202,10 @@ std::vector<int64_t> inferSizes(const Expr* e, const SegmentFacts& facts, Runtim
       const int64_t dim = e->attr<CatAttr>().dim;
       std::vector<int64_t> s = sizesOf(e->input(0));
       s[static_cast<size_t>(dim)] = 0;
-      for (const Val* in : e->inputs()) s[static_cast<size_t>(dim)] += sizesOf(in).at(dim);
+      for (const Val* in : e->inputs())
+        s[static_cast<size_t>(dim)] =
+            checked::orThrow(checked::add(s[static_cast<size_t>(dim)], sizesOf(in).at(dim)),
+                             "pointwise: the concatenated size");
       return s;
     }
     case OpType::Full: {

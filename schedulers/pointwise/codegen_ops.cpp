@@ -101,7 +101,9 @@ std::string literal(const ScalarValue& v, DataType t) {
     case DataType::Int32:
     case DataType::Int64: {
       const int64_t i = toInt(v);
-      if (i == INT64_MIN) return "(-9223372036854775807ll - 1)";
+      // 9223372036854775808ll is no literal; the cast keeps the type int64_t
+      // (a bare long long would make fusebox::cast's overloads ambiguous).
+      if (i == INT64_MIN) return "int64_t(-9223372036854775807ll - 1)";
       return fmt::format("int64_t({}ll)", i);
     }
     case DataType::Double:

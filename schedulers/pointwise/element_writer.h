@@ -8,6 +8,7 @@
 #pragma once
 
 #include <fmt/format.h>
+#include <fusebox/checked_math.h>
 #include <fusebox/ir/compute_type.h>
 
 #include <algorithm>
@@ -475,6 +476,7 @@ class Writer {
 
   std::string sliceValue(const Expr* e, const Index& idx) {
     const auto& in_sizes = sizesOf(e->input(0));
+    const auto& out_sizes = sizesOf(e->output(0));
     const size_t r = in_sizes.size();
     Index in;
     for (size_t d = 0; d < r; ++d) {
@@ -482,7 +484,14 @@ class Writer {
       if (start < 0) start += in_sizes[d];
       start = std::clamp<int64_t>(start, 0, in_sizes[d]);
       const int64_t step = evaluateShapeScalar(info_, e->input(1 + 2 * r + d), "slice step");
-      in.push_back(in_sizes[d] == 1 ? IndexExpr::constant(0, n_) : idx[d].scaled(start, step));
+      // With one output element the index is `start` whatever the step (which
+      // may be near 2^63); with more, step < the input's size, so no product overflows.
+      if (in_sizes[d] == 1)
+        in.push_back(IndexExpr::constant(0, n_));
+      else if (out_sizes[d] <= 1)
+        in.push_back(IndexExpr::constant(start, n_));
+      else
+        in.push_back(idx[d].scaled(start, step));
     }
     return forward(e, in);
   }
@@ -527,11 +536,16 @@ class Writer {
       const int64_t left = evaluateShapeScalar(info_, e->input(2 + 2 * k), "pad width");
       const int64_t right = evaluateShapeScalar(info_, e->input(3 + 2 * k), "pad width");
       if (left == 0 && right == 0) continue;
-      in[d] = idx[d].plus(-left);
-      const std::string s = in[d].str();
-      if (in_sizes[d] == 0)
+      // Cropping by 2^63 (left = INT64_MIN) leaves nothing of the input.
+      const auto shift = checked::neg(left);
+      if (in_sizes[d] == 0 || !shift) {
         conds.push_back("false");
-      else if (left <= 0)
+        in[d] = IndexExpr::constant(0, n_);
+        continue;
+      }
+      in[d] = idx[d].plus(*shift);
+      const std::string s = in[d].str();
+      if (left <= 0)
         conds.push_back(fmt::format("{} < {}", s, in_sizes[d]));
       else
         conds.push_back(fmt::format("{} >= 0 && {} < {}", s, s, in_sizes[d]));

@@ -1,6 +1,7 @@
 // pointwise: segments of elementwise and data-movement ops become one
 // generated CUDA kernel (the same source runs on the cuda and host backends).
 // See docs/schedulers/pointwise.md.
+#include <fusebox/checked_math.h>
 #include <fusebox/kernel_plan.h>
 #include <fusebox/scheduler.h>
 
@@ -99,7 +100,10 @@ class PointwiseScheduler final : public Scheduler {
       spec.dtype = tv->dtype();
       spec.sizes = facts.sizes.at(tv);
       spec.strides = facts.output_strides[k];
-      bytes += product(spec.sizes) * dataTypeSize(spec.dtype);
+      // An output too large to count in bytes could never be allocated.
+      bytes = checked::orThrow(
+          checked::add(bytes, checked::mul(product(spec.sizes), dataTypeSize(spec.dtype))),
+          fmt::format("pointwise: the size in bytes of output {}", tv->toString()));
       plan->outputs.push_back(std::move(spec));
     }
     plan->bytes_moved = bytes;

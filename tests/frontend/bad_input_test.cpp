@@ -159,7 +159,7 @@ std::vector<BadCase> badCases() {
       inBody("bad_number", "S0 = fd.define_scalar(12abc)", 1, 25,
              "unexpected character 'a' in a number"),
       inBody("integer_overflow", "S0 = fd.define_scalar(99999999999999999999)", 1, 23,
-             "does not fit in 64 bits"),
+             "integer 99999999999999999999 does not fit in int64"),
       BadCase{"inconsistent_dedent", body(t0) + "  fd.add_output(T0)\n", 6, 3,
               "indentation does not match any enclosing block"},
       BadCase{"unexpected_indent", "import torch\n    import torch\n", 2, 5,

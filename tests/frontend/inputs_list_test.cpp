@@ -52,7 +52,7 @@ TEST(InputsList, ConstructorsShapesDtypesAndDefaults) {
   EXPECT_EQ(specs[3].shape, (std::vector<int64_t>{2, 2}));
   EXPECT_EQ(specs[3].dtype, DataType::Int32);
   EXPECT_EQ(specs[4].kind, InputSpec::Kind::Full);
-  EXPECT_EQ(specs[4].fill_value, 1.5);
+  EXPECT_EQ(specs[4].fill_value, ScalarValue(1.5));
   EXPECT_EQ(specs[4].dtype, DataType::Float);
   EXPECT_EQ(specs[5].dtype, DataType::Int64);  // torch infers int64 from an int fill value
   EXPECT_EQ(specs[6].kind, InputSpec::Kind::Randint);
@@ -140,7 +140,7 @@ TEST(InputsList, ToPythonWritesWhatTheListReadsBack) {
     list += toPython(*s) + ",\n";
   auto back = parseInputs(list, 5);
   ASSERT_EQ(back.size(), 5u);
-  EXPECT_EQ(back[1].fill_value, 0.5);
+  EXPECT_EQ(back[1].fill_value, ScalarValue(0.5));
   EXPECT_EQ(back[1].dtype, DataType::Half);
   EXPECT_EQ(back[2].low, -3);
   EXPECT_EQ(back[2].dtype, DataType::Int32);

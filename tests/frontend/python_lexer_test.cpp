@@ -1,7 +1,10 @@
 // The tokenizer: kinds, values and line:col of tokens, Python's indentation
 // and bracket rules.
+#include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -102,6 +105,41 @@ TEST(PythonLexer, NumbersOfEverySpelling) {
   EXPECT_DOUBLE_EQ(toks[5].float_value, 2000.0);
   EXPECT_EQ(toks[6].kind, TokenKind::Int);
   EXPECT_EQ(toks[6].int_value, 7);
+}
+
+TEST(PythonLexer, IntegerLiteralsOfEveryBaseAreExact) {
+  auto toks = tokenize("9223372036854775807 0x7fffffffffffffff 0o17 0b101 9007199254740993 0 00\n",
+                       "lex.py");
+  ASSERT_GE(toks.size(), 7u);
+  EXPECT_EQ(toks[0].int_value, std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(toks[1].int_value, std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(toks[2].int_value, 15);
+  EXPECT_EQ(toks[3].int_value, 5);
+  EXPECT_EQ(toks[4].int_value, 9007199254740993);  // not rounded through double
+  EXPECT_EQ(toks[5].int_value, 0);
+  EXPECT_EQ(toks[6].int_value, 0);
+  // 2^63 is kept for a unary minus to come.
+  auto top = tokenize("9223372036854775808\n", "lex.py");
+  EXPECT_TRUE(top[0].int_is_two_pow_63);
+}
+
+TEST(PythonLexer, IntegerLiteralsThatDoNotFitOrAreNotPython) {
+  auto lexError = [](const std::string& src) {
+    try {
+      tokenize(src, "lex.py");
+    } catch (const UserError& e) {
+      return fmt::format("{}:{}: {}", e.where().line, e.where().column, e.detail());
+    }
+    return std::string("<no error>");
+  };
+  using ::testing::HasSubstr;
+  EXPECT_THAT(lexError("x = 9223372036854775809\n"),
+              HasSubstr("1:5: integer 9223372036854775809 does not fit in int64"));
+  EXPECT_THAT(lexError("x = 0x8000000000000001\n"), HasSubstr("1:5: integer 0x8000000000000001"));
+  EXPECT_THAT(lexError("x = 99999999999999999999999\n"), HasSubstr("does not fit in int64"));
+  // strtoll read 010 as octal 8; Python refuses it.
+  EXPECT_THAT(lexError("x = 010\n"), HasSubstr("1:5: leading zeros in the integer literal 010"));
+  EXPECT_THAT(lexError("x = 0b102\n"), HasSubstr("invalid digit '2'"));
 }
 
 TEST(PythonLexer, StringsWithQuotesPrefixesAndEscapes) {

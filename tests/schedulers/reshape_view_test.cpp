@@ -32,6 +32,14 @@ TEST(ReshapeStrides, TransposedInputOnlyKeepsItsBlocks) {
   EXPECT_EQ(reshapeStrides({4, 3}, {1, 4}, {2, 2, 3}), Ints({2, 1, 4}));
 }
 
+TEST(ReshapeStrides, SizesBeyondInt64AreNoView) {
+  // An empty result whose dense strides overflow int64 (they wrapped to 0).
+  const int64_t big = int64_t{1} << 32;
+  EXPECT_EQ(reshapeStrides({0}, {1}, {0, big, big}), std::nullopt);
+  // 3 * 6148914691236517208 wraps to 8.
+  EXPECT_EQ(reshapeStrides({8}, {1}, {3, 6148914691236517208}), std::nullopt);
+}
+
 TEST(ReshapeStrides, SizeOneDimsAreFree) {
   // Size-1 dims neither break blocks nor need a place.
   EXPECT_EQ(reshapeStrides({2, 1, 3}, {3, 99, 1}, {6}), Ints({1}));

@@ -127,6 +127,24 @@ TEST(FusionRuntimeFacts, IntermediatesAreFreshDenseAllocationsInTheirAllocationO
   EXPECT_EQ(info.sizes(seg.fusion->outputs()[0]->as<TensorView>()), (std::vector<int64_t>{3, 5}));
 }
 
+TEST(FusionRuntimeFacts, IntermediateTooLargeForInt64NamesItsOp) {
+  // Each size fits; their product does not (its dense strides wrapped before).
+  Fusion f;
+  Scalar* rows = defineScalar(f, DataType::Int64);
+  Scalar* cols = defineScalar(f, DataType::Int64);
+  TensorView* t = full(f, {rows, cols}, f.constantDouble(1), DataType::Float);
+  f.addOutput(sum(t, {0, 1}));
+  const int64_t big = int64_t{1} << 32;
+  FusionRuntimeFacts facts(f, {ScalarValue(big), ScalarValue(big)}, DeviceProperties{});
+  try {
+    facts.argumentInfo(t);
+    ADD_FAILURE() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("full: its output T0_g of sizes [4294967296, 4294967296] is "
+                                    "too large"));
+  }
+}
+
 TEST(BoundaryView, ExpandedBroadcastDimsGetStrideZero) {
   Fusion f;
   TensorView* t0 = defineTensor(f, {-1, 1}, DataType::Float);

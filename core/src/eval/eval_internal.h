@@ -72,6 +72,10 @@ ScalarValue scalarFromNumber(const Number& v, DataType t);
 Number applyUnary(UnaryOpType op, const Number& x);
 Number applyBinary(BinaryOpType op, const Number& a, const Number& b);
 Number applyTernary(TernaryOpType op, const Number& a, const Number& b, const Number& c);
+// Whether the op on integer operands has an exact result outside int64, i.e.
+// applyUnary/applyBinary wrapped (false for floating operands).
+bool integerOverflows(UnaryOpType op, const Number& x);
+bool integerOverflows(BinaryOpType op, const Number& a, const Number& b);
 // Round half to even (torch.round), independent of the FP environment.
 double roundHalfToEven(double x);
 // Inverse error function on [-1, 1] (nan outside).

@@ -1,6 +1,9 @@
 // Elementwise semantics of every unary, binary and ternary op, as PyTorch
 // defines them. Integers compute in int64 with two's-complement wrapping (the
 // store narrows to int32 afterwards); floats compute in double.
+// integerOverflows says when a wrap happened, for the shape arithmetic that
+// must not wrap (shape_scalars.h).
+#include <fusebox/checked_math.h>
 #include <fusebox/error.h>
 
 #include <cmath>
@@ -331,6 +334,33 @@ Number applyBinary(BinaryOpType op, const Number& a, const Number& b) {
       break;
   }
   throw InternalError(fmt::format("unknown binary op {}", static_cast<int>(op)));
+}
+
+bool integerOverflows(UnaryOpType op, const Number& x) {
+  if (x.kind != Kind::Int) return false;
+  return (op == UnaryOpType::Neg || op == UnaryOpType::Abs) && x.i == kMinInt;
+}
+
+bool integerOverflows(BinaryOpType op, const Number& a, const Number& b) {
+  if (a.isFloat() || b.isFloat()) return false;
+  switch (op) {
+    case BinaryOpType::Add:
+      return !checked::add(a.i, b.i);
+    case BinaryOpType::Sub:
+      return !checked::sub(a.i, b.i);
+    case BinaryOpType::Mul:
+      return !checked::mul(a.i, b.i);
+    case BinaryOpType::Div:
+    case BinaryOpType::CeilDiv:
+      return a.i == kMinInt && b.i == -1;
+    case BinaryOpType::Pow:
+      return b.i >= 0 && !checked::pow(a.i, b.i);
+    case BinaryOpType::BitwiseLeftShift:
+      return b.i >= 0 && b.i < 64 &&
+             (static_cast<int64_t>(static_cast<uint64_t>(a.i) << b.i) >> b.i) != a.i;
+    default:
+      return false;
+  }
 }
 
 Number applyTernary(TernaryOpType op, const Number& a, const Number& b, const Number& c) {

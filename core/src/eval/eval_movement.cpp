@@ -1,5 +1,7 @@
 // Data movement: broadcast, squeeze, expand, reshape, permute. Each builds a
 // strided view of its input and copies it into a fresh output tensor.
+#include <fusebox/checked_math.h>
+
 #include <fmt/format.h>
 
 #include "eval/eval_internal.h"
@@ -84,8 +86,8 @@ void evalExpand(EvalContext& ctx, const Expr* e) {
 
 void evalReshape(EvalContext& ctx, const Expr* e) {
   const Tensor& in = ctx.tensor(e->input(0));
-  std::vector<int64_t> sizes;
-  int64_t inferred = -1, known = 1;
+  std::vector<int64_t> sizes, given;
+  int64_t inferred = -1;
   for (size_t d = 1; d < e->inputs().size(); ++d) {
     int64_t s = ctx.integer(e->input(d));
     FUSEBOX_USER_CHECK(s >= -1, "new shape entry {} is {}, expected a size >= 0 or -1", d - 1, s);
@@ -93,11 +95,17 @@ void evalReshape(EvalContext& ctx, const Expr* e) {
       FUSEBOX_USER_CHECK(inferred < 0, "new shape has more than one -1 entry");
       inferred = static_cast<int64_t>(d - 1);
     } else {
-      known *= s;
+      given.push_back(s);
     }
     sizes.push_back(s);
   }
   const int64_t numel = in.numel();
+  const auto product = checked::product(given);
+  FUSEBOX_USER_CHECK(product.has_value(),
+                     "cannot reshape {} of shape [{}] ({} elements) to [{}]: the number of "
+                     "elements overflows int64",
+                     e->input(0)->toString(), joinInts(in.sizes()), numel, joinInts(sizes));
+  const int64_t known = *product;
   if (inferred >= 0) {
     FUSEBOX_USER_CHECK(known != 0 && numel % known == 0,
                        "cannot reshape {} of shape [{}] ({} elements) to [{}]",

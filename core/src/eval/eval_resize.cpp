@@ -1,5 +1,7 @@
 // Resize ops: slice, pad, cat. Indices follow torch: negative ones count from
 // the end, then clamp to [0, extent]; negative pad widths crop.
+#include <fusebox/checked_math.h>
+
 #include <fmt/format.h>
 
 #include "eval/eval_internal.h"
@@ -26,9 +28,14 @@ void evalSlice(EvalContext& ctx, const Expr* e) {
     const int64_t stop = normalizeIndex(ctx.integer(e->input(1 + rank + d)), extent);
     const int64_t step = ctx.integer(e->input(1 + 2 * rank + d));
     FUSEBOX_USER_CHECK(step > 0, "slice step for dim {} must be positive, got {}", d, step);
-    const int64_t length = stop > start ? (stop - start + step - 1) / step : 0;
+    // ceil((stop - start) / step) without forming stop - start + step, which
+    // overflows for a step near 2^63.
+    const int64_t length = stop > start ? 1 + (stop - start - 1) / step : 0;
     sizes.push_back(length);
-    strides.push_back(in.strides()[d] * step);
+    // With one element or none the stride is never used; with more, step < extent.
+    strides.push_back(length > 1
+                          ? checked::orThrow(checked::mul(in.strides()[d], step), "slice stride")
+                          : in.strides()[d]);
     if (length > 0) offset += start * in.strides()[d];
   }
   Tensor view = in.asStrided(sizes, strides, offset);
@@ -57,14 +64,21 @@ void evalPad(EvalContext& ctx, const Expr* e) {
     const int64_t d = rank - 1 - k;  // widths come last dim first
     const int64_t left = ctx.integer(e->input(2 + 2 * k));
     const int64_t right = ctx.integer(e->input(3 + 2 * k));
-    const int64_t size = in.sizes()[d] + left + right;
-    FUSEBOX_USER_CHECK(size >= 0, "padding dim {} of size {} by ({}, {}) gives size {}", d,
-                       in.sizes()[d], left, right, size);
+    const int64_t extent = in.sizes()[d];
+    const auto padded = checked::add(checked::add(extent, left), right);
+    FUSEBOX_USER_CHECK(padded.has_value(),
+                       "padding dim {} of size {} by ({}, {}) gives a size that overflows int64", d,
+                       extent, left, right);
+    const int64_t size = *padded;
+    FUSEBOX_USER_CHECK(size >= 0, "padding dim {} of size {} by ({}, {}) gives size {}", d, extent,
+                       left, right, size);
     sizes[d] = size;
-    // Output position o holds input position o - left.
+    // Output position o holds input position o - left. When left + extent
+    // overflows, it is past the end of the output anyway.
     const int64_t out_begin = std::max<int64_t>(0, left);
-    const int64_t out_end = std::min<int64_t>(size, left + in.sizes()[d]);
-    overlap[d] = {out_begin - left, out_begin, std::max<int64_t>(0, out_end - out_begin)};
+    const int64_t out_end = std::min<int64_t>(size, checked::add(left, extent).value_or(size));
+    const int64_t count = std::max<int64_t>(0, out_end - out_begin);
+    overlap[d] = count == 0 ? Overlap{0, 0, 0} : Overlap{out_begin - left, out_begin, count};
   }
   const auto* out_tv = e->output(0)->as<TensorView>();
   Tensor out = ctx.allocate(out_tv, sizes);
@@ -104,7 +118,8 @@ void evalCat(EvalContext& ctx, const Expr* e) {
                          e->input(k)->toString(), t.sizes()[d], d, first.sizes()[d],
                          e->input(0)->toString());
     }
-    sizes[dim] += t.sizes()[dim];
+    sizes[dim] = checked::orThrow(checked::add(sizes[dim], t.sizes()[dim]),
+                                  fmt::format("the concatenated size of dim {}", dim));
   }
   const auto* out_tv = e->output(0)->as<TensorView>();
   Tensor out = ctx.allocate(out_tv, sizes);

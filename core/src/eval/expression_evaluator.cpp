@@ -1,5 +1,9 @@
 // ExpressionEvaluator: scalar values of a fusion once its inputs are bound.
+#include <fusebox/ir/shape_scalars.h>
+
 #include <fmt/format.h>
+
+#include <climits>
 
 #include "eval/eval_internal.h"
 
@@ -33,6 +37,35 @@ Number evaluateScalarExpr(const Expr* def, const std::vector<Number>& in) {
       break;
   }
   throw InternalError(fmt::format("scalar produced by {} (not a scalar op)", describeExpr(def)));
+}
+
+// Whether evaluating `def` on `in` wrapped: an integer result outside int64,
+// or outside int32 for an Int32 result.
+bool wrapped(const Expr* def, const std::vector<Number>& in, const Number& result, DataType t) {
+  if (def->op() == OpType::Unary && integerOverflows(def->attr<UnaryOpType>(), in.at(0)))
+    return true;
+  if (def->op() == OpType::Binary &&
+      integerOverflows(def->attr<BinaryOpType>(), in.at(0), in.at(1)))
+    return true;
+  return t == DataType::Int32 && !result.isFloat() &&
+         (result.i < INT32_MIN || result.i > INT32_MAX);
+}
+
+// Shape arithmetic must not wrap (shape_scalars.h): throws UserError naming
+// the tensor op whose shape `v` gives. A scalar that gives no shape wraps, as
+// tensor element math does. Only runs once something wrapped.
+void rejectWrappedShape(const Val* v, const Expr* def, const std::vector<Number>& in) {
+  const auto uses = shapeScalarUses(*v->fusion());
+  auto it = uses.find(v);
+  if (it == uses.end()) return;
+  const ShapeUse& use = it->second;
+  std::vector<std::string> operands;
+  for (const Number& n : in) operands.push_back(std::to_string(n.i));
+  throw UserError(fmt::format("{}: {} {} overflows {} ({}({}))", describeShapeOp(use.op),
+                              use.is_output_extent ? "output size" : "shape operand",
+                              use.root->as<Scalar>()->inlineString(),
+                              v->dtype() == DataType::Int32 ? "int32" : "int64", def->opName(),
+                              fmt::join(operands, ", ")));
 }
 
 }  // namespace
@@ -120,6 +153,7 @@ std::optional<ScalarValue> ExpressionEvaluator::evaluate(const Val* v) {
   } catch (const UserError& e) {
     throw UserError(fmt::format("evaluating scalar {}: {}", describeExpr(def), e.what()));
   }
+  if (wrapped(def, operands, result, v->dtype())) rejectWrappedShape(v, def, operands);
   ScalarValue value = scalarFromNumber(result, v->dtype());
   values_[v] = value;
   return value;

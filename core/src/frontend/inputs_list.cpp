@@ -1,6 +1,11 @@
 #include "frontend/inputs_list.h"
 
+#include <fusebox/checked_math.h>
+
 #include <fmt/format.h>
+
+#include <climits>
+#include <cmath>
 
 #include "frontend/op_table.h"
 
@@ -23,6 +28,16 @@ constexpr std::string_view kConstructors =
     "torch.randn, torch.rand, torch.ones, torch.zeros, torch.full, torch.randint, "
     "torch.testing.make_tensor";
 
+// A tensor's sizes: none negative, and their product must fit in int64.
+std::vector<int64_t> checkedSizes(std::vector<int64_t> sizes, const SourceLocation& where,
+                                  const std::string& context) {
+  if (!checked::product(sizes))
+    throw UserError(where, fmt::format("the number of elements of a tensor of size ({}) overflows "
+                                       "int64 ({})",
+                                       fmt::join(sizes, ", "), context));
+  return sizes;
+}
+
 std::vector<int64_t> asSizes(const PyValue& v, const std::string& context) {
   if (!v.isSequence()) throwWrongKind(v, "a tuple of sizes", context);
   std::vector<int64_t> sizes = asIntList(v, context);
@@ -30,7 +45,7 @@ std::vector<int64_t> asSizes(const PyValue& v, const std::string& context) {
     if (sizes[i] < 0)
       throw UserError(v.items[i].where,
                       fmt::format("size {} must not be negative ({})", sizes[i], context));
-  return sizes;
+  return checkedSizes(std::move(sizes), v.where, context);
 }
 
 DataType torchDType(const PyValue& v, const std::string& context) {
@@ -75,7 +90,7 @@ std::pair<std::vector<int64_t>, CallArgs> splitShape(const std::string& fn, cons
   }
   if (!have_shape)
     throw UserError(args.where, fmt::format("{} needs a size, e.g. {}((2, 3))", fn, fn));
-  return {shape, rest};
+  return {checkedSizes(std::move(shape), args.where, fmt::format("the size of {}", fn)), rest};
 }
 
 // Binds the keyword-style rest of a constructor; device/requires_grad/... are
@@ -117,14 +132,27 @@ PyValue fullCall(const std::string& fn, const CallArgs& args) {
   spec.shape = asSizes(a.at(0), a.context(0));
   const PyValue& fill = a.at(1);
   if (!fill.isNumber()) throwWrongKind(fill, "a number", a.context(1));
-  spec.fill_value = fill.kind == PyValue::Kind::Float ? fill.f
-                    : fill.kind == PyValue::Kind::Int ? double(fill.i)
-                                                      : double(fill.b);
+  // Kept as written: an int fill stays exact (no detour through double).
+  spec.fill_value = fill.kind == PyValue::Kind::Float ? ScalarValue(fill.f)
+                    : fill.kind == PyValue::Kind::Int ? ScalarValue(fill.i)
+                                                      : ScalarValue(fill.b);
   // torch infers the dtype from the fill value when none is given.
   spec.dtype = fill.kind == PyValue::Kind::Bool  ? DataType::Bool
                : fill.kind == PyValue::Kind::Int ? DataType::Int64
                                                  : DataType::Float;
   if (a.has(2)) spec.dtype = torchDType(a.at(2), a.context(2));
+  // As torch, a fill an integer dtype cannot hold is an error, not a wrapped value.
+  if (isIntegralType(spec.dtype)) {
+    const bool int32 = spec.dtype == DataType::Int32;
+    const double limit = int32 ? 2147483648.0 : 9223372036854775808.0;
+    const bool fits = fill.kind == PyValue::Kind::Float
+                          ? std::isfinite(fill.f) && fill.f >= -limit && fill.f < limit
+                          : !int32 || (toInt(spec.fill_value) >= INT32_MIN &&
+                                       toInt(spec.fill_value) <= INT32_MAX);
+    if (!fits)
+      throw UserError(fill.where, fmt::format("{} fill value {} does not fit in {}", fn,
+                                              describeValue(fill), torchDTypeName(spec.dtype)));
+  }
   return makeInput(std::move(spec), args.where);
 }
 
@@ -164,6 +192,15 @@ PyValue makeTensorCall(const std::string& fn, const CallArgs& args) {
   spec.dtype = torchDType(a.at(0), a.context(0));
   if (a.has(1)) spec.make_low = asDouble(a.at(1), a.context(1));
   if (a.has(2)) spec.make_high = asDouble(a.at(2), a.context(2));
+  // An integer dtype's bounds become int64 values: they must be in range.
+  for (size_t i : {size_t{1}, size_t{2}}) {
+    const std::optional<double>& bound = i == 1 ? spec.make_low : spec.make_high;
+    if (bound && isIntegralType(spec.dtype) &&
+        !(*bound >= -9223372036854775808.0 && *bound < 9223372036854775808.0))
+      throw UserError(a.at(i).where,
+                      fmt::format("{} {} {} is outside int64 ({})", fn, i == 1 ? "low" : "high",
+                                  pythonFloat(*bound), a.context(i)));
+  }
   if (a.has(3)) spec.exclude_zero = asBool(a.at(3), a.context(3));
   if (spec.make_low && spec.make_high && *spec.make_low > *spec.make_high)
     throw UserError(a.at(1).where,
@@ -172,18 +209,22 @@ PyValue makeTensorCall(const std::string& fn, const CallArgs& args) {
   return makeInput(std::move(spec), args.where);
 }
 
-int64_t numel(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t s : shape) n *= s;
-  return n;
-}
-
 std::string tupleText(const std::vector<int64_t>& v) {
   if (v.size() == 1) return fmt::format("({},)", v[0]);
   return fmt::format("({})", fmt::join(v, ", "));
 }
 
 }  // namespace
+
+std::optional<int64_t> viewStorageSize(const std::vector<int64_t>& sizes,
+                                       const std::vector<int64_t>& strides, int64_t offset) {
+  for (int64_t s : sizes)
+    if (s == 0) return offset;
+  std::optional<int64_t> needed = checked::add(offset, 1);
+  for (size_t i = 0; i < sizes.size() && i < strides.size(); ++i)
+    needed = checked::add(needed, checked::mul(sizes[i] - 1, strides[i]));
+  return needed;
+}
 
 PyValue torchAttribute(const std::vector<Token>& path, const std::string& file) {
   SourceLocation where{file, path[0].line, path[0].column};
@@ -243,16 +284,14 @@ PyValue inputMethod(PyValue self, const Token& name, const CallArgs& args) {
   int64_t offset = a.has(2) ? asInt(a.at(2), a.context(2)) : 0;
   if (offset < 0) throw UserError(a.at(2).where, "storage_offset must not be negative");
   // The view must stay inside the base tensor's storage.
-  int64_t needed = offset;
-  if (numel(size) > 0) {
-    needed = offset + 1;
-    for (size_t i = 0; i < size.size(); ++i) needed += (size[i] - 1) * stride[i];
-  }
-  if (needed > numel(spec.shape))
-    throw UserError(
-        where, fmt::format("as_strided view needs {} elements of storage, but the tensor it views "
-                           "has {}",
-                           needed, numel(spec.shape)));
+  const std::optional<int64_t> needed = viewStorageSize(size, stride, offset);
+  if (!needed)
+    throw UserError(where, "as_strided view reaches past the largest int64 element offset");
+  const int64_t have = *checked::product(spec.shape);  // checked when the sizes were read
+  if (*needed > have)
+    throw UserError(where, fmt::format("as_strided view needs {} elements of storage, but the "
+                                       "tensor it views has {}",
+                                       *needed, have));
   spec.base_shape = spec.shape;
   spec.shape = size;
   spec.strides = stride;
@@ -297,12 +336,8 @@ std::string inputSpecToPython(const InputSpec& spec) {
   std::vector<int64_t> base = spec.shape;
   if (spec.strides) {
     base = spec.base_shape;
-    if (base.empty() && !spec.shape.empty()) {
-      int64_t needed = spec.storage_offset + 1;
-      for (size_t i = 0; i < spec.shape.size(); ++i)
-        needed += (spec.shape[i] - 1) * (*spec.strides)[i];
-      base = {needed};
-    }
+    if (base.empty() && !spec.shape.empty())
+      base = {viewStorageSize(spec.shape, *spec.strides, spec.storage_offset).value_or(0)};
   }
   std::string dtype = torchDTypeName(spec.dtype);
   std::string device = "device='cuda:0'";
@@ -320,10 +355,9 @@ std::string inputSpecToPython(const InputSpec& spec) {
       break;
     }
     case InputSpec::Kind::Full: {
-      std::string fill = spec.dtype == DataType::Bool ? (spec.fill_value != 0 ? "True" : "False")
-                         : isIntegralType(spec.dtype)
-                             ? std::to_string(static_cast<int64_t>(spec.fill_value))
-                             : pythonFloat(spec.fill_value);
+      std::string fill = spec.dtype == DataType::Bool ? (toBool(spec.fill_value) ? "True" : "False")
+                         : isIntegralType(spec.dtype) ? std::to_string(toInt(spec.fill_value))
+                                                      : pythonFloat(toDouble(spec.fill_value));
       text = fmt::format("torch.full({}, {}, dtype={}, {})", tupleText(base), fill, dtype, device);
       break;
     }

@@ -1,10 +1,13 @@
 // Deterministic host tensors for the inputs list. The generator is our own
 // (splitmix64), so the same (spec, seed) gives the same values on every
 // platform and standard library.
+#include <fusebox/checked_math.h>
 #include <fusebox/frontend/python_definition.h>
 
 #include <cmath>
 #include <numbers>
+
+#include "frontend/inputs_list.h"
 
 namespace fusebox {
 namespace {
@@ -74,9 +77,9 @@ Element makeElement(const InputSpec& spec, Random& rng) {
     case InputSpec::Kind::Full:
       if (isIntegralType(spec.dtype)) {
         e.is_int = true;
-        e.i = static_cast<int64_t>(spec.fill_value);
+        e.i = toInt(spec.fill_value);
       } else {
-        e.d = spec.fill_value;
+        e.d = toDouble(spec.fill_value);
       }
       return e;
     case InputSpec::Kind::Randint:
@@ -116,10 +119,9 @@ Argument materializeInput(const InputSpec& spec, uint64_t seed) {
       spec.strides && !spec.base_shape.empty() ? spec.base_shape : spec.shape;
   if (spec.strides && spec.base_shape.empty()) {
     // A view with no recorded base: a 1-D storage just big enough.
-    int64_t needed = spec.storage_offset + 1;
-    for (size_t i = 0; i < spec.shape.size(); ++i)
-      needed += (spec.shape[i] - 1) * (*spec.strides)[i];
-    base_shape = {needed};
+    base_shape = {
+        checked::orThrow(frontend::viewStorageSize(spec.shape, *spec.strides, spec.storage_offset),
+                         "the storage an as_strided view reaches")};
   }
   Tensor base = Tensor::empty(spec.dtype, base_shape);
   Random rng(seed);

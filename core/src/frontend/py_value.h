@@ -35,6 +35,10 @@ struct PyValue {
   Kind kind = Kind::None;
   bool b = false;
   int64_t i = 0;
+  // Int 2**63 (i holds INT64_MIN): the literal 9223372036854775808 or a sum
+  // that reaches it. Only the expression reader sees one; it must be negated
+  // before the expression ends, or the reader reports it does not fit.
+  bool int_is_two_pow_63 = false;
   double f = 0;
   std::string s;
   std::optional<DataType> dtype;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 
 namespace fusebox::frontend {
 
@@ -86,8 +87,9 @@ class ExprReader {
   ExprReader(Cursor& cur, Resolver& res) : cur_(cur), res_(res) {}
 
   PyValue expression() {
-    DepthGuard guard(*this);
-    return additive();
+    PyValue v = expressionUpToTwoPow63();
+    requireFitsInt64(v);
+    return v;
   }
 
   CallArgs callArgs(SourceLocation callee) {
@@ -116,6 +118,20 @@ class ExprReader {
   }
 
  private:
+  // An int may reach 2**63 inside an expression (`-9223372036854775808` is the
+  // negation of 2**63, as in Python); a complete expression must fit in int64.
+  PyValue expressionUpToTwoPow63() {
+    DepthGuard guard(*this);
+    return additive();
+  }
+
+  static void requireFitsInt64(const PyValue& v) {
+    if (v.kind == PyValue::Kind::Int && v.int_is_two_pow_63)
+      throw UserError(v.where,
+                      "integer 9223372036854775808 does not fit in int64 (the largest is "
+                      "9223372036854775807)");
+  }
+
   PyValue additive() {
     PyValue lhs = multiplicative();
     while (cur_.atOp("+") || cur_.atOp("-")) {
@@ -145,8 +161,10 @@ class ExprReader {
       if (op.text == "-") {
         if (v.kind == PyValue::Kind::Float)
           v.f = -v.f;
-        else
-          v = PyValue::integer(-(v.kind == PyValue::Kind::Bool ? int64_t{v.b} : v.i), cur_.loc(op));
+        else {
+          const Wide x = wideInt(v);
+          v = intResult(-x, cur_.loc(op), [&] { return fmt::format("-{}", wideText(x)); });
+        }
       }
       return v;
     }
@@ -176,11 +194,8 @@ class ExprReader {
                                    op.text));
     SourceLocation w = a.where;
     auto asDouble = [](const PyValue& v) {
-      return v.kind == PyValue::Kind::Float ? v.f
-             : v.kind == PyValue::Kind::Int ? double(v.i)
-                                            : double(v.b);
+      return v.kind == PyValue::Kind::Float ? v.f : static_cast<double>(wideInt(v));
     };
-    auto asInt = [](const PyValue& v) { return v.kind == PyValue::Kind::Int ? v.i : int64_t{v.b}; };
     bool floating = a.kind == PyValue::Kind::Float || b.kind == PyValue::Kind::Float;
     const std::string& o = op.text;
     if (o == "/" || (floating && o != "//" && o != "%")) {
@@ -199,20 +214,71 @@ class ExprReader {
       double q = std::floor(x / y);
       return PyValue::floating(o == "//" ? q : x - q * y, w);
     }
-    int64_t x = asInt(a), y = asInt(b);
+    // Exact: operands are within [-2**63, 2**63], so sums and products fit in 128 bits.
+    const Wide x = wideInt(a), y = wideInt(b);
+    auto text = [&] { return fmt::format("{} {} {}", wideText(x), o, wideText(y)); };
     if ((o == "//" || o == "%") && y == 0) cur_.fail(op, "division by zero");
-    if (o == "+") return PyValue::integer(x + y, w);
-    if (o == "-") return PyValue::integer(x - y, w);
-    if (o == "*") return PyValue::integer(x * y, w);
+    if (o == "+") return intResult(x + y, w, text, cur_.loc(op));
+    if (o == "-") return intResult(x - y, w, text, cur_.loc(op));
+    if (o == "*") return intResult(x * y, w, text, cur_.loc(op));
     if (o == "**") {
-      if (y < 0) return PyValue::floating(std::pow(double(x), double(y)), w);
-      int64_t r = 1;
-      for (int64_t k = 0; k < y; ++k) r *= x;
-      return PyValue::integer(r, w);
+      if (y < 0) return PyValue::floating(std::pow(asDouble(a), asDouble(b)), w);
+      auto r = widePow(x, y);
+      if (!r) cur_.fail(op, fmt::format("integer overflow: {} does not fit in int64", text()));
+      return intResult(*r, w, text, cur_.loc(op));
     }
-    int64_t q = x / y;
+    Wide q = x / y;
     if ((x % y != 0) && ((x < 0) != (y < 0))) --q;  // Python floors
-    return PyValue::integer(o == "//" ? q : x - q * y, w);
+    return intResult(o == "//" ? q : x - q * y, w, text, cur_.loc(op));
+  }
+
+  using Wide = __int128;
+  static constexpr Wide kTwoPow63 = Wide{1} << 63;
+
+  static Wide wideInt(const PyValue& v) {
+    if (v.kind == PyValue::Kind::Bool) return v.b ? 1 : 0;
+    return v.int_is_two_pow_63 ? kTwoPow63 : Wide{v.i};
+  }
+
+  // Operands are within [-2**63, 2**63]; so is anything wideText prints.
+  static std::string wideText(Wide v) {
+    return v == kTwoPow63 ? "9223372036854775808" : std::to_string(static_cast<int64_t>(v));
+  }
+
+  static std::optional<Wide> widePow(Wide base, Wide exp) {
+    auto fits = [](Wide v) { return v >= -kTwoPow63 && v <= kTwoPow63; };
+    Wide result = 1;
+    while (true) {
+      if (exp & 1) {
+        result *= base;
+        if (!fits(result)) return std::nullopt;
+      }
+      exp >>= 1;
+      if (exp == 0) return result;
+      base *= base;
+      // Any later factor of base would push the result past 2**63 too.
+      if (!fits(base)) return std::nullopt;
+    }
+  }
+
+  // An int result at `where`: exact, 2**63 (kept for a unary minus to come;
+  // `at` is where it will be reported otherwise), or an overflow error at `at`
+  // describing the operation with `text()`.
+  template <class Text>
+  PyValue intResult(Wide r, SourceLocation where, Text text, SourceLocation at) {
+    if (r == kTwoPow63) {
+      PyValue v = PyValue::integer(std::numeric_limits<int64_t>::min(), std::move(at));
+      v.int_is_two_pow_63 = true;
+      return v;
+    }
+    if (r < -kTwoPow63 || r > kTwoPow63)
+      throw UserError(at, fmt::format("integer overflow: {} does not fit in int64", text()));
+    return PyValue::integer(static_cast<int64_t>(r), std::move(where));
+  }
+  template <class Text>
+  PyValue intResult(Wide r, SourceLocation where, Text text) {
+    SourceLocation at = where;
+    return intResult(r, std::move(where), text, std::move(at));
   }
 
   PyValue postfix() {
@@ -264,25 +330,29 @@ class ExprReader {
     PyValue v = PyValue::make(kind, cur_.loc(open));
     bool trailing_comma = false;
     while (!cur_.atOp(close)) {
-      v.items.push_back(expression());
+      v.items.push_back(expressionUpToTwoPow63());
       trailing_comma = cur_.acceptOp(",");
       if (!trailing_comma) break;
     }
     cur_.expectOp(close, fmt::format("',' or '{}'", close));
-    // "(x)" is just x; "(x,)" and "()" are tuples.
+    // "(x)" is just x (and may still be negated); "(x,)" and "()" are tuples.
     if (kind == PyValue::Kind::Tuple && v.items.size() == 1 && !trailing_comma) {
       PyValue inner = std::move(v.items[0]);
       return inner;
     }
+    for (const PyValue& item : v.items) requireFitsInt64(item);
     return v;
   }
 
   PyValue primary() {
     const Token& t = cur_.peek();
     switch (t.kind) {
-      case TokenKind::Int:
+      case TokenKind::Int: {
         cur_.next();
-        return PyValue::integer(t.int_value, cur_.loc(t));
+        PyValue v = PyValue::integer(t.int_value, cur_.loc(t));
+        v.int_is_two_pow_63 = t.int_is_two_pow_63;
+        return v;
+      }
       case TokenKind::Float:
         cur_.next();
         return PyValue::floating(t.float_value, cur_.loc(t));

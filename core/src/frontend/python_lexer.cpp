@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cctype>
-#include <cerrno>
 #include <cstdlib>
 #include <string>
 
@@ -198,8 +197,12 @@ class Lexer {
     int l = line_, col = col_;
     size_t start = pos_;
     bool is_float = false;
-    if (src_[pos_] == '0' && pos_ + 1 < src_.size() &&
-        (src_[pos_ + 1] == 'x' || src_[pos_ + 1] == 'X')) {
+    int base = 10;
+    if (src_[pos_] == '0' && pos_ + 1 < src_.size()) {
+      char p = static_cast<char>(std::tolower(static_cast<unsigned char>(src_[pos_ + 1])));
+      base = p == 'x' ? 16 : p == 'o' ? 8 : p == 'b' ? 2 : 10;
+    }
+    if (base != 10) {
       advance();
       advance();
       while (pos_ < src_.size() &&
@@ -236,16 +239,43 @@ class Lexer {
     t.text = raw;
     t.line = l;
     t.column = col;
-    errno = 0;
     if (is_float) {
       t.kind = TokenKind::Float;
-      t.float_value = std::strtod(digits.c_str(), nullptr);
+      t.float_value = std::strtod(digits.c_str(), nullptr);  // inf beyond 1.8e308, as Python
     } else {
       t.kind = TokenKind::Int;
-      t.int_value = std::strtoll(digits.c_str(), nullptr, 0);
-      if (errno == ERANGE) fail(l, col, fmt::format("integer {} does not fit in 64 bits", raw));
+      setIntValue(t, base == 10 ? digits : digits.substr(2), base);
     }
     tokens_.push_back(std::move(t));
+  }
+
+  // Reads an integer literal's digits exactly (no detour through strtoll's
+  // octal or double). Magnitudes up to 2**63 are kept; 2**63 itself is only
+  // valid negated, which the expression reader checks.
+  void setIntValue(Token& t, const std::string& digits, int base) {
+    if (digits.empty()) fail(t.line, t.column, fmt::format("invalid integer literal {}", t.text));
+    if (base == 10 && digits[0] == '0' && digits.find_first_not_of('0') != std::string::npos)
+      fail(t.line, t.column,
+           fmt::format("leading zeros in the integer literal {} are not permitted (use 0o for "
+                       "octal, as Python does)",
+                       t.text));
+    constexpr uint64_t kLimit = uint64_t{1} << 63;
+    uint64_t magnitude = 0;
+    for (char ch : digits) {
+      int d = isDigit(ch) ? ch - '0' : std::tolower(static_cast<unsigned char>(ch)) - 'a' + 10;
+      if (d >= base)
+        fail(t.line, t.column,
+             fmt::format("invalid digit '{}' in the integer literal {}", ch, t.text));
+      if (__builtin_mul_overflow(magnitude, static_cast<uint64_t>(base), &magnitude) ||
+          __builtin_add_overflow(magnitude, static_cast<uint64_t>(d), &magnitude) ||
+          magnitude > kLimit)
+        fail(t.line, t.column,
+             fmt::format("integer {} does not fit in int64 (-9223372036854775808 to "
+                         "9223372036854775807)",
+                         t.text));
+    }
+    t.int_is_two_pow_63 = magnitude == kLimit;
+    t.int_value = static_cast<int64_t>(magnitude);  // 2**63 becomes INT64_MIN
   }
 
   void lexString(int l, int col) {

@@ -19,6 +19,9 @@ struct Token {
   TokenKind kind = TokenKind::End;
   std::string text;  // identifier, operator, raw number text, or decoded string contents
   int64_t int_value = 0;
+  // The literal 9223372036854775808 (2**63): it fits in int64 only negated, so
+  // the expression reader decides (int_value is then INT64_MIN).
+  bool int_is_two_pow_63 = false;
   double float_value = 0;
   int line = 0;
   int column = 0;
@@ -31,7 +34,8 @@ struct Token {
 
 // Splits `source` into tokens; the last token is End. Throws UserError naming
 // file:line:col for characters outside the subset, unterminated strings,
-// unbalanced brackets and inconsistent dedents.
+// unbalanced brackets, inconsistent dedents, and integer literals above 2**63
+// (Python's are unbounded; here every int must fit in int64).
 std::vector<Token> tokenize(std::string_view source, const std::string& filename);
 
 }  // namespace fusebox::frontend

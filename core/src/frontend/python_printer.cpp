@@ -2,7 +2,9 @@
 // repro script). Every expression is printed as the primitive fd.ops call that
 // makes exactly it, so reading the text back gives the same fusion.
 #include <fmt/format.h>
+#include <fusebox/checked_math.h>
 #include <fusebox/frontend/python_definition.h>
+#include <fusebox/tensor.h>
 
 #include <algorithm>
 #include <unordered_map>
@@ -139,16 +141,10 @@ class PythonPrinter {
       }
       if (tv->hasAllocation()) {
         // Dense strides in the tensor's stride order, over a 1-D storage.
-        std::vector<int64_t> order = tv->strideOrder(), strides(spec.shape.size());
-        std::vector<int64_t> perm = strideOrderToAllocationPermutation(order);
-        int64_t stride = 1, numel = 1;
-        for (auto it = perm.rbegin(); it != perm.rend(); ++it) {
-          strides[*it] = stride;
-          stride *= std::max<int64_t>(spec.shape[*it], 1);
-        }
-        for (int64_t s : spec.shape) numel *= s;
-        spec.strides = strides;
-        spec.base_shape = {std::max<int64_t>(numel, 1)};
+        // (stridesForOrder throws UserError where the example shape overflows int64.)
+        spec.strides = stridesForOrder(spec.shape, tv->strideOrder());
+        spec.base_shape = {std::max<int64_t>(
+            checked::orThrow(checked::product(spec.shape), "an example input's element count"), 1)};
       }
       specs.push_back(spec);
     }

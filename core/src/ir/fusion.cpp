@@ -1,3 +1,4 @@
+#include <fusebox/checked_math.h>
 #include <fusebox/ir/fusion.h>
 
 #include <algorithm>
@@ -32,8 +33,24 @@ IterDomain* Fusion::newIterDomain(Scalar* extent, IterType type, Scalar* expande
 }
 
 TensorView* Fusion::newTensor(std::vector<IterDomain*> logical, DataType dtype) {
-  for (auto* id : logical)
+  std::vector<int64_t> constant_sizes;
+  for (auto* id : logical) {
     FUSEBOX_CHECK(id != nullptr && id->fusion() == this, "domain must belong to the fusion");
+    const Scalar* extent = id->logicalExtent();
+    if (extent->isConst() && isIntegralType(extent->dtype()))
+      constant_sizes.push_back(std::max<int64_t>(toInt(*extent->value()), 1));
+  }
+  // A tensor's strides (products of its sizes, size 0 counting as 1) must fit
+  // in int64, so its element count does too. Constant sizes tell now, the
+  // others when they are bound; symbolic sizes only make the product larger.
+  if (!checked::product(constant_sizes)) {
+    std::vector<std::string> shape;
+    for (auto* id : logical) shape.push_back(id->logicalExtent()->inlineString());
+    throw UserError(
+        fmt::format("a tensor of shape [{}] is too large: the product of its sizes "
+                    "overflows int64",
+                    fmt::join(shape, ", ")));
+  }
   auto* tv = new TensorView(this, next_tensor_++, std::move(logical), dtype);
   vals_.emplace_back(tv);
   return tv;

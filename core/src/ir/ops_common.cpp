@@ -1,6 +1,8 @@
 // Shared helpers of the builder ops: see ops_internal.h.
 #include "ir/ops_internal.h"
 
+#include <fusebox/checked_math.h>
+
 #include <fmt/format.h>
 #include <algorithm>
 #include <climits>
@@ -90,16 +92,17 @@ namespace {
 // zero, or where C and Python semantics could disagree (negative ceilDiv).
 std::optional<ScalarValue> foldIntegral(BinaryOpType op, int64_t a, int64_t b) {
   int64_t r = 0;
+  auto exact = [](std::optional<int64_t> v) -> std::optional<ScalarValue> {
+    if (!v) return std::nullopt;
+    return *v;
+  };
   switch (op) {
     case BinaryOpType::Add:
-      if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
-      return r;
+      return exact(checked::add(a, b));
     case BinaryOpType::Sub:
-      if (__builtin_sub_overflow(a, b, &r)) return std::nullopt;
-      return r;
+      return exact(checked::sub(a, b));
     case BinaryOpType::Mul:
-      if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
-      return r;
+      return exact(checked::mul(a, b));
     case BinaryOpType::Div:
       if (b == 0 || (a == INT64_MIN && b == -1)) return std::nullopt;
       return a / b;
@@ -155,23 +158,41 @@ Scalar* scalarBinary(BinaryOpType op, Scalar* a, Scalar* b, DataType out_type) {
   return out;
 }
 
+namespace {
+
+// Extent arithmetic on two constants must fit: a size that overflows int64 is
+// an error now, not a wrapped value at run time.
+Scalar* checkedExtent(BinaryOpType op, Scalar* a, Scalar* b) {
+  auto ca = constInt(a), cb = constInt(b);
+  if (ca && cb) {
+    std::optional<int64_t> r = op == BinaryOpType::Add   ? checked::add(*ca, *cb)
+                               : op == BinaryOpType::Sub ? checked::sub(*ca, *cb)
+                                                         : checked::mul(*ca, *cb);
+    const char* symbol = op == BinaryOpType::Add ? "+" : op == BinaryOpType::Sub ? "-" : "*";
+    FUSEBOX_USER_CHECK(r.has_value(), "the size {} {} {} overflows int64", *ca, symbol, *cb);
+  }
+  return scalarBinary(op, a, b, DataType::Int64);
+}
+
+}  // namespace
+
 Scalar* addExtent(Scalar* a, Scalar* b) {
   if (isConstInt(a, 0)) return b;
   if (isConstInt(b, 0)) return a;
-  return scalarBinary(BinaryOpType::Add, a, b, DataType::Int64);
+  return checkedExtent(BinaryOpType::Add, a, b);
 }
 
 Scalar* subExtent(Scalar* a, Scalar* b) {
   if (isConstInt(b, 0)) return a;
   if (sameInt(a, b)) return a->fusion()->zero();
-  return scalarBinary(BinaryOpType::Sub, a, b, DataType::Int64);
+  return checkedExtent(BinaryOpType::Sub, a, b);
 }
 
 Scalar* mulExtent(Scalar* a, Scalar* b) {
   if (isConstInt(a, 1)) return b;
   if (isConstInt(b, 1)) return a;
   if (isConstInt(a, 0) || isConstInt(b, 0)) return a->fusion()->zero();
-  return scalarBinary(BinaryOpType::Mul, a, b, DataType::Int64);
+  return checkedExtent(BinaryOpType::Mul, a, b);
 }
 
 Scalar* divExtent(Scalar* a, Scalar* b) {
@@ -200,9 +221,9 @@ Scalar* productExtent(Fusion& f, const std::vector<Scalar*>& factors) {
   bool exact = true;
   for (Scalar* s : factors) {
     auto c = constInt(s);
-    int64_t next = 0;
-    if (c && exact && !__builtin_mul_overflow(constant, *c, &next)) {
-      constant = next;
+    auto next = c && exact ? checked::mul(constant, *c) : std::nullopt;
+    if (next) {
+      constant = *next;
       continue;
     }
     if (c) exact = false;  // on overflow, leave the rest to the scalar ops

@@ -1,5 +1,7 @@
 // Data movement: set, segment_set, broadcast, broadcast_in_dim, squeeze,
 // expand, reshape, permute. These change the shape, never the values.
+#include <fusebox/checked_math.h>
+
 #include <fmt/format.h>
 #include <algorithm>
 
@@ -219,19 +221,27 @@ TensorView* reshape(TensorView* x, const std::vector<Val*>& new_shape) {
                        describeVals(new_shape));
     inferred = static_cast<int64_t>(d);
   }
-  // The number of elements, and the product of the sizes the user gave. These
-  // scalar expressions are dead unless an inferred extent uses them.
-  auto times = [](std::optional<int64_t> acc, std::optional<int64_t> c) -> std::optional<int64_t> {
-    int64_t r = 0;
-    if (!acc || !c || __builtin_mul_overflow(*acc, *c, &r)) return std::nullopt;
-    return r;
+  // The element counts of the input and of the sizes the user gave, where all
+  // are constant (-1: the count overflows int64).
+  auto constantProduct = [](const std::vector<Scalar*>& extents) -> std::optional<int64_t> {
+    std::vector<int64_t> values;
+    for (Scalar* e : extents) {
+      auto c = constInt(e);
+      if (!c) return std::nullopt;
+      values.push_back(*c);
+    }
+    return checked::product(values).value_or(-1);
   };
-  std::optional<int64_t> in_numel = 1, known_product = 1;
-  for (auto* id : x->logicalNoReductions())
-    in_numel = times(in_numel, constInt(id->logicalExtent()));
+  std::vector<Scalar*> in_sizes, given;
+  for (auto* id : x->logicalNoReductions()) in_sizes.push_back(id->logicalExtent());
   for (size_t d = 0; d < sizes.size(); ++d)
-    if (static_cast<int64_t>(d) != inferred)
-      known_product = times(known_product, constInt(sizes[d]));
+    if (static_cast<int64_t>(d) != inferred) given.push_back(sizes[d]);
+  // A tensor's count fits (Fusion::newTensor checks), so only new_shape's can overflow.
+  std::optional<int64_t> in_numel = constantProduct(in_sizes);
+  std::optional<int64_t> known_product = constantProduct(given);
+  FUSEBOX_USER_CHECK(known_product != -1,
+                     "{}: cannot reshape {} to {}: the number of elements overflows int64", name,
+                     describe(x), describeVals(new_shape));
   if (in_numel && known_product) {
     if (inferred >= 0)
       FUSEBOX_USER_CHECK(*known_product != 0 && *in_numel % *known_product == 0,

@@ -1,7 +1,10 @@
 // Resize ops: slice, pad, cat. Their output extents are scalar expressions of
 // the input extents, constant-folded where the sizes are known.
+#include <fusebox/checked_math.h>
+
 #include <fmt/format.h>
 #include <algorithm>
+#include <limits>
 
 #include "ir/ops_internal.h"
 
@@ -23,7 +26,11 @@ Scalar* normalizeIndex(Scalar* index, Scalar* extent) {
     return f.constantInt(std::clamp<int64_t>(v, 0, *e));
   }
   if (i && *i >= 0) return *i == 0 ? index : minExtent(index, extent);
-  if (i) return maxExtent(f.zero(), subExtent(extent, f.constantInt(-*i)));
+  // extent - |i|; INT64_MIN has no negation, but extent + INT64_MIN cannot overflow.
+  if (i)
+    return maxExtent(f.zero(), *i == std::numeric_limits<int64_t>::min()
+                                   ? addExtent(extent, index)
+                                   : subExtent(extent, f.constantInt(-*i)));
   // Symbolic index: max(0, min(where(i < 0, i + extent, i), extent)).
   Scalar* wrapped = ternaryOp(TernaryOpType::Where, binaryOp(BinaryOpType::Lt, index, f.zero()),
                               addExtent(index, extent), index)
@@ -101,9 +108,14 @@ TensorView* pad(TensorView* x, const std::vector<Val*>& pad_widths, Val* value) 
     int64_t d = rank - 1 - k;
     auto e = constInt(in[d]->logicalExtent());
     auto l = constInt(widths[2 * k]), r = constInt(widths[2 * k + 1]);
-    FUSEBOX_USER_CHECK(!e || !l || !r || *l + *e + *r >= 0,
-                       "{}: padding dim {} of {} by ({}, {}) gives a negative size {}", name, d,
-                       describe(x), l.value_or(0), r.value_or(0), *l + *e + *r);
+    if (!e || !l || !r) continue;
+    // In the order the output extent computes it: ( ( left + extent ) + right ).
+    auto size = checked::add(checked::add(*l, *e), *r);
+    FUSEBOX_USER_CHECK(size.has_value(),
+                       "{}: padding dim {} of {} by ({}, {}) gives a size that overflows int64",
+                       name, d, describe(x), *l, *r);
+    FUSEBOX_USER_CHECK(*size >= 0, "{}: padding dim {} of {} by ({}, {}) gives a negative size {}",
+                       name, d, describe(x), *l, *r, *size);
   }
   Fusion& f = *x->fusion();
   if (value == nullptr) value = f.constant(int64_t{0}, x->dtype());

@@ -1,5 +1,6 @@
 // The cache key of a call: what each input looks like, and which scalar values
 // matter because they feed shapes.
+#include <fusebox/ir/shape_scalars.h>
 #include <fusebox/runtime.h>
 
 #include <fmt/format.h>
@@ -20,37 +21,6 @@ ArgumentInfo argumentInfo(const Argument& argument) {
   return TensorArgInfo{t.dtype(), t.sizes(), t.strides(),
                        t.defined() ? recordedAlignment(t.data()) : kMaxRecordedAlignment};
 }
-
-namespace {
-
-// Scalar operands of `e` that give its output's shape.
-std::vector<const Val*> shapeOperands(const Expr* e) {
-  const auto& in = e->inputs();
-  auto from = [&](size_t first, size_t last) {
-    std::vector<const Val*> out;
-    for (size_t i = first; i < std::min(last, in.size()); ++i) out.push_back(in[i]);
-    return out;
-  };
-  switch (e->op()) {
-    case OpType::Reshape:
-    case OpType::Expand:
-    case OpType::Full:   // fill, then the shape: the fill only gives values
-    case OpType::Slice:  // starts, stops and steps
-      return from(1, in.size());
-    case OpType::Iota:
-      return from(0, 1);  // the length; start and step only give values
-    case OpType::Pad:
-      return from(2, in.size());  // the widths, not the pad value
-    case OpType::Rand: {
-      const auto* out = e->output(0)->as<TensorView>();
-      return from(0, static_cast<size_t>(out->nDims()));
-    }
-    default:
-      return {};
-  }
-}
-
-}  // namespace
 
 std::vector<bool> shapeScalarInputs(const Fusion& fusion) {
   std::vector<const Val*> roots;

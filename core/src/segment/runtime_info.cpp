@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include <fusebox/checked_math.h>
+#include <fusebox/ir/shape_scalars.h>
 #include <fusebox/segmenter.h>
 
 namespace fusebox {
@@ -87,7 +89,9 @@ std::vector<int64_t> denseStrides(const std::vector<int64_t>& sizes,
   int64_t stride = 1;
   for (size_t k = n; k-- > 0;) {
     strides[permutation[k]] = stride;
-    stride *= std::max<int64_t>(sizes[permutation[k]], 1);
+    if (k > 0)
+      stride = checked::orThrow(checked::mul(stride, std::max<int64_t>(sizes[permutation[k]], 1)),
+                                "stride");
   }
   return strides;
 }
@@ -186,6 +190,16 @@ ArgumentInfo FusionRuntimeFacts::argumentInfo(const Val* v) {
     const bool plain_broadcast = id->isBroadcast() && !id->hasExpandedExtent();
     info.sizes.push_back(plain_broadcast ? 1 : toInt(scalarValue(id->logicalExtent())));
     storage_sizes.push_back(id->isBroadcast() ? 1 : info.sizes.back());
+  }
+  // Each extent was checked as it was computed; their product may still overflow.
+  std::vector<int64_t> strided_sizes;
+  for (int64_t s : storage_sizes) strided_sizes.push_back(std::max<int64_t>(s, 1));
+  if (!checked::product(info.sizes) || !checked::product(strided_sizes)) {
+    const Expr* def = tv->definition();
+    throw UserError(fmt::format(
+        "{}: its output {} of sizes [{}] is too large: its number of "
+        "elements or its strides overflow int64",
+        def ? describeShapeOp(def) : tv->toString(), tv->toString(), fmt::join(info.sizes, ", ")));
   }
   std::vector<int64_t> order;
   if (const auto* required = complete_->requiredStrideOrder(tv))

@@ -39,7 +39,7 @@ struct InputSpec {
   // in) and the view's storage offset.
   std::vector<int64_t> base_shape;
   int64_t storage_offset = 0;
-  double fill_value = 0;                      // Full
+  ScalarValue fill_value = 0.0;               // Full (an int stays exact)
   int64_t low = 0, high = 0;                  // Randint (and make_tensor low/high when set)
   std::optional<double> make_low, make_high;  // make_tensor low=/high=
   bool exclude_zero = false;                  // make_tensor exclude_zero=True

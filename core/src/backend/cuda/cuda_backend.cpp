@@ -1,8 +1,10 @@
 #include "backend/cuda/cuda_backend_impl.h"
 
+#include <fusebox/checked_math.h>
 #include <fusebox/error.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "backend/cuda/cublas_library.h"
 #include "backend/cuda/cuda_kernel.h"
@@ -13,12 +15,12 @@ namespace {
 
 // Elements from element 0 to the last reachable one (0 for an empty tensor).
 int64_t spanElements(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
-  int64_t span = 1;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == 0) return 0;
-    span += (sizes[i] - 1) * strides[i];
-  }
-  return span;
+  for (int64_t s : sizes)
+    if (s == 0) return 0;
+  std::optional<int64_t> span = 1;
+  for (size_t i = 0; i < sizes.size(); ++i)
+    span = checked::add(span, checked::mul(sizes[i] - 1, strides[i]));
+  return checked::orThrow(span, "tensor extent");
 }
 
 // True when every element of the span is reachable (broadcast dims aside), so
@@ -84,7 +86,8 @@ Tensor CudaBackendImpl::allocate(DataType dtype, const std::vector<int64_t>& siz
     FUSEBOX_USER_CHECK(sizes[i] >= 0 && strides[i] >= 0,
                        "allocate: negative size or stride in dim {} ({}, {})", i, sizes[i],
                        strides[i]);
-  const int64_t bytes = spanElements(sizes, strides) * dataTypeSize(dtype);
+  const int64_t bytes = checked::orThrow(
+      checked::mul(spanElements(sizes, strides), dataTypeSize(dtype)), "tensor size in bytes");
   CUdeviceptr ptr = allocator_->allocate(bytes);
   std::shared_ptr<DeviceAllocator> allocator = allocator_;
   return Tensor::fromBlob(
