@@ -146,7 +146,15 @@ Command addRunCommand(CLI::App& parent) {
                   "the script's variable (T0) or a position (#0)")
       ->allow_extra_args(false);
   app->add_option("--save-outputs", options->save_outputs,
-                  "Write each output to DIR/output_<index>.npy");
+                  "Write each output to DIR/output_<index>.npy")
+      ->check(
+          [](const std::string& dir) {
+            return dir.empty() ? std::string(
+                                     "expected a folder to write the outputs to, got an "
+                                     "empty name")
+                               : std::string();
+          },
+          "DIR");
   app->add_option("--seed", options->seed, "Seed for random inputs")->capture_default_str();
   app->add_flag("--no-ir", options->quiet_ir, "Do not print the fusion IR");
   app->add_option("--repeat", options->repeat,

@@ -123,7 +123,7 @@ InputOverride parseInputOverride(const std::string& text) {
   FUSEBOX_USER_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < text.size(),
                      "--input '{}': expected NAME=SPEC, e.g. T0=16x512:float, T0=x.npy, S0=1.5 "
                      "or #0=8x8",
-                     text);
+                     displayText(text));
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
@@ -146,7 +146,7 @@ std::vector<Argument> makeInputs(const PythonDefinition& def,
       for (size_t i = 0; i < inputs.size(); ++i)
         known.push_back(fmt::format("{} (#{})", i < def.input_names.size() ? def.input_names[i] : "?", i));
       throw UserError(fmt::format("--input {}: no fusion input has that name or position; inputs: {}",
-                                  o.name, fmt::join(known, ", ")));
+                                  displayText(o.name), fmt::join(known, ", ")));
     }
     chosen[*index] = o.spec;
   }
@@ -158,7 +158,11 @@ std::vector<Argument> makeInputs(const PythonDefinition& def,
     if (chosen[i]) {
       const std::string& spec = *chosen[i];
       if (endsWith(spec, ".npy")) {
-        args.emplace_back(loadNpy(spec));
+        try {
+          args.emplace_back(loadNpy(spec));
+        } catch (const UserError& e) {
+          throw UserError(fmt::format("--input {}: {}", name, e.what()));
+        }
       } else if (input->isScalar()) {
         args.emplace_back(parseScalarSpec(name, spec, input->dtype()));
       } else {

@@ -9,6 +9,13 @@ int main(int argc, char** argv) {
   using namespace fusebox;
   CLI::App app{"fusebox: a fusion compiler for NVIDIA GPUs with plugin passes and schedulers"};
   app.require_subcommand(1);
+  // CLI11's messages quote arguments as given: escape and shorten them.
+  app.failure_message([](const CLI::App* failed, const CLI::Error& e) {
+    std::string message = displayText(e.what(), 300) + "\n";
+    if (failed->get_help_ptr() != nullptr)
+      message += "Run with " + failed->get_help_ptr()->get_name() + " for more information.\n";
+    return message;
+  });
   std::vector<cli::Command> commands = {cli::addRunCommand(app), cli::addPrintCommand(app),
                                        cli::addPluginsCommand(app)};
   try {
@@ -22,10 +29,10 @@ int main(int argc, char** argv) {
       if (command.app->parsed()) return command.run();
     return cli::kInternalError;
   } catch (const UserError& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    std::cerr << "error: " << displayMessage(e.what()) << "\n";
     return cli::kUserError;
   } catch (const std::exception& e) {
-    std::cerr << "internal error: " << e.what() << "\n";
+    std::cerr << "internal error: " << displayMessage(e.what()) << "\n";
     return cli::kInternalError;
   }
 }

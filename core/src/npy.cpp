@@ -10,11 +10,11 @@
 #include <cctype>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <optional>
 #include <variant>
+
+#include "file_access.h"
 
 namespace fusebox {
 namespace {
@@ -165,6 +165,7 @@ const char* descrFor(DataType t) {
   return "";
 }
 
+// Bytes of an array of this shape and dtype; nullopt when that overflows.
 uint32_t readLittleEndian(const unsigned char* p, int nbytes) {
   uint32_t v = 0;
   for (int i = nbytes - 1; i >= 0; --i) v = (v << 8) | p[i];
@@ -174,32 +175,30 @@ uint32_t readLittleEndian(const unsigned char* p, int nbytes) {
 }  // namespace
 
 Tensor loadNpy(const std::string& path) {
-  std::error_code ec;
-  FUSEBOX_USER_CHECK(!std::filesystem::is_directory(path, ec),
-                     "{}: is a directory, expected a .npy file", path);
-  std::ifstream in(path, std::ios::binary);
-  FUSEBOX_USER_CHECK(in.good(), "{}: cannot open .npy file: {}", path, std::strerror(errno));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  FUSEBOX_USER_CHECK(!in.bad(), "{}: error while reading the file", path);
-
-  const auto* u = reinterpret_cast<const unsigned char*>(bytes.data());
-  FUSEBOX_USER_CHECK(bytes.size() >= kMagicLen && std::memcmp(u, kMagic, kMagicLen) == 0,
+  ReadableFile file(path, "the .npy file");
+  const uint64_t file_size = file.size();
+  // Magic, version and header length (2 bytes in version 1, 4 after).
+  unsigned char u[kMagicLen + 2 + 4] = {};
+  FUSEBOX_USER_CHECK(file.read(u, kMagicLen) == kMagicLen && std::memcmp(u, kMagic, kMagicLen) == 0,
                      "{}: not a .npy file: expected it to start with \\x93NUMPY", path);
-  FUSEBOX_USER_CHECK(bytes.size() >= kMagicLen + 2, "{}: truncated .npy file: no version", path);
+  FUSEBOX_USER_CHECK(file.read(u + kMagicLen, 2) == 2, "{}: truncated .npy file: no version", path);
   const int major = u[6], minor = u[7];
   FUSEBOX_USER_CHECK(major >= 1 && major <= 3,
                      "{}: unsupported .npy format version {}.{}; expected 1.0, 2.0 or 3.0", path,
                      major, minor);
   const int len_bytes = major == 1 ? 2 : 4;
   const size_t prelude = kMagicLen + 2 + len_bytes;
-  FUSEBOX_USER_CHECK(bytes.size() >= prelude, "{}: truncated .npy file: no header length", path);
+  FUSEBOX_USER_CHECK(file.read(u + 8, len_bytes) == static_cast<size_t>(len_bytes),
+                     "{}: truncated .npy file: no header length", path);
   const size_t header_len = readLittleEndian(u + 8, len_bytes);
-  FUSEBOX_USER_CHECK(bytes.size() >= prelude + header_len,
+  FUSEBOX_USER_CHECK(file_size >= prelude + header_len,
                      "{}: truncated .npy file: header of {} bytes, but the file has {} bytes", path,
-                     header_len, bytes.size());
+                     header_len, file_size);
+  std::string header_text(header_len, '\0');
+  FUSEBOX_USER_CHECK(file.read(header_text.data(), header_len) == header_len,
+                     "{}: truncated .npy file: the file ended inside its header", path);
 
-  std::string_view header(bytes.data() + prelude, header_len);
-  auto dict = HeaderParser(path, header).parseDict();
+  auto dict = HeaderParser(path, header_text).parseDict();
   auto field = [&](const char* key) -> const HeaderValue& {
     auto it = dict.find(key);
     FUSEBOX_USER_CHECK(it != dict.end(), "{}: .npy header has no '{}' key", path, key);
@@ -213,17 +212,22 @@ Tensor loadNpy(const std::string& path) {
   FUSEBOX_USER_CHECK(shape, "{}: .npy header 'shape' must be a tuple of ints", path);
   const DataType dtype = parseDescr(path, *descr);
 
-  std::vector<int64_t> sizes = *shape;
-  // The header's shape must fit in int64 and in the file before anything is allocated.
-  const auto nbytes = checked::mul(checked::product(sizes), dataTypeSize(dtype));
-  FUSEBOX_USER_CHECK(nbytes.has_value(),
+  // The data must fill the rest of the file exactly: checked before anything
+  // is allocated, so a header promising terabytes costs nothing.
+  const std::vector<int64_t>& sizes = *shape;
+  const uint64_t have = file_size - prelude - header_len;
+  const std::optional<int64_t> need =
+      checked::mul(checked::product(sizes), std::optional<int64_t>(dataTypeSize(dtype)));
+  FUSEBOX_USER_CHECK(need.has_value(),
                      "{}: .npy header shape ({}) of {}: the number of bytes overflows int64", path,
                      fmt::join(sizes, ", "), dtypeName(dtype));
-  const size_t data_bytes = static_cast<size_t>(*nbytes);
-  const size_t have = bytes.size() - prelude - header_len;
-  FUSEBOX_USER_CHECK(have >= data_bytes,
+  FUSEBOX_USER_CHECK(static_cast<uint64_t>(*need) <= have,
                      "{}: truncated .npy data: shape ({}) of {} needs {} bytes, the file has {}",
-                     path, fmt::join(sizes, ", "), dtypeName(dtype), data_bytes, have);
+                     path, fmt::join(sizes, ", "), dtypeName(dtype), *need, have);
+  FUSEBOX_USER_CHECK(static_cast<uint64_t>(*need) == have,
+                     "{}: the .npy file has {} bytes after its header, but shape ({}) of {} needs "
+                     "{}: trailing data that is not part of the array",
+                     path, have, fmt::join(sizes, ", "), dtypeName(dtype), *need);
   std::vector<int64_t> strides;
   if (*fortran) {
     // Column-major: the first dim is innermost.
@@ -234,7 +238,10 @@ Tensor loadNpy(const std::string& path) {
     strides = contiguousStrides(sizes);
   }
   Tensor t = Tensor::emptyStrided(dtype, sizes, strides);
-  if (data_bytes > 0) std::memcpy(t.data(), bytes.data() + prelude + header_len, data_bytes);
+  const size_t data_bytes = static_cast<size_t>(*need);
+  FUSEBOX_USER_CHECK(data_bytes == 0 || file.read(t.data(), data_bytes) == data_bytes,
+                     "{}: truncated .npy data: the file ended early (was it changed while read?)",
+                     path);
   if (dtype == DataType::Bool) {
     // NumPy bools are 0/1 bytes; normalize anything else so reads stay 0/1.
     auto* p = static_cast<unsigned char*>(t.data());
@@ -270,22 +277,19 @@ void saveNpy(const std::string& path, const Tensor& tensor) {
     header.insert(header.size() - 1, (64 - total % 64) % 64, ' ');
   }
 
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  FUSEBOX_USER_CHECK(out.good(), "{}: cannot open for writing: {}", path, std::strerror(errno));
+  WritableFile out(path, "the .npy file");
   out.write(kMagic, kMagicLen);
   const unsigned char version[2] = {static_cast<unsigned char>(v2 ? 2 : 1), 0};
-  out.write(reinterpret_cast<const char*>(version), 2);
+  out.write(version, 2);
   const uint32_t len = static_cast<uint32_t>(header.size());
   unsigned char len_bytes[4] = {static_cast<unsigned char>(len & 0xff),
                                 static_cast<unsigned char>((len >> 8) & 0xff),
                                 static_cast<unsigned char>((len >> 16) & 0xff),
                                 static_cast<unsigned char>((len >> 24) & 0xff)};
-  out.write(reinterpret_cast<const char*>(len_bytes), v2 ? 4 : 2);
-  out.write(header.data(), static_cast<std::streamsize>(header.size()));
-  out.write(static_cast<const char*>(dense.data()),
-            static_cast<std::streamsize>(dense.numel() * dense.elementSize()));
+  out.write(len_bytes, v2 ? 4 : 2);
+  out.write(header.data(), header.size());
+  out.write(dense.data(), static_cast<size_t>(dense.numel() * dense.elementSize()));
   out.close();
-  FUSEBOX_USER_CHECK(!out.fail(), "{}: error while writing the file", path);
 }
 
 }  // namespace fusebox

@@ -43,6 +43,24 @@ inline KernelSource kernelSource(std::string name, std::string source, bool uses
   return k;
 }
 
+// A tiny kernel writing `value`; distinct values are distinct cache keys.
+inline KernelSource tinyKernel(int value) {
+  return kernelSource("store_" + std::to_string(value),
+                      "#include <fusebox_runtime.cuh>\nextern \"C\" __global__ void store_" +
+                          std::to_string(value) +
+                          "(fusebox::KernelParams p) { static_cast<int*>(p.ptr[0])[0] = " +
+                          std::to_string(value) + "; }\n",
+                      false);
+}
+
+inline int runTiny(CompiledKernel& kernel) {
+  int out = 0;
+  KernelParams p{};
+  p.ptr[0] = &out;
+  kernel.launch(launchConfig({1, 1, 1}, {1, 1, 1}), p);
+  return out;
+}
+
 // Collects the warnings a KernelCache reports.
 struct WarningLog {
   std::mutex mutex;

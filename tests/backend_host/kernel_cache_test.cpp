@@ -1,7 +1,8 @@
 // The kernel cache through the host backend: memory and disk hits, a second
-// process compiling nothing, corrupt and untrusted entries recompiled (never
-// loaded), the cache switched off, parallel compiles of duplicate kernels,
-// compile errors naming the file with the source and log.
+// process compiling nothing, corrupt and untrusted entries (another owner,
+// writable by others, mode 000, setuid, a FIFO) recompiled (never loaded), the
+// cache switched off, parallel compiles of duplicate kernels, compile errors
+// naming the file with the source and log.
 #include <fusebox/backend/kernel_cache.h>
 #include <fusebox/error.h>
 #include <gmock/gmock.h>
@@ -14,30 +15,14 @@
 
 #include "backend/sha256.h"
 #include "backend_host/host_test_util.h"
+#include "support/hang_guard.h"
+#include "support/scoped_env.h"
 #include "support/temp_dir.h"
 
 namespace fusebox::testing {
 namespace {
 
 using ::testing::HasSubstr;
-
-// A tiny kernel writing `value`; distinct values are distinct cache keys.
-KernelSource tinyKernel(int value) {
-  return kernelSource("store_" + std::to_string(value),
-                      "#include <fusebox_runtime.cuh>\nextern \"C\" __global__ void store_" +
-                          std::to_string(value) +
-                          "(fusebox::KernelParams p) { static_cast<int*>(p.ptr[0])[0] = " +
-                          std::to_string(value) + "; }\n",
-                      false);
-}
-
-int runTiny(CompiledKernel& kernel) {
-  int out = 0;
-  KernelParams p{};
-  p.ptr[0] = &out;
-  kernel.launch(launchConfig({1, 1, 1}, {1, 1, 1}), p);
-  return out;
-}
 
 std::unique_ptr<Backend> makeBackend(const std::filesystem::path& dir, WarningLog* log,
                                      bool memory = true, bool disk = true) {
@@ -243,6 +228,29 @@ TEST(KernelCache, EntryWritableByOthersIsRefused) {
       "writable by others (mode 0666)", 16);
 }
 
+TEST(KernelCache, EntryOfMode000IsRefused) {
+  // Even where root could read it: fusebox writes entries 0600.
+  corruptAndExpectRecompile(
+      [](const std::filesystem::path& entry) { ASSERT_EQ(::chmod(entry.c_str(), 0), 0); },
+      "not readable by its owner (mode 0000)", 26);
+}
+
+TEST(KernelCache, SetuidEntryIsRefused) {
+  corruptAndExpectRecompile(
+      [](const std::filesystem::path& entry) { ASSERT_EQ(::chmod(entry.c_str(), 04600), 0); },
+      "set-user-ID or set-group-ID bit (mode 4600)", 27);
+}
+
+TEST(KernelCache, FifoPlantedAsAnEntryIsRefusedWithoutBlocking) {
+  HangGuard guard;  // opening a FIFO for reading blocks until a writer comes
+  corruptAndExpectRecompile(
+      [](const std::filesystem::path& entry) {
+        std::filesystem::remove(entry);
+        ASSERT_EQ(::mkfifo(entry.c_str(), 0600), 0);
+      },
+      "it is a named pipe (FIFO), not a regular file", 28);
+}
+
 TEST(KernelCache, FolderWritableByOthersIsRefused) {
   TempDir dir;
   WarningLog log;
@@ -342,28 +350,6 @@ TEST(KernelCache, MissingCompilerIsAClearError) {
     EXPECT_THAT(e.what(), HasSubstr("FUSEBOX_HOST_CXX"));
   }
 }
-
-// Sets an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value)
-      ::setenv(name, value, 1);
-    else
-      ::unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_)
-      ::setenv(name_, old_->c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 TEST(KernelCacheOptions, EnvironmentAndDefaultFolder) {
   {

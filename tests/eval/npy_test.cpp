@@ -6,7 +6,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/stat.h>
+
 #include "eval/eval_test_util.h"
+#include "support/hang_guard.h"
 
 namespace fusebox {
 namespace {
@@ -137,7 +140,8 @@ TEST(Npy, Errors) {
   EXPECT_USER_ERROR(loadNpy(tempPath("does_not_exist.npy")),
                     HasSubstr("does_not_exist.npy: cannot open"));
 
-  EXPECT_USER_ERROR(loadNpy(::testing::TempDir()), HasSubstr("is a directory"));
+  EXPECT_USER_ERROR(loadNpy(::testing::TempDir()),
+                    HasSubstr("the .npy file is a folder, not a regular file"));
 
   writeBytes(path, "PK\x03\x04 not numpy");
   EXPECT_USER_ERROR(loadNpy(path), HasSubstr(path), HasSubstr("not a .npy file"),
@@ -176,8 +180,42 @@ TEST(Npy, Errors) {
   EXPECT_USER_ERROR(loadNpy(path), HasSubstr("unsupported .npy format version 9.0"));
 
   EXPECT_USER_ERROR(saveNpy(tempPath("no_such_dir/x.npy"), Tensor::scalar(DataType::Float, 1)),
-                    HasSubstr("cannot open for writing"));
+                    HasSubstr("cannot write the .npy file: No such file or directory"));
   EXPECT_USER_ERROR(saveNpy(path, Tensor()), HasSubstr("undefined tensor"));
+}
+
+TEST(Npy, TrailingBytesAreAnErrorNotIgnored) {
+  const std::string path = tempPath("trailing.npy");
+  const std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n";
+  writeBytes(path, npyFile(header, bytesOf<float>({1, 2, 3})));  // a third float: garbage
+  EXPECT_USER_ERROR(loadNpy(path), HasSubstr(path),
+                    HasSubstr("has 12 bytes after its header, but shape (2) of float needs 8"),
+                    HasSubstr("trailing data"));
+}
+
+TEST(Npy, HeaderPromisingHugeDataIsRefusedBeforeAllocating) {
+  const std::string path = tempPath("huge.npy");
+  writeBytes(path, npyFile("{'descr': '<f8', 'fortran_order': False, "
+                           "'shape': (1000000000, 1000000000), }\n",
+                           bytesOf<double>({1})));
+  EXPECT_USER_ERROR(loadNpy(path), HasSubstr("truncated .npy data"),
+                    HasSubstr("needs 8000000000000000000 bytes, the file has 8"));
+  writeBytes(path, npyFile("{'descr': '<f8', 'fortran_order': False, "
+                           "'shape': (1000000000000, 1000000000000), }\n",
+                           bytesOf<double>({1})));
+  EXPECT_USER_ERROR(loadNpy(path), HasSubstr("needs more than 2^64 bytes"));
+}
+
+TEST(Npy, DevicesAndFifosAreRefusedNotReadForever) {
+  fusebox::testing::HangGuard guard;
+  const std::string link = tempPath("zero_link.npy");
+  std::filesystem::remove(link);
+  std::filesystem::create_symlink("/dev/zero", link);
+  EXPECT_USER_ERROR(loadNpy(link), HasSubstr(link + ": the .npy file is a character device"));
+  const std::string fifo = tempPath("fifo.npy");
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_USER_ERROR(loadNpy(fifo), HasSubstr("the .npy file is a named pipe (FIFO)"));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 
+#include "plugins/config_test_util.h"
 #include "support/temp_dir.h"
 
 namespace fusebox {
@@ -16,16 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-// The UserError a config text raises, as "where: message".
-std::string configError(const std::string& text, const fs::path& file = "bad.toml") {
-  try {
-    parseConfig(text, file);
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a UserError for:\n" << text;
-  return "";
-}
+using config_testing::configError;
 
 TEST(Config, DefaultFileDescribesTheBuiltinPipeline) {
   Config config = loadConfigFile(defaultConfigFile());

@@ -8,17 +8,22 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <sstream>
 
+#include "support/hang_guard.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"
+#include "support/without_permission_bypass.h"
 
 namespace fusebox {
 namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const fs::path kPluginDir = fs::path(FUSEBOX_BINARY_DIR) / "lib/fusebox/plugins";
 const fs::path kFixtures = FUSEBOX_FIXTURES_DIR;
@@ -147,6 +152,40 @@ TEST(PluginRegistry, FileThatIsNotALibraryIsSkippedWithADiagnostic) {
   ASSERT_EQ(registry.diagnostics().size(), 1u);
   EXPECT_THAT(registry.diagnostics()[0].message, HasSubstr("libfake.so' is not a fusebox plugin"));
   EXPECT_THAT(registry.diagnostics()[0].message, HasSubstr("not a shared library"));
+}
+
+TEST(PluginRegistry, UnreadablePluginSaysPermissionDenied) {
+  testing::TempDir dir;
+  const fs::path lib = dir.path() / "libfusebox_pass_remove_empty.so";
+  fs::copy_file(kPluginDir / "libfusebox_pass_remove_empty.so", lib);
+  ASSERT_EQ(::chmod(lib.c_str(), 0), 0);
+  // In a child that file permissions apply to, even when the tests run as root.
+  const std::string named = testing::runWithoutPermissionBypass([&] {
+    PluginRegistry registry;
+    return userErrorOf([&] { registry.addLibrary(lib, {"c.toml", 2, 1}); });
+  });
+  EXPECT_THAT(named, HasSubstr("c.toml:2:1: plugin '" + lib.string() +
+                               "' cannot be used: cannot open it: Permission denied"));
+  EXPECT_THAT(named, Not(HasSubstr("basic_ios")));
+  const std::string in_folder = testing::runWithoutPermissionBypass([&] {
+    PluginRegistry registry = discover({dir.path()});
+    std::string text;
+    for (const auto& d : registry.diagnostics()) text += d.message + "\n";
+    return text;
+  });
+  EXPECT_THAT(in_folder, HasSubstr("cannot open it: Permission denied; skipped"));
+}
+
+TEST(PluginRegistry, FifoNamedDirectlyIsAnErrorNotAHang) {
+  testing::TempDir dir;
+  const fs::path fifo = dir.path() / "libfifo.so";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  testing::HangGuard guard;
+  PluginRegistry registry;
+  EXPECT_THAT(userErrorOf([&] {
+                registry.addLibrary(fifo, {"c.toml", 2, 1});
+              }),
+              HasSubstr("cannot be used: it is a named pipe (FIFO), not a regular file"));
 }
 
 TEST(PluginRegistry, WrongApiVersionIsAnError) {

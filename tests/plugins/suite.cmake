@@ -23,3 +23,5 @@ fusebox_plugin_fixture(early_pass constraints early_pass.cpp)
 get_property(pass_targets GLOBAL PROPERTY FUSEBOX_PASS_TARGETS)
 add_dependencies(${target} ${pass_targets})
 target_compile_definitions(${target} PRIVATE FUSEBOX_FIXTURES_DIR="${fixtures_dir}")
+# The config limit tests reach the TOML nesting scan in core/src.
+target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/core/src)

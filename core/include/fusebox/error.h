@@ -7,6 +7,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace fusebox {
 
@@ -17,6 +18,15 @@ struct SourceLocation {
   bool known() const { return line > 0; }
   std::string str() const;  // "file:line:col" (or "file" / "" when less is known)
 };
+
+// User text (a token, a name, a value) as a message echoes it: control
+// characters and bytes that are not UTF-8 escaped (\n, \t, \x1b, \xff), and
+// cut after `max_chars` characters with "..." so that a megabyte token does
+// not become a megabyte message.
+std::string displayText(std::string_view text, size_t max_chars = 80);
+// A whole message as a terminal should get it: escaped as displayText does,
+// except that line breaks and tabs are kept, and never cut.
+std::string displayMessage(std::string_view message);
 
 // Something the user can fix: a malformed definition, a bad input, a bad config.
 class UserError : public std::runtime_error {

@@ -1,3 +1,4 @@
+#include <fcntl.h>
 #include <fusebox/backend/kernel_cache.h>
 #include <fusebox/backend/runtime_sources.h>
 #include <fusebox/error.h>
@@ -17,6 +18,7 @@
 
 #include "backend/kernel_cache_disk.h"
 #include "backend/sha256.h"
+#include "file_access.h"
 
 namespace fusebox {
 namespace {
@@ -41,7 +43,30 @@ std::filesystem::path makePrivateFolder(const std::filesystem::path& parent,
   return pattern;
 }
 
+// Why `dir` (the failures folder, created if missing) is not to be written
+// into, or "": it must be a folder of this user that no one else can write
+// (not a symbolic link to one elsewhere).
+std::string checkedFailureFolder(const std::filesystem::path& dir) {
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return std::strerror(errno);
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno != ELOOP && errno != ENOTDIR) return std::strerror(errno);
+    struct stat st {};
+    if (::lstat(dir.c_str(), &st) != 0) return std::strerror(errno);
+    return fmt::format("it is {}, not a folder", fileKindName(st.st_mode));
+  }
+  struct stat st {};
+  std::string why =
+      ::fstat(fd, &st) != 0 ? std::strerror(errno) : cache_detail::folderDistrustReason(st);
+  ::close(fd);
+  return why;
+}
+
 }  // namespace
+
+bool isDiskFullError(int err) {
+  return err == ENOSPC || err == EDQUOT;
+}
 
 KernelCacheOptions KernelCacheOptions::fromEnvironment() {
   KernelCacheOptions options;
@@ -111,8 +136,13 @@ struct KernelCache::State {
   std::unordered_map<std::string, std::shared_future<std::shared_ptr<CompiledKernel>>> in_flight;
   KernelCacheStats stats;
   cache_detail::DiskStore disk;
-  std::once_flag scratch_once, failures_once;
-  std::filesystem::path scratch, failures;
+  std::atomic<bool> disk_full{false};  // the disk cache is off after a full disk
+  std::once_flag failures_once;
+  std::filesystem::path failures;
+  std::mutex scratch_mutex;  // guards the three below
+  std::filesystem::path scratch;
+  bool scratch_in_cache = false;
+  std::vector<std::filesystem::path> old_scratch;  // left behind by fallBackFromFullDisk
 };
 
 KernelCache::KernelCache(KernelCacheOptions options)
@@ -122,10 +152,9 @@ KernelCache::KernelCache(KernelCacheOptions options)
 }
 
 KernelCache::~KernelCache() {
-  if (!state_->scratch.empty()) {
-    std::error_code ec;
-    std::filesystem::remove_all(state_->scratch, ec);
-  }
+  std::error_code ec;
+  if (!state_->scratch.empty()) std::filesystem::remove_all(state_->scratch, ec);
+  for (const auto& old : state_->old_scratch) std::filesystem::remove_all(old, ec);
 }
 
 void KernelCache::warn(const std::string& message) const {
@@ -136,7 +165,7 @@ void KernelCache::warn(const std::string& message) const {
 }
 
 bool KernelCache::diskEnabled() {
-  return options_.disk && state_->disk.usable();
+  return options_.disk && !state_->disk_full && state_->disk.usable();
 }
 
 std::filesystem::path KernelCache::entryPath(const std::string& key, BackendKind backend) const {
@@ -147,10 +176,17 @@ std::filesystem::path KernelCache::failureDirectory() {
   std::call_once(state_->failures_once, [this] {
     if (diskEnabled()) {
       const std::filesystem::path dir = directory_ / "failures";
-      if (::mkdir(dir.c_str(), 0700) == 0 || errno == EEXIST) {
+      std::string why = checkedFailureFolder(dir);
+      if (why.empty()) {
         state_->failures = dir;
         return;
       }
+      state_->failures = makePrivateFolder(tempRoot(), "fusebox-failures-");
+      warn(
+          fmt::format("kernel cache folder {} is not used: {}; failed compiles are explained in "
+                      "{} instead",
+                      dir.string(), why, state_->failures.string()));
+      return;
     }
     state_->failures = makePrivateFolder(tempRoot(), "fusebox-failures-");
   });
@@ -158,18 +194,38 @@ std::filesystem::path KernelCache::failureDirectory() {
 }
 
 std::filesystem::path KernelCache::scratchDirectory() {
-  std::call_once(state_->scratch_once, [this] {
-    if (diskEnabled()) {
-      try {
-        state_->scratch = makePrivateFolder(directory_, "scratch-");
-        return;
-      } catch (const UserError& e) {
-        warn(fmt::format("{}; using the temporary folder instead", e.what()));
-      }
+  std::lock_guard lock(state_->scratch_mutex);
+  if (!state_->scratch.empty()) return state_->scratch;
+  if (diskEnabled()) {
+    try {
+      state_->scratch = makePrivateFolder(directory_, "scratch-");
+      state_->scratch_in_cache = true;
+      return state_->scratch;
+    } catch (const UserError& e) {
+      warn(fmt::format("{}; using the temporary folder instead", e.what()));
     }
-    state_->scratch = makePrivateFolder(tempRoot(), "fusebox-scratch-");
-  });
+  }
+  state_->scratch = makePrivateFolder(tempRoot(), "fusebox-scratch-");
   return state_->scratch;
+}
+
+bool KernelCache::fallBackFromFullDisk(const std::string& reason) {
+  std::lock_guard lock(state_->scratch_mutex);
+  const bool was_on = options_.disk && !state_->disk_full.exchange(true);
+  if (!state_->scratch_in_cache) {
+    if (was_on)
+      warn(fmt::format("{}: the disk cache ({}) is off for the rest of this process", reason,
+                       directory_.string()));
+    return false;
+  }
+  state_->old_scratch.push_back(state_->scratch);
+  state_->scratch = makePrivateFolder(tempRoot(), "fusebox-scratch-");
+  state_->scratch_in_cache = false;
+  warn(
+      fmt::format("{}: the disk cache ({}) is off for the rest of this process, and kernels are "
+                  "compiled in {}",
+                  reason, directory_.string(), state_->scratch.string()));
+  return true;
 }
 
 std::optional<std::string> KernelCache::loadPayload(const std::string& key, BackendKind backend) {
@@ -186,9 +242,13 @@ std::optional<std::string> KernelCache::loadPayload(const std::string& key, Back
 void KernelCache::storePayload(const std::string& key, BackendKind backend,
                                const std::string& payload) {
   if (!diskEnabled()) return;
-  if (state_->disk.store(key, backend, payload)) {
+  const int err = state_->disk.store(key, backend, payload);
+  if (err == 0) {
     std::lock_guard lock(state_->mutex);
     ++state_->stats.disk_writes;
+  } else if (isDiskFullError(err)) {
+    fallBackFromFullDisk(fmt::format("cannot write kernel cache entry {}: {} (the disk is full)",
+                                     entryPath(key, backend).string(), std::strerror(err)));
   }
 }
 
@@ -245,10 +305,10 @@ std::shared_ptr<CompiledKernel> KernelCache::getOrCompile(const std::string& key
         std::lock_guard lock(state_->mutex);
         ++state_->stats.compiles;
       }
-      storePayload(key, backend, payload);
       start = std::chrono::steady_clock::now();
       kernel = load(payload);
       t.load_ms = msSince(start);
+      storePayload(key, backend, payload);  // only what loaded: a bad library is not kept
     }
     {
       std::lock_guard lock(state_->mutex);

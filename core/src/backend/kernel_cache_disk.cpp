@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fusebox/backend/kernel_cache.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <random>
 
 #include "backend/sha256.h"
+#include "file_access.h"
 
 namespace fusebox::cache_detail {
 namespace {
@@ -35,8 +37,10 @@ std::string errnoText(int err) {
   return std::strerror(err);
 }
 
-// Why a file or folder with this status is not trusted, or "" when it is.
-std::string distrustReason(const struct stat& st) {
+}  // namespace
+
+std::string folderDistrustReason(const struct stat& st) {
+  if (!S_ISDIR(st.st_mode)) return fmt::format("it is {}, not a folder", fileKindName(st.st_mode));
   if (st.st_uid != geteuid())
     return fmt::format("it belongs to user id {}, not to this user ({})", st.st_uid, geteuid());
   if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
@@ -44,6 +48,25 @@ std::string distrustReason(const struct stat& st) {
                        (st.st_mode & S_IWOTH) ? "others" : "its group", st.st_mode & 07777);
   return {};
 }
+
+std::string entryDistrustReason(const struct stat& st) {
+  if (!S_ISREG(st.st_mode))
+    return fmt::format("it is {}, not a regular file", fileKindName(st.st_mode));
+  if (st.st_uid != geteuid())
+    return fmt::format("it belongs to user id {}, not to this user ({})", st.st_uid, geteuid());
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    return fmt::format("it is writable by {} (mode {:04o})",
+                       (st.st_mode & S_IWOTH) ? "others" : "its group", st.st_mode & 07777);
+  if ((st.st_mode & (S_ISUID | S_ISGID)) != 0)
+    return fmt::format("it has the set-user-ID or set-group-ID bit (mode {:04o})",
+                       st.st_mode & 07777);
+  // fusebox writes entries 0600; root could read anything, which says nothing.
+  if ((st.st_mode & S_IRUSR) == 0)
+    return fmt::format("it is not readable by its owner (mode {:04o})", st.st_mode & 07777);
+  return {};
+}
+
+namespace {
 
 bool writeAll(int fd, const void* data, size_t size) {
   const auto* p = static_cast<const char*>(data);
@@ -110,7 +133,7 @@ bool DiskStore::open() {
     return false;
   }
   struct stat st {};
-  std::string reason = ::fstat(fd, &st) != 0 ? errnoText(errno) : distrustReason(st);
+  std::string reason = ::fstat(fd, &st) != 0 ? errnoText(errno) : folderDistrustReason(st);
   if (!reason.empty()) {
     ::close(fd);
     warn_(fmt::format(
@@ -130,7 +153,8 @@ std::optional<std::string> DiskStore::load(const std::string& key, BackendKind b
   if (!usable()) return std::nullopt;
   const std::string name = entryName(key, backend);
   const std::string shown = (directory_ / name).string();
-  const int fd = ::openat(dir_fd_, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  // O_NONBLOCK: a FIFO planted as an entry must not block the open.
+  const int fd = ::openat(dir_fd_, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) {
     if (errno == ENOENT) return std::nullopt;
     *rejected = true;
@@ -146,8 +170,7 @@ std::optional<std::string> DiskStore::load(const std::string& key, BackendKind b
   };
   struct stat st {};
   if (::fstat(fd, &st) != 0) return refuse(errnoText(errno));
-  if (!S_ISREG(st.st_mode)) return refuse("it is not a regular file");
-  if (std::string reason = distrustReason(st); !reason.empty()) return refuse(reason);
+  if (std::string reason = entryDistrustReason(st); !reason.empty()) return refuse(reason);
   EntryHeader header{};
   const uint64_t file_size = static_cast<uint64_t>(st.st_size);
   if (file_size < sizeof(header) || !readAll(fd, &header, sizeof(header)))
@@ -178,9 +201,9 @@ std::optional<std::string> DiskStore::load(const std::string& key, BackendKind b
   return payload;
 }
 
-bool DiskStore::store(const std::string& key, BackendKind backend, const std::string& payload) {
-  if (!usable()) return false;
-  if (key.size() != kKeySize) return false;
+int DiskStore::store(const std::string& key, BackendKind backend, const std::string& payload) {
+  if (!usable()) return EBADF;
+  if (key.size() != kKeySize) return EINVAL;
   EntryHeader header{};
   std::memcpy(header.magic, kMagic, sizeof(kMagic));
   header.version = kFormatVersion;
@@ -195,9 +218,11 @@ bool DiskStore::store(const std::string& key, BackendKind backend, const std::st
   const int fd =
       ::openat(dir_fd_, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) {
-    warn_(fmt::format("cannot write kernel cache entry in {} ({}); continuing without it",
-                      directory_.string(), errnoText(errno)));
-    return false;
+    const int err = errno;
+    if (!isDiskFullError(err))  // the caller reports a full disk
+      warn_(fmt::format("cannot write kernel cache entry in {} ({}); continuing without it",
+                        directory_.string(), errnoText(err)));
+    return err;
   }
   const bool written = writeAll(fd, &header, sizeof(header)) &&
                        writeAll(fd, payload.data(), payload.size()) && ::fsync(fd) == 0;
@@ -206,12 +231,13 @@ bool DiskStore::store(const std::string& key, BackendKind backend, const std::st
   if (!written || ::renameat(dir_fd_, temp.c_str(), dir_fd_, name.c_str()) != 0) {
     const int err = written ? errno : write_errno;
     ::unlinkat(dir_fd_, temp.c_str(), 0);
-    warn_(fmt::format("cannot write kernel cache entry {} ({}); continuing without it",
-                      (directory_ / name).string(), errnoText(err)));
-    return false;
+    if (!isDiskFullError(err))  // the caller reports a full disk
+      warn_(fmt::format("cannot write kernel cache entry {} ({}); continuing without it",
+                        (directory_ / name).string(), errnoText(err)));
+    return err;
   }
   ::fsync(dir_fd_);  // the rename itself survives a crash
-  return true;
+  return 0;
 }
 
 }  // namespace fusebox::cache_detail

@@ -13,7 +13,17 @@
 #include <optional>
 #include <string>
 
+struct stat;
+
 namespace fusebox::cache_detail {
+
+// Why a folder, or an entry (a file of cached code), with this status is not
+// trusted, or "" when it is. A folder must be one, belong to this user and be
+// writable by no one else; an entry must be a regular file that belongs to
+// this user, is writable by no one else, has no set-user/group-ID bit and is
+// readable by its owner.
+std::string folderDistrustReason(const struct stat& st);
+std::string entryDistrustReason(const struct stat& st);
 
 class DiskStore {
  public:
@@ -29,8 +39,9 @@ class DiskStore {
   // The payload of a valid entry; nullopt on a miss. `rejected` is set when an
   // entry existed but was refused or corrupt (a warning says which).
   std::optional<std::string> load(const std::string& key, BackendKind backend, bool* rejected);
-  // Writes an entry atomically; false (after a warning) when that failed.
-  bool store(const std::string& key, BackendKind backend, const std::string& payload);
+  // Writes an entry atomically; 0, or the errno of the step that failed (after
+  // a warning, except for ENOSPC and EDQUOT, which the caller reports).
+  int store(const std::string& key, BackendKind backend, const std::string& payload);
 
   static std::string entryName(const std::string& key, BackendKind backend);
 

@@ -7,14 +7,17 @@
 #include <toml++/toml.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
+
+#include "config/toml_nesting.h"
+#include "file_access.h"
 
 namespace fusebox {
 
 namespace fs = std::filesystem;
 
 namespace {
+
+constexpr uint64_t kMaxConfigBytes = uint64_t{1} << 20;  // a config is a few hundred bytes
 
 class ConfigReader {
  public:
@@ -46,7 +49,7 @@ class ConfigReader {
         throw UserError(at(key.source()),
                         fmt::format("unknown table or key '{}'; a config has the tables "
                                     "[plugins], [passes], [schedulers], [dump] and [runtime]",
-                                    name));
+                                    displayText(name)));
       }
     }
     if (!have_plugins) config.plugin_paths.push_back({builtinPluginDir(), {}});
@@ -88,7 +91,7 @@ class ConfigReader {
     const toml::table* t = node.as_table();
     if (t == nullptr)
       throw UserError(at(node.source()),
-                      fmt::format("'{}' must be a table ({}), got {}", std::string(key.str()), what,
+                      fmt::format("'{}' must be a table ({}), got {}", displayText(key.str()), what,
                                   withArticle(typeName(node))));
     return *t;
   }
@@ -140,7 +143,7 @@ class ConfigReader {
     OptionSettings settings;
     for (const auto& [k, v] : t) {
       std::string name(k.str());
-      settings[name] = {readValue(v, fmt::format("option '{}' of {}", name, owner)),
+      settings[name] = {readValue(v, fmt::format("option '{}' of {}", displayText(name), owner)),
                         at(v.source())};
     }
     return settings;
@@ -153,7 +156,7 @@ class ConfigReader {
       if (k.str() != "paths")
         throw UserError(at(k.source()), fmt::format("unknown key '{}' in [plugins]; the only key "
                                                     "is 'paths'",
-                                                    std::string(k.str())));
+                                                    displayText(k.str())));
       have_paths = true;
       for (const auto& entry : readNames(v, "[plugins] paths")) {
         fs::path p = entry.name == "@builtin" ? builtinPluginDir() : fs::path(entry.name);
@@ -181,14 +184,15 @@ class ConfigReader {
         disabled = readNames(v, table + " disabled");
       } else if (v.is_table()) {
         PassOptionTable options_table;
-        options_table.settings = readOptionTable(k, v, fmt::format("{} '{}'", kind, name));
+        options_table.settings =
+            readOptionTable(k, v, fmt::format("{} '{}'", kind, displayText(name)));
         options_table.where = at(k.source());
         options[name] = std::move(options_table);
       } else {
         throw UserError(at(k.source()),
                         fmt::format("unknown key '{}' in {}; expected 'order', 'disabled', "
                                     "or a table [{}.<{} name>] of one {}'s options",
-                                    name, table, plural, kind, kind));
+                                    displayText(name), table, plural, kind, kind));
       }
     }
   }
@@ -200,6 +204,12 @@ class ConfigReader {
 }  // namespace
 
 Config parseConfig(std::string_view text, const fs::path& file) {
+  if (std::optional<TomlPosition> at = findTomlNestingOver(text, kMaxTomlNesting))
+    throw UserError(SourceLocation{file.string(), at->line, at->column},
+                    fmt::format("the config nests deeper than {} levels here (each part of a "
+                                "table name or dotted key, and each array, is a level); fusebox's "
+                                "own settings are at most 3 deep",
+                                kMaxTomlNesting));
   toml::table root;
   try {
     root = toml::parse(text, file.string());
@@ -218,13 +228,14 @@ Config loadConfigFile(const fs::path& file, std::string_view origin) {
     throw UserError(fmt::format("{}: config file '{}' does not exist", origin, file.string()));
   if (fs::is_directory(file, ec))
     throw UserError(fmt::format("{}: config file '{}' is a folder", origin, file.string()));
-  // Not only regular files: `--config <(...)` hands over a pipe.
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in.good() && !in.eof())
-    throw UserError(fmt::format("{}: cannot read config file '{}'", origin, file.string()));
-  return parseConfig(text.str(), file);
+  std::string text;
+  try {
+    // Pipes too: `--config <(...)` hands over one.
+    text = readBoundedFile(file, kMaxConfigBytes, "the config file", /*allow_pipe=*/true);
+  } catch (const UserError& e) {
+    throw UserError(fmt::format("{}: {}", origin, e.what()));
+  }
+  return parseConfig(text, file);
 }
 
 Config loadConfig(const std::optional<fs::path>& explicit_path) {

@@ -77,15 +77,15 @@ OptionValue parseEnvValue(const OptionSpec& spec, std::string_view text,
       if (v == "0" || v == "false" || v == "no" || v == "off") return false;
       throw UserError(where, fmt::format("option '{}' expects a bool (true/false, 1/0, yes/no, "
                                          "on/off), got '{}'",
-                                         spec.name, text));
+                                         spec.name, displayText(text)));
     }
     case OptionType::Int: {
       std::string v(text);
       char* end = nullptr;
       long long n = std::strtoll(v.c_str(), &end, 10);
       if (v.empty() || *end != '\0')
-        throw UserError(where,
-                        fmt::format("option '{}' expects an integer, got '{}'", spec.name, text));
+        throw UserError(where, fmt::format("option '{}' expects an integer, got '{}'", spec.name,
+                                           displayText(text)));
       return static_cast<int64_t>(n);
     }
     case OptionType::Double: {
@@ -93,8 +93,8 @@ OptionValue parseEnvValue(const OptionSpec& spec, std::string_view text,
       char* end = nullptr;
       double d = std::strtod(v.c_str(), &end);
       if (v.empty() || *end != '\0')
-        throw UserError(where,
-                        fmt::format("option '{}' expects a number, got '{}'", spec.name, text));
+        throw UserError(where, fmt::format("option '{}' expects a number, got '{}'", spec.name,
+                                           displayText(text)));
       return d;
     }
     case OptionType::String:
@@ -151,8 +151,8 @@ void Options::applyEnvironmentText(std::string_view variable, std::string_view t
     auto spec = std::find_if(table_specs.begin(), table_specs.end(),
                              [&](const OptionSpec& s) { return s.name == name; });
     if (spec == table_specs.end())
-      throw UserError(where, fmt::format("unknown option '{}'; valid options: {}", name,
-                                         describeOptionSpecs(table_specs)));
+      throw UserError(where, fmt::format("unknown option '{}'; valid options: {}",
+                                         displayText(name), describeOptionSpecs(table_specs)));
     OptionValue value;
     if (eq == std::string_view::npos) {
       if (spec->type != OptionType::Bool)

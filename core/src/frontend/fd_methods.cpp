@@ -145,7 +145,7 @@ PyValue addOutputCall(Fusion& f, const std::string& fn, const CallArgs& args) {
 
 PyValue callFdMethod(Fusion& f, const std::string& fd_name, const Token& name,
                      const CallArgs& args) {
-  std::string fn = fmt::format("{}.{}", fd_name, name.text);
+  std::string fn = fmt::format("{}.{}", fd_name, displayText(name.text));
   try {
     if (name.text == "define_tensor") return defineTensorCall(f, fn, args);
     if (name.text == "define_scalar" || name.text == "define_constant")

@@ -267,9 +267,9 @@ PyValue callTorch(const std::vector<Token>& path, const CallArgs& args) {
 PyValue inputMethod(PyValue self, const Token& name, const CallArgs& args) {
   SourceLocation where{args.where.file, name.line, name.column};
   if (name.text != "as_strided")
-    throw UserError(
-        where,
-        fmt::format("unsupported method .{} on a torch tensor (supported: as_strided)", name.text));
+    throw UserError(where,
+                    fmt::format("unsupported method .{} on a torch tensor (supported: as_strided)",
+                                displayText(name.text)));
   BoundArgs a(
       "as_strided",
       {OpParam{{"size"}, true}, OpParam{{"stride"}, true}, OpParam{{"storage_offset"}, false}},

@@ -54,7 +54,7 @@ BoundArgs::BoundArgs(std::string function, std::vector<OpParam> params, const Ca
       std::string open = openParamNames(params_, slots_);
       throw UserError(
           key_loc,
-          fmt::format("unexpected keyword '{}' for {} ({})", key.text, function_,
+          fmt::format("unexpected keyword '{}' for {} ({})", displayText(key.text), function_,
                       open.empty() ? "every argument is already given" : "expected: " + open));
     }
     if (slots_[found] != nullptr)
@@ -403,7 +403,8 @@ PyValue callFdOp(Fusion& fusion, const Token& op, const CallArgs& args) {
   if (it == opTable().end()) {
     std::string known;
     for (const std::string& n : knownOpNames()) known += (known.empty() ? "" : ", ") + n;
-    throw UserError(op_loc, fmt::format("unknown op fd.ops.{} (known: {})", op.text, known));
+    throw UserError(op_loc,
+                    fmt::format("unknown op fd.ops.{} (known: {})", displayText(op.text), known));
   }
   std::string function = "fd.ops." + op.text;
   BoundArgs bound(function, it->second.params, args);

@@ -60,7 +60,7 @@ std::string kindPhrase(PyValue::Kind kind) {
 }
 
 std::string describeValue(const PyValue& v) {
-  if (!v.var.empty()) return v.var;
+  if (!v.var.empty()) return displayText(v.var);
   switch (v.kind) {
     case PyValue::Kind::Bool:
       return v.b ? "True" : "False";
@@ -69,7 +69,7 @@ std::string describeValue(const PyValue& v) {
     case PyValue::Kind::Float:
       return fmt::format("{}", v.f);
     case PyValue::Kind::String:
-      return fmt::format("'{}'", v.s);
+      return fmt::format("'{}'", displayText(v.s));
     case PyValue::Kind::None:
       return "None";
     default:

@@ -65,7 +65,7 @@ std::string joinPath(const std::vector<Token>& path) {
     if (!s.empty()) s += '.';
     s += t.text;
   }
-  return s;
+  return displayText(s, 120);
 }
 
 void skipBracketed(Cursor& cur) {
@@ -104,7 +104,7 @@ class ExprReader {
         cur_.next();
         for (const auto& [k, v] : args.keywords)
           if (k.text == key.text)
-            cur_.fail(key, fmt::format("keyword argument '{}' given twice", key.text));
+            cur_.fail(key, fmt::format("keyword argument '{}' given twice", displayText(key.text)));
         args.keywords.emplace_back(key, expression());
       } else {
         if (!args.keywords.empty())
@@ -391,7 +391,8 @@ class ExprReader {
     if (first.text == "float" && cur_.atOp("(")) return floatCall(first);
     if (first.text == "lambda" || first.text == "not" || first.text == "if" ||
         first.text == "yield")
-      cur_.fail(first, fmt::format("'{}' is not supported in a fusion definition", first.text));
+      cur_.fail(first, fmt::format("'{}' is not supported in a fusion definition",
+                                   displayText(first.text)));
     if (res_.isVariable(first.text)) return res_.name({first});
     std::vector<Token> path{first};
     while (cur_.atOp(".") && cur_.peek(1).kind == TokenKind::Name) {
@@ -419,7 +420,7 @@ class ExprReader {
       char* end = nullptr;
       double v = std::strtod(a.s.c_str(), &end);
       if (end != a.s.c_str() && *end == '\0') return PyValue::floating(v, args.where);
-      throw UserError(a.where, fmt::format("float() cannot convert '{}'", a.s));
+      throw UserError(a.where, fmt::format("float() cannot convert '{}'", displayText(a.s)));
     }
     if (a.kind == PyValue::Kind::Int) return PyValue::floating(double(a.i), args.where);
     if (a.kind == PyValue::Kind::Float) return PyValue::floating(a.f, args.where);

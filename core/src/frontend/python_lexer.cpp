@@ -19,9 +19,9 @@ std::string Token::describe() const {
     case TokenKind::End:
       return "end of file";
     case TokenKind::String:
-      return fmt::format("string '{}'", text);
+      return fmt::format("string '{}'", displayText(text));
     default:
-      return fmt::format("'{}'", text);
+      return fmt::format("'{}'", displayText(text));
   }
 }
 
@@ -230,7 +230,8 @@ class Lexer {
       }
     }
     if (pos_ < src_.size() && isIdentChar(src_[pos_]))
-      fail(line_, col_, fmt::format("unexpected character '{}' in a number", src_[pos_]));
+      fail(line_, col_,
+           fmt::format("unexpected character '{}' in a number", displayText(src_.substr(pos_, 1))));
     std::string raw(src_.substr(start, pos_ - start));
     std::string digits;
     for (char ch : raw)
@@ -340,7 +341,7 @@ class Lexer {
     if (kSingle.find(c) == std::string_view::npos) {
       if (static_cast<unsigned char>(c) >= 0x80)
         fail(l, col, "unexpected non-ASCII character outside a string or comment");
-      fail(l, col, fmt::format("unexpected character '{}'", c));
+      fail(l, col, fmt::format("unexpected character '{}'", displayText(std::string_view(&c, 1))));
     }
     advance();
     push(TokenKind::Op, std::string(1, c), l, col);

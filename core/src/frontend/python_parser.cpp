@@ -5,10 +5,9 @@
 #include <fmt/format.h>
 #include <fusebox/frontend/python_definition.h>
 
-#include <fstream>
 #include <map>
-#include <sstream>
 
+#include "file_access.h"
 #include "frontend/fd_methods.h"
 #include "frontend/inputs_list.h"
 #include "frontend/op_table.h"
@@ -75,7 +74,7 @@ class ScriptReader {
     PyValue method(PyValue self, const Token& name, CallArgs args) override {
       if (self.kind == PyValue::Kind::Input) return inputMethod(std::move(self), name, args);
       r_.cur_.fail(name, fmt::format("{} has no method '{}' this frontend understands",
-                                     describeValue(self), name.text));
+                                     describeValue(self), displayText(name.text)));
     }
 
    private:
@@ -135,7 +134,7 @@ class ScriptReader {
     if (mod.text != "torch" && mod.text != "nvfuser")
       cur_.fail(mod, fmt::format("unsupported import '{}' (expected `import torch` or `from "
                                  "nvfuser import FusionDefinition, DataType`)",
-                                 mod.text));
+                                 displayText(mod.text)));
     if (cur_.atOp(".")) cur_.fail(cur_.peek(), "only `import torch` is supported");
     cur_.expectEndOfStatement();
   }
@@ -146,7 +145,7 @@ class ScriptReader {
     if (mod.text != "nvfuser" || cur_.atOp("."))
       cur_.fail(mod, fmt::format("unsupported import from '{}' (expected `from nvfuser import "
                                  "FusionDefinition, DataType`)",
-                                 mod.text));
+                                 displayText(mod.text)));
     cur_.expectKeyword("import", "'import'");
     bool paren = cur_.acceptOp("(");
     while (true) {
@@ -154,7 +153,7 @@ class ScriptReader {
       if (n.text != "FusionDefinition" && n.text != "DataType")
         cur_.fail(n, fmt::format("unsupported import '{}' from nvfuser (expected FusionDefinition, "
                                  "DataType)",
-                                 n.text));
+                                 displayText(n.text)));
       if (!cur_.acceptOp(",")) break;
       if (paren && cur_.atOp(")")) break;
     }
@@ -168,7 +167,7 @@ class ScriptReader {
     Token name = cur_.expectName("a function name");
     if (func_)
       cur_.fail(name, fmt::format("a second fusion function '{}' (only one, '{}', is supported)",
-                                  name.text, func_->name.text));
+                                  displayText(name.text), displayText(func_->name.text)));
     cur_.expectOp("(");
     Token param = cur_.expectName("a parameter name such as fd");
     if (cur_.acceptOp(":")) annotation();
@@ -213,8 +212,8 @@ class ScriptReader {
     cur_.next();
     Token cls = cur_.expectName("FusionDefinition()");
     if (cls.text != "FusionDefinition")
-      cur_.fail(cls,
-                fmt::format("expected `with FusionDefinition() as fd:`, found '{}'", cls.text));
+      cur_.fail(cls, fmt::format("expected `with FusionDefinition() as fd:`, found '{}'",
+                                 displayText(cls.text)));
     cur_.expectOp("(");
     if (!cur_.atOp(")")) cur_.fail(cur_.peek(), "FusionDefinition() takes no arguments here");
     cur_.expectOp(")");
@@ -352,7 +351,8 @@ class ScriptReader {
   // ---- the fusion body ----------------------------------------------------------------
 
   void runFunction(const std::string& param, const SourceLocation& where) {
-    if (func_->called) throw UserError(where, fmt::format("{} is called twice", func_->name.text));
+    if (func_->called)
+      throw UserError(where, fmt::format("{} is called twice", displayText(func_->name.text)));
     func_->called = true;
     if (!fusion_) fusion_ = std::make_unique<Fusion>();
     size_t resume = cur_.position();
@@ -456,7 +456,7 @@ class ScriptReader {
   PyValue bodyMethod(PyValue self, const Token& name, CallArgs args) {
     if (self.kind == PyValue::Kind::Tensor) {
       auto* tv = self.val->as<TensorView>();
-      std::string fn = fmt::format("{}.{}", describeValue(self), name.text);
+      std::string fn = fmt::format("{}.{}", describeValue(self), displayText(name.text));
       if (name.text == "size") {
         BoundArgs a(fn, {OpParam{{"dim"}, true}}, args);
         int64_t dim = asInt(a.at(0), a.context(0));
@@ -473,8 +473,9 @@ class ScriptReader {
         return v;
       }
     }
-    cur_.fail(name, fmt::format("{} ({}) has no method '{}' (tensors have size(dim) and shape())",
-                                describeValue(self), kindPhrase(self.kind), name.text));
+    cur_.fail(name,
+              fmt::format("{} ({}) has no method '{}' (tensors have size(dim) and shape())",
+                          describeValue(self), kindPhrase(self.kind), displayText(name.text)));
   }
 
   PyValue dataTypeName(const std::vector<Token>& path) {
@@ -517,11 +518,7 @@ PythonDefinition parsePythonDefinition(std::string_view source, const std::strin
 }
 
 PythonDefinition parsePythonFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError(SourceLocation{path, 0, 0}, "cannot open the file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parsePythonDefinition(ss.str(), path);
+  return parsePythonDefinition(readBoundedFile(path, kMaxScriptBytes, "the script"), path);
 }
 
 }  // namespace fusebox

@@ -93,10 +93,11 @@ std::map<std::string, OptionValue> resolveOptions(const std::vector<OptionSpec>&
                              [&](const OptionSpec& s) { return s.name == name; });
     if (spec == specs.end()) {
       if (specs.empty())
-        throw UserError(setting.where,
-                        fmt::format("unknown option '{}': {} takes no options", name, owner));
-      throw UserError(setting.where, fmt::format("unknown option '{}' for {}; valid options: {}",
-                                                 name, owner, describeOptionSpecs(specs)));
+        throw UserError(setting.where, fmt::format("unknown option '{}': {} takes no options",
+                                                   displayText(name), owner));
+      throw UserError(setting.where,
+                      fmt::format("unknown option '{}' for {}; valid options: {}",
+                                  displayText(name), owner, describeOptionSpecs(specs)));
     }
     OptionType have = typeOf(setting.value);
     if (have == spec->type) {
@@ -109,7 +110,7 @@ std::map<std::string, OptionValue> resolveOptions(const std::vector<OptionSpec>&
       throw UserError(setting.where,
                       fmt::format("option '{}' of {} expects {}, got {} ({})", name, owner,
                                   withArticle(toString(spec->type)), withArticle(toString(have)),
-                                  formatOptionValue(setting.value)));
+                                  displayText(formatOptionValue(setting.value))));
     }
   }
   return values;

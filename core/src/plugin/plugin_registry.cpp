@@ -13,6 +13,8 @@
 #include <cctype>
 #include <cstring>
 
+#include "file_access.h"
+
 namespace fusebox {
 
 namespace fs = std::filesystem;
@@ -108,6 +110,17 @@ struct PluginRegistry::Impl {
     for (const auto& e : entries)
       if (e.descriptor.file == canonical) return;  // listed twice: nothing new
 
+    try {
+      // Boost.DLL's reader reports an unreadable file as "basic_ios::clear"
+      // and blocks on a FIFO: open it (without blocking) and check it first.
+      ReadableFile check(canonical, "it");
+    } catch (const UserError& e) {
+      std::string message =
+          fmt::format("plugin '{}' cannot be used: {}", canonical.string(), e.detail());
+      if (named_directly) throw UserError(origin, message);
+      diagnostics.push_back({canonical, message + "; skipped"});
+      return;
+    }
     std::string why;
     if (!exportsEntry(canonical, why)) {
       std::string message =

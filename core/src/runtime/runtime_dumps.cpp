@@ -11,8 +11,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 
+#include "file_access.h"
 #include "runtime/runtime_internal.h"
 
 extern char** environ;
@@ -63,10 +64,17 @@ void writeGraph(const SegmentedFusion& segmented, const std::string& file, std::
                 std::ostream& diagnostics) {
   fs::path dot_file(file);
   {
-    std::ofstream os(dot_file);
-    FUSEBOX_USER_CHECK(os.good(), "graph_file: cannot write '{}'", file);
-    segmented.writeGraphviz(os);
-    FUSEBOX_USER_CHECK(os.good(), "graph_file: writing '{}' failed", file);
+    std::ostringstream graph;
+    segmented.writeGraphviz(graph);
+    try {
+      // Not an ofstream: opening a FIFO that no one reads would wait forever.
+      const std::string text = graph.str();
+      WritableFile os(dot_file, "the graph file");
+      os.write(text.data(), text.size());
+      os.close();
+    } catch (const UserError& e) {
+      throw UserError(fmt::format("graph_file: {}", e.what()));
+    }
   }
   out << "segment graph written to " << file << "\n";
   fs::path svg = dot_file;

@@ -19,6 +19,10 @@ struct HostBackendOptions {
   // The compiler command (words split at spaces, e.g. "ccache g++"). Empty:
   // $FUSEBOX_HOST_CXX, else the compiler fusebox was built with.
   std::string compiler;
+  // Seconds one compiler run may take before it is killed (with everything it
+  // started) and the compile is a UserError. 0: $FUSEBOX_HOST_CXX_TIMEOUT,
+  // else 300.
+  double compile_timeout_seconds = 0;
   // OS threads running blocks; 0: the hardware's thread count, at most 8.
   int threads = 0;
 };

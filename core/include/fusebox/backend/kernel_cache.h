@@ -11,8 +11,10 @@
 // payload size, payload SHA-256) checked on every read: a corrupt or truncated
 // entry is recompiled and replaced, never loaded. Cached kernels are code the
 // process loads, so the folder is created 0700, and a folder or entry that
-// belongs to another user or is writable by group or others is refused with a
-// warning and never loaded.
+// belongs to another user or is writable by group or others (or an entry that
+// is not a regular file, is setuid/setgid or not readable by its owner) is
+// refused with a warning and never loaded. A full disk turns the disk level
+// off for the rest of the cache's life (fallBackFromFullDisk).
 //
 // Thread safety: every member may be called from several threads; one key is
 // compiled at most once at a time in a process (other callers wait for it).
@@ -105,12 +107,21 @@ class KernelCache {
   // The file that holds entry `key` (it may not exist).
   std::filesystem::path entryPath(const std::string& key, BackendKind backend) const;
   // Where files explaining failed compiles go: <directory>/failures, or, with
-  // the disk cache off or refused, a private folder under $TMPDIR (kept).
+  // the disk cache off or refused, or a failures folder that is not one of
+  // this user's that only it can write (a warning says so), a private folder
+  // under $TMPDIR (kept). Files there are written by replacing what is at
+  // their name (never by opening it: it could be a FIFO).
   std::filesystem::path failureDirectory();
   // A private (0700) folder for this cache's scratch files (compiler input and
   // output, libraries being loaded); removed with the cache. Under the cache
   // folder when the disk cache is in use (not on a noexec /tmp), else $TMPDIR.
   std::filesystem::path scratchDirectory();
+  // After a write failed because the disk is full (`reason` says which):
+  // turns the disk cache off for the rest of the cache's life (one warning)
+  // and, when the scratch folder was under the cache folder, makes a new one
+  // under $TMPDIR. False when the scratch folder was already there, so that
+  // retrying would fail the same way.
+  bool fallBackFromFullDisk(const std::string& reason);
 
   void clearMemory();
   KernelCacheStats stats() const;
@@ -122,6 +133,9 @@ class KernelCache {
   std::filesystem::path directory_;
   std::unique_ptr<State> state_;
 };
+
+// ENOSPC or EDQUOT: a write failed because the disk (or the user's quota) is full.
+bool isDiskFullError(int err);
 
 // Compiles independent kernels in parallel (at most `max_parallel` at a time;
 // 0: the hardware's thread count) through backend.compile, which must be

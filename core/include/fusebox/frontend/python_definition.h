@@ -60,7 +60,10 @@ struct PythonDefinition {
 };
 
 PythonDefinition parsePythonDefinition(std::string_view source, const std::string& filename);
+// Reads a script of at most kMaxScriptBytes from a regular file (anything else,
+// such as /dev/urandom or a FIFO, is a UserError naming the file).
 PythonDefinition parsePythonFile(const std::string& path);
+inline constexpr uint64_t kMaxScriptBytes = uint64_t{16} << 20;  // 16 MiB
 
 // Makes the tensor or scalar an InputSpec describes. Random values are a pure
 // function of (spec, seed); callers pass a different seed per input (e.g. the

@@ -5,10 +5,11 @@
 #include <fusebox/error.h>
 
 #include <algorithm>
-#include <fstream>
+#include <cstring>
 #include <sstream>
 
 #include "backend/cuda/nvrtc_api.h"
+#include "file_access.h"
 
 namespace fusebox::cuda {
 namespace {
@@ -41,10 +42,10 @@ std::string programLog(nvrtcProgram program) {
   return log;
 }
 
+// Replaces whatever is at `path` (a planted FIFO or link is never opened).
 void writeFile(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  if (!out) throw UserError(fmt::format("cannot write {}", path.string()));
+  if (const int err = writeFileReplacing(path, text); err != 0)
+    throw UserError(fmt::format("cannot write {}: {}", path.string(), std::strerror(err)));
 }
 
 // The first `max_lines` lines of `text`, with a note when more follow.

@@ -1,22 +1,21 @@
 // HostBackend: compile through the kernel cache (payload: the kernel library's
 // bytes), load with Boost.DLL, launch through the grid runner.
-#include <fcntl.h>
 #include <fusebox/backend/host_backend.h>
 #include <fusebox/backend/runtime_sources.h>
 #include <fusebox/error.h>
-#include <unistd.h>
+#include <sys/statvfs.h>
 
 #include <algorithm>
 #include <atomic>
 #include <boost/dll/shared_library.hpp>
 #include <cstring>
-#include <fstream>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
 #include "backend/host/grid_runner.h"
 #include "backend/host/host_compiler.h"
-#include "backend/host/process.h"
+#include "file_access.h"
 
 namespace fusebox {
 namespace {
@@ -25,25 +24,43 @@ using host::GridLaunch;
 using host::GridRunner;
 using host::RunThreadsFn;
 
+constexpr uint64_t kMaxLibraryBytes = uint64_t{1} << 30;  // far above any kernel
+
+// A full disk where the host backend writes, raised where it is found so
+// that compile() can move its scratch folder elsewhere and try again.
+class DiskFull : public UserError {
+ public:
+  DiskFull(std::string reason, const std::string& message)
+      : UserError(message), reason_(std::move(reason)) {}
+  const std::string& reason() const { return reason_; }  // one line: which disk, what said so
+
+ private:
+  std::string reason_;
+};
+
+constexpr uint64_t kLowFreeBytes = uint64_t{1} << 20;
+
+// Why a failure in `scratch` looks like a full disk ("" when it does not):
+// the compiler or linker says so, or the folder's disk has almost no room.
+std::string diskFullReason(const std::filesystem::path& scratch, const std::string& output) {
+  for (const char* says : {"No space left on device", "Disk quota exceeded"})
+    if (output.find(says) != std::string::npos)
+      return fmt::format("the disk holding {} is full (\"{}\")", scratch.string(), says);
+  struct statvfs fs {};
+  if (::statvfs(scratch.c_str(), &fs) == 0 &&
+      static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize < kLowFreeBytes)
+    return fmt::format("the disk holding {} is full ({} bytes free)", scratch.string(),
+                       static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize);
+  return {};
+}
+
 void writeFile(const std::filesystem::path& path, const std::string& bytes) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  bool ok = fd >= 0;
-  const char* p = bytes.data();
-  size_t left = bytes.size();
-  while (ok && left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0;
-    if (ok) {
-      p += n;
-      left -= static_cast<size_t>(n);
-    }
+  if (const int err = writeFileReplacing(path, bytes); err != 0) {
+    const std::string message =
+        fmt::format("host backend: cannot write {}: {}", path.string(), std::strerror(err));
+    if (isDiskFullError(err)) throw DiskFull(message, message);
+    throw UserError(message);
   }
-  const int err = errno;
-  if (fd >= 0) ::close(fd);
-  if (!ok)
-    throw UserError(
-        fmt::format("host backend: cannot write {}: {}", path.string(), std::strerror(err)));
 }
 
 std::string firstLines(const std::string& text, int max_lines) {
@@ -105,7 +122,7 @@ class HostBackend final : public Backend {
  public:
   explicit HostBackend(HostBackendOptions options)
       : cache_(std::move(options.cache)),
-        compiler_(options.compiler),
+        compiler_(options.compiler, options.compile_timeout_seconds),
         runner_(std::make_shared<GridRunner>(
             options.threads > 0
                 ? options.threads
@@ -125,12 +142,26 @@ class HostBackend final : public Backend {
     FUSEBOX_USER_CHECK(!kernel.name.empty(), "host backend: the kernel has no name");
     // Compiler and target are fixed for this backend: the source alone finds a loaded kernel.
     if (auto loaded = cache_.findLoaded(kernel, timings)) return loaded;
-    compiler_.probe(cache_.scratchDirectory());
+    inScratch([&](const std::filesystem::path& scratch) {
+      try {
+        compiler_.probe(scratch);
+      } catch (const UserError& e) {
+        if (std::string full = diskFullReason(scratch, e.what()); !full.empty())
+          throw DiskFull(full, fmt::format("host backend: {}\n{}", full, e.what()));
+        throw;
+      }
+      return 0;
+    });
     const std::vector<std::string> flags = compiler_.flags(kernel);
     const std::string key =
         kernelCacheKey(BackendKind::Host, kernel, flags, compiler_.machine(), compiler_.version());
     return cache_.getOrCompile(
-        key, BackendKind::Host, [&] { return compileLibrary(kernel, key, flags); },
+        key, BackendKind::Host,
+        [&] {
+          return inScratch([&](const std::filesystem::path& scratch) {
+            return compileLibrary(scratch, kernel, key, flags);
+          });
+        },
         [&](const std::string& payload) { return loadLibrary(kernel, key, payload); }, timings,
         &kernel);
   }
@@ -156,25 +187,42 @@ class HostBackend final : public Backend {
     return out;
   }
 
-  // The runtime headers, written once per cache scratch folder.
-  const std::filesystem::path& runtimeDir() {
-    std::call_once(runtime_once_, [this] {
-      const std::filesystem::path dir = cache_.scratchDirectory() / "runtime";
+  // Runs `work` with the scratch folder; when it finds the disk full, moves
+  // the scratch folder off the cache's disk (turning the disk cache off) and
+  // runs it once more. A disk that is still full is a UserError saying so.
+  template <class Work>
+  auto inScratch(const Work& work) -> decltype(work(std::filesystem::path())) {
+    for (bool retried = false;; retried = true) {
+      try {
+        return work(cache_.scratchDirectory());
+      } catch (const DiskFull& full) {
+        if (!retried && cache_.fallBackFromFullDisk(full.reason())) continue;
+        throw UserError(fmt::format(
+            "{}\nfree some space, or point TMPDIR (and FUSEBOX_KERNEL_CACHE_DIR) at another disk",
+            full.what()));
+      }
+    }
+  }
+
+  // The runtime headers, written once per scratch folder.
+  std::filesystem::path runtimeDir(const std::filesystem::path& scratch) {
+    std::lock_guard lock(runtime_mutex_);
+    const std::filesystem::path dir = scratch / "runtime";
+    if (runtime_dir_ != dir) {
       for (const RuntimeHeader& header : embeddedRuntimeHeaders()) {
         const std::filesystem::path path = dir / header.name;
         std::filesystem::create_directories(path.parent_path());
         writeFile(path, header.text);
       }
       runtime_dir_ = dir;
-    });
-    return runtime_dir_;
+    }
+    return dir;
   }
 
-  std::string compileLibrary(const KernelSource& kernel, const std::string& key,
-                             const std::vector<std::string>& flags) {
-    const std::filesystem::path include_dir = runtimeDir();
+  std::string compileLibrary(const std::filesystem::path& scratch, const KernelSource& kernel,
+                             const std::string& key, const std::vector<std::string>& flags) {
+    const std::filesystem::path include_dir = runtimeDir(scratch);
     const std::string stem = fmt::format("{}-{}", fileStem(kernel.name), key.substr(0, 16));
-    const std::filesystem::path scratch = cache_.scratchDirectory();
     const std::filesystem::path source = scratch / (stem + ".cpp");
     const std::filesystem::path library = scratch / (stem + ".so");
     // The kernel's lines keep their numbers; the exported entry follows them.
@@ -182,18 +230,36 @@ class HostBackend final : public Backend {
                                   "FUSEBOX_HOST_ENTRY({})\n",
                                   kernel.source, kernel.name));
     std::string log;
-    const bool ok = compiler_.compile(flags, include_dir, source, library, &log);
+    const bool ok = compiler_.compile(kernel.name, flags, include_dir, source, library, &log);
     std::error_code ec;
     std::filesystem::remove(source, ec);
     if (!ok) {
       std::filesystem::remove(library, ec);
+      if (std::string full = diskFullReason(scratch, log); !full.empty())
+        throw DiskFull(full, fmt::format("host backend: cannot compile kernel {}: {}; the "
+                                         "compiler's log:\n{}",
+                                         kernel.name, full, firstLines(log, 10)));
       throw compileFailure(kernel, key, flags, source, log);
     }
-    std::string bytes = host::readFileText(library);
+    std::string bytes = readLibrary(kernel, library);
     std::filesystem::remove(library, ec);
-    FUSEBOX_CHECK(!bytes.empty(), "host backend: the compiler wrote no library for kernel {}",
-                  kernel.name);
     return bytes;
+  }
+
+  // The library the compiler wrote: a regular file of sane size.
+  std::string readLibrary(const KernelSource& kernel, const std::filesystem::path& library) {
+    try {
+      ReadableFile file(library, "the kernel library");
+      if (file.size() == 0)
+        file.fail(fmt::format("the compiler `{}` wrote an empty library for kernel {}",
+                              fmt::join(compiler_.command(), " "), kernel.name));
+      return file.readRest(kMaxLibraryBytes);
+    } catch (const UserError& e) {
+      throw UserError(
+          fmt::format("host backend: no library for kernel {} from the compiler `{}` "
+                      "(it exited with status 0): {}",
+                      kernel.name, fmt::join(compiler_.command(), " "), e.what()));
+    }
   }
 
   // Keeps the source and the log in one file: the source verbatim (so the
@@ -225,21 +291,30 @@ class HostBackend final : public Backend {
         kernel.name, where, firstLines(log, 25)));
   }
 
+  // Loads into this process: a library whose loading or code crashes takes
+  // the process down, like any code it runs (docs/backends.md).
   std::shared_ptr<CompiledKernel> loadLibrary(const KernelSource& kernel, const std::string& key,
                                               const std::string& payload) {
     // A private copy of bytes that passed the cache's checks; unlinked once
     // mapped, so nothing can change it between the check and the load.
-    const std::filesystem::path path =
-        cache_.scratchDirectory() / fmt::format("{}-{}.so", key.substr(0, 16), load_counter_++);
-    writeFile(path, payload);
+    const std::filesystem::path path = inScratch([&](const std::filesystem::path& scratch) {
+      const std::filesystem::path copy =
+          scratch / fmt::format("{}-{}.so", key.substr(0, 16), load_counter_++);
+      writeFile(copy, payload);
+      return copy;
+    });
     boost::dll::shared_library library;
     try {
       library.load(path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
     } catch (const std::exception& e) {
       std::error_code ec;
       std::filesystem::remove(path, ec);
-      throw InternalError(fmt::format("host backend: cannot load the library of kernel {}: {}",
-                                      kernel.name, e.what()));
+      // The compiler is the user's choice ($FUSEBOX_HOST_CXX): its output not
+      // loading is not fusebox's bug.
+      throw UserError(
+          fmt::format("host backend: cannot load the library of kernel {} built by "
+                      "`{}`: {}",
+                      kernel.name, fmt::join(compiler_.command(), " "), e.what()));
     }
     std::error_code ec;
     std::filesystem::remove(path, ec);
@@ -259,8 +334,8 @@ class HostBackend final : public Backend {
   KernelCache cache_;
   host::HostCompiler compiler_;
   std::shared_ptr<GridRunner> runner_;
-  std::once_flag runtime_once_;
-  std::filesystem::path runtime_dir_;
+  std::mutex runtime_mutex_;
+  std::filesystem::path runtime_dir_;  // where the runtime headers were written
   std::atomic<uint64_t> load_counter_{0};
 };
 
