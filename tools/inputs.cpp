@@ -11,6 +11,7 @@
 #include <charconv>
 #include <climits>
 #include <cmath>
+#include <limits>
 #include <cstdlib>
 
 namespace fusebox::cli {
@@ -92,7 +93,7 @@ InputSpec parseShapeSpec(const std::string& name, const std::string& spec, DataT
     FUSEBOX_USER_CHECK(ec == std::errc() && ptr == part.data() + part.size() && extent >= 0,
                        "--input {}={}: expected a shape like 16x512x4096[:dtype], a .npy file or a "
                        "number; '{}' is not a size",
-                       name, spec, part);
+                       name, displayText(spec), displayText(part));
     out.shape.push_back(extent);
     pos = next + 1;
   }
@@ -184,11 +185,40 @@ std::vector<Argument> makeInputs(const PythonDefinition& def,
   return args;
 }
 
+namespace {
+
+// Integer tensors are summarized exactly (an int64 above 2^53 keeps its
+// digits), by row-major position.
+std::string summarizeIntegers(const Tensor& t) {
+  std::vector<int64_t> index(t.dim(), 0);
+  int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
+  double total = 0;
+  std::vector<std::string> first;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    int64_t rest = i;
+    for (int64_t d = t.dim(); d-- > 0;) {
+      index[d] = rest % t.sizes()[d];
+      rest /= t.sizes()[d];
+    }
+    const int64_t v = t.getInt(index);
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    total += static_cast<double>(v);
+    if (i < 4) first.push_back(std::to_string(v));
+  }
+  return fmt::format(" min={} max={} mean={:.6g} first=[{}{}]", lo, hi,
+                     total / static_cast<double>(t.numel()), fmt::join(first, ", "),
+                     t.numel() > 4 ? ", ..." : "");
+}
+
+}  // namespace
+
 std::string summarize(const Argument& value) {
   if (auto* s = std::get_if<ScalarValue>(&value)) return "scalar " + toString(*s);
   const Tensor& t = std::get<Tensor>(value);
   std::string s = t.describe();
   if (t.numel() == 0) return s + " (empty)";
+  if (!isFloatingType(t.dtype())) return s + summarizeIntegers(t);
   auto values = t.toDoubles();
   double lo = INFINITY, hi = -INFINITY, total = 0;
   int64_t nonfinite = 0;
@@ -204,9 +234,10 @@ std::string summarize(const Argument& value) {
   int64_t finite = static_cast<int64_t>(values.size()) - nonfinite;
   std::vector<std::string> first;
   for (size_t i = 0; i < values.size() && i < 4; ++i) first.push_back(fmt::format("{:.6g}", values[i]));
-  s += fmt::format(" min={:.6g} max={:.6g} mean={:.6g} first=[{}{}]", lo, hi,
-                   finite ? total / finite : NAN, fmt::join(first, ", "),
-                   values.size() > 4 ? ", ..." : "");
+  const std::string head = fmt::format("first=[{}{}]", fmt::join(first, ", "),
+                                       values.size() > 4 ? ", ..." : "");
+  if (finite == 0) return s + fmt::format(" no finite values {} non-finite={}", head, nonfinite);
+  s += fmt::format(" min={:.6g} max={:.6g} mean={:.6g} {}", lo, hi, total / finite, head);
   if (nonfinite) s += fmt::format(" non-finite={}", nonfinite);
   return s;
 }

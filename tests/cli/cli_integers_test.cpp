@@ -76,6 +76,26 @@ TEST(CliIntegers, IntScalarInputsAreExact) {
   }
 }
 
+// The summary line shows integers exactly, not through "%.6g".
+TEST(CliIntegers, SummariesShowIntegersExactly) {
+  TempDir dir;
+  ScriptRun r = runScript(dir, kScalars, "--input S1=9007199254740993");
+  ASSERT_EQ(r.result.exit_code, 0) << r.result.output;
+  EXPECT_THAT(r.result.output,
+              HasSubstr("output 0 T1_g: int64[2]{strides 1} min=9007199254740993 "
+                        "max=9007199254740993 mean=9.0072e+15 first=[9007199254740993, "
+                        "9007199254740993]"));
+}
+
+// A tensor with no finite value says so instead of min=inf max=-inf.
+TEST(CliIntegers, SummaryOfATensorWithoutFiniteValues) {
+  TempDir dir;
+  ScriptRun r = runScript(dir, kScalars, "--input S3=inf");
+  ASSERT_EQ(r.result.exit_code, 0) << r.result.output;
+  EXPECT_THAT(r.result.output, HasSubstr("output 1 T2_g: float[2]{strides 1} no finite values "
+                                         "first=[inf, inf] non-finite=2"));
+}
+
 TEST(CliIntegers, IntScalarInputThatIsNotAnInt64IsAnError) {
   TempDir dir;
   ScriptRun r = runScript(dir, kScalars, "--input S1=1.9");  // was truncated to 1

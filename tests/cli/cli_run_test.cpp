@@ -122,6 +122,11 @@ TEST(CliRun, MalformedOverrideIsAUserError) {
   auto r = runCommand(exe() + " run " + script + " --input T0=2xfoo");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("'foo' is not a size"));
+  // A 100 kB spec (an argument may hold 128 kB) is cut in the message.
+  r = runCommand(exe() + " run " + script + " --input T0=" + std::string(100000, '1') + "x");
+  EXPECT_EQ(r.exit_code, 1) << r.output.substr(0, 300);
+  EXPECT_THAT(r.output, HasSubstr("111..."));
+  EXPECT_LT(r.output.size(), 2000u) << r.output.substr(0, 300);
   r = runCommand(exe() + " run " + script + " --input T0");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("expected NAME=SPEC"));

@@ -71,6 +71,13 @@ TEST(EchoedText, MegabyteTokensAreCut) {
     EXPECT_THAT(message, HasSubstr("zzz..."));
     EXPECT_LT(message.size(), 2000u) << message.substr(0, 200);
   }
+  // A megabyte integer literal, too large for int64 and with a bad digit.
+  const std::string digits(1 << 20, '7');
+  for (const std::string& literal : {digits, "0b" + digits}) {
+    const std::string message = parseError("T1 = fd.ops.mul(T0, " + literal + ")");
+    EXPECT_THAT(message, HasSubstr("777..."));
+    EXPECT_LT(message.size(), 2000u) << message.substr(0, 200);
+  }
 }
 
 TEST(EchoedText, UnexpectedControlCharacterIsEscaped) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -82,9 +84,10 @@ OptionValue parseEnvValue(const OptionSpec& spec, std::string_view text,
     case OptionType::Int: {
       std::string v(text);
       char* end = nullptr;
+      errno = 0;
       long long n = std::strtoll(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0')
-        throw UserError(where, fmt::format("option '{}' expects an integer, got '{}'", spec.name,
+      if (v.empty() || *end != '\0' || errno == ERANGE)
+        throw UserError(where, fmt::format("option '{}' expects an integer from -2^63 to 2^63-1, got '{}'", spec.name,
                                            displayText(text)));
       return static_cast<int64_t>(n);
     }

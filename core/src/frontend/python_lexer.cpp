@@ -266,14 +266,14 @@ class Lexer {
       int d = isDigit(ch) ? ch - '0' : std::tolower(static_cast<unsigned char>(ch)) - 'a' + 10;
       if (d >= base)
         fail(t.line, t.column,
-             fmt::format("invalid digit '{}' in the integer literal {}", ch, t.text));
+             fmt::format("invalid digit '{}' in the integer literal {}", ch, displayText(t.text)));
       if (__builtin_mul_overflow(magnitude, static_cast<uint64_t>(base), &magnitude) ||
           __builtin_add_overflow(magnitude, static_cast<uint64_t>(d), &magnitude) ||
           magnitude > kLimit)
         fail(t.line, t.column,
              fmt::format("integer {} does not fit in int64 (-9223372036854775808 to "
                          "9223372036854775807)",
-                         t.text));
+                         displayText(t.text)));
     }
     t.int_is_two_pow_63 = magnitude == kLimit;
     t.int_value = static_cast<int64_t>(magnitude);  // 2**63 becomes INT64_MIN

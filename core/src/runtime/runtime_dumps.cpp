@@ -4,8 +4,6 @@
 #include <fusebox/ir/printer.h>
 
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -14,9 +12,9 @@
 #include <sstream>
 
 #include "file_access.h"
+#include "backend/host/process.h"
 #include "runtime/runtime_internal.h"
 
-extern char** environ;
 
 namespace fusebox::runtime_detail {
 
@@ -43,20 +41,21 @@ fs::path findDot() {
   }
 }
 
-// Runs `dot -Tsvg` without a shell; returns "" or what went wrong.
+// Runs `dot -Tsvg` without a shell, within a time limit (a huge graph, or an
+// SVG path no one reads, must not hang the run); returns "" or what went wrong.
 std::string renderSvg(const fs::path& dot, const fs::path& in, const fs::path& out) {
-  std::string program = dot.string(), format = "-Tsvg", flag = "-o", target = out.string(),
-              source = in.string();
-  char* argv[] = {program.data(), format.data(), flag.data(),
-                  target.data(),  source.data(), nullptr};
-  pid_t pid = 0;
-  if (int err = posix_spawn(&pid, program.c_str(), nullptr, nullptr, argv, environ); err != 0)
-    return fmt::format("could not start {}: {}", program, std::strerror(err));
-  int status = 0;
-  if (waitpid(pid, &status, 0) < 0) return fmt::format("waiting for {} failed", program);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return fmt::format("{} failed (exit status {})", program,
-                       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+  constexpr double kDotTimeoutSeconds = 60;
+  std::error_code ec;
+  const fs::path log = fs::temp_directory_path(ec) /
+                       fmt::format("fusebox-dot-{}-{}.log", ::getpid(), out.filename().string());
+  const host::ProcessResult r = host::runProcess(
+      {dot.string(), "-Tsvg", "-o", out.string(), in.string()}, log, kDotTimeoutSeconds);
+  fs::remove(log, ec);
+  if (!r.started) return fmt::format("could not start {}: {}", dot.string(), r.error);
+  if (r.timed_out)
+    return fmt::format("{} did not finish within {} s and was stopped", dot.string(),
+                       kDotTimeoutSeconds);
+  if (r.exit_code != 0) return fmt::format("{} failed (exit status {})", dot.string(), r.exit_code);
   return {};
 }
 
