@@ -238,7 +238,10 @@ Tensor Tensor::asStrided(std::vector<int64_t> sizes, std::vector<int64_t> stride
   numelOf(sizes);
   const int64_t capacity = storage_->nbytes / elementSize();
   const int64_t span = spanOf(sizes, strides);
-  // An empty view may sit anywhere up to the end of the storage.
+  // An empty view reaches no element, so any offset will do (a slice of an
+  // empty tensor may start past its end); it is kept inside the storage so
+  // that data() points into it.
+  if (span == 0) storage_offset = std::min(storage_offset, capacity);
   const int64_t end =
       checked::add(storage_offset, span).value_or(std::numeric_limits<int64_t>::max());
   FUSEBOX_USER_CHECK(end <= capacity && storage_offset <= capacity,

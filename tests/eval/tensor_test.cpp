@@ -90,6 +90,12 @@ TEST(Tensor, AsStridedIsBoundsChecked) {
   EXPECT_USER_ERROR(t.asStrided({7}, {1}, 0), HasSubstr("storage holds 6"));
   EXPECT_USER_ERROR(t.asStrided({1}, {1}, -1), HasSubstr("negative"));
   EXPECT_NO_THROW(t.asStrided({0}, {1}, 6));  // an empty view at the end
+  // An empty view reaches nothing, wherever it starts (a slice of an empty
+  // tensor past its start); it points into the storage all the same.
+  Tensor nothing = Tensor::empty(DataType::Float, {0, 3, 5});
+  Tensor far = nothing.asStrided({0, 2, 1}, {15, 5, 1}, 6);
+  EXPECT_EQ(far.numel(), 0);
+  EXPECT_EQ(far.storageOffset(), 0);
   EXPECT_USER_ERROR(Tensor().asStrided({1}, {1}, 0), HasSubstr("undefined"));
 }
 

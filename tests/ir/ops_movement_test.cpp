@@ -115,6 +115,9 @@ TEST(OpsMovement, Squeeze) {
   auto* e = expand(t0, {f.constantInt(-1), f.constantInt(7), f.constantInt(-1), f.constantInt(-1)});
   EXPECT_USER_ERROR(squeeze(e, {1}), HasSubstr("is a broadcast expanded to 7"),
                     HasSubstr("pass squeeze_expanded=True"));
+  auto* zero =
+      expand(t0, {f.constantInt(-1), f.constantInt(0), f.constantInt(-1), f.constantInt(-1)});
+  EXPECT_USER_ERROR(squeeze(zero, {1}, true), HasSubstr("is a broadcast expanded to 0"));
   auto* se = squeeze(e, {1}, /*squeeze_expanded=*/true);
   EXPECT_THAT(constSizes(se), ElementsAre(kSym, 3, 1));
   EXPECT_EQ(se->definition()->attr<SqueezeAttr>().dims, (std::vector<int64_t>{1}));

@@ -107,6 +107,19 @@ TEST_P(Backends, AReshapeThatChangesTheElementCountIsAnError) {
   EXPECT_THAT(error, HasSubstr("cannot reshape 6 elements into 8"));
 }
 
+TEST_P(Backends, ASqueezedSymbolicDimMustHaveSizeOne) {
+  const std::string body =
+      "    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)\n"
+      "    S1 = fd.define_scalar(dtype=DataType.Int)\n"
+      "    T2 = fd.ops.reshape(T0, new_shape=[S1])\n"
+      "    T3 = fd.ops.squeeze(T2, dims=[0])\n"
+      "    T4 = fd.ops.neg(T3)\n"
+      "    fd.add_output(T4)\n";
+  EXPECT_THAT(runError(body, {iotaTensor({3}), ScalarValue(int64_t{3})}),
+              HasSubstr("cannot be squeezed: only size-1 and broadcast dims can"));
+  EXPECT_THAT(runError(body, {iotaTensor({1}), ScalarValue(int64_t{1})}), "(no error)");
+}
+
 // PyTorch and nvFuser read a Python float operand in the tensor's compute
 // type: float32(0.1) == 0.1 is True, and 0.1f - 0.1 is exactly 0.
 TEST_P(Backends, APythonFloatOperandIsReadInTheOpsComputeType) {

@@ -26,6 +26,9 @@ class ShapeChecker {
       case OpType::Expand:
         checkExpand(e);
         return;
+      case OpType::Squeeze:
+        checkSqueeze(e);
+        return;
       case OpType::Reshape:
         checkReshape(e);
         return;
@@ -101,6 +104,23 @@ class ShapeChecker {
                          "{}: the shape asks for size {} in dim {}, but {} is not a broadcast "
                          "and cannot change size",
                          describeExpr(e), w, d, dimText(in, d, *s[d]));
+    }
+  }
+
+  // A squeezed dim (an expanded broadcast, a symbolic dim) must not be
+  // empty: dropping it would make elements out of nothing.
+  // Any other squeezed dim (symbolic until now) must have size 1.
+  void checkSqueeze(const Expr* e) {
+    const Val* in = e->input(0);
+    const auto ids = in->as<TensorView>()->logicalNoReductions();
+    auto s = sizes(in);
+    for (int64_t d : e->attr<SqueezeAttr>().dims) {
+      if (!s.at(d)) continue;
+      FUSEBOX_USER_CHECK(*s[d] != 0, "{}: {} cannot be squeezed: it is empty", describeExpr(e),
+                         dimText(in, d, 0));
+      FUSEBOX_USER_CHECK(ids.at(d)->isBroadcast() || *s[d] == 1,
+                         "{}: {} cannot be squeezed: only size-1 and broadcast dims can",
+                         describeExpr(e), dimText(in, d, *s[d]));
     }
   }
 

@@ -145,6 +145,11 @@ TensorView* squeeze(TensorView* x, const std::vector<int64_t>& dims, bool squeez
                          "{}: dim {} of {} is a broadcast expanded to {}; pass "
                          "squeeze_expanded=True to squeeze it",
                          name, n, describe(x), describe(size));
+      // Dropping a dim of size 0 would make elements out of an empty tensor.
+      FUSEBOX_USER_CHECK(!isConstInt(size, 0),
+                         "{}: dim {} of {} is a broadcast expanded to 0; squeezing it would make "
+                         "values out of an empty tensor",
+                         name, n, describe(x));
       sorted.push_back(n);
       continue;
     }
