@@ -1,7 +1,5 @@
 // The evaluator on chains of 100,000 dependent expressions (against their
-// closed-form results), and scalar expressions that reuse a subexpression:
-// evaluating one visits each subexpression once, whether or not its value can
-// be known yet.
+// closed-form results), and scalar expressions that reuse a subexpression.
 #include "eval/eval_test_util.h"
 #include "support/deep_chains.h"
 
@@ -28,19 +26,18 @@ INSTANTIATE_TEST_SUITE_P(Chains, DeepEval,
                          [](const auto& info) { return deep_chains::chainTestName(info.param); });
 
 // s -> (s + s) - s, repeated: each level reads the one below three times, so
-// a walk that does not remember what it has seen visits 3^levels nodes.
+// a walk that does not keep what it computed visits 3^levels nodes.
 Val* repeatedlyReused(Val* s, int levels) {
   for (int k = 0; k < levels; ++k) s = sub(add(s, s), s);
   return s;
 }
 
-TEST(DeepScalarEval, ReusedSubexpressionsAreEvaluatedOnce) {
+TEST(DeepScalarEval, ReusedSubexpressionsAreComputedOnce) {
   Fusion f;
   Val* leaf = defineScalar(f, DataType::Int64);
   Val* top = repeatedlyReused(leaf, 60);
   ExpressionEvaluator ee;
-  // Nothing bound yet: the answer "unknown" comes without exploring 3^60 paths.
-  EXPECT_EQ(ee.evaluate(top), std::nullopt);
+  EXPECT_EQ(ee.evaluate(top), std::nullopt);  // nothing bound yet
   ee.bind(leaf, int64_t{5});
   EXPECT_EQ(ee.evaluate(top), ScalarValue(int64_t{5}));
 }

@@ -1,8 +1,6 @@
 // ExpressionEvaluator: scalar values of a fusion once its inputs are bound.
 #include <fmt/format.h>
 
-#include <unordered_set>
-
 #include "eval/eval_internal.h"
 
 namespace fusebox {
@@ -106,55 +104,36 @@ std::optional<ScalarValue> ExpressionEvaluator::evaluate(const Val* v) {
   FUSEBOX_CHECK(v != nullptr && v->isScalar(), "evaluate: {} is not a scalar",
                 v ? v->toString() : "null");
   // A post-order walk with an explicit stack (scalar chains can be as long as
-  // the fusion). Computed values are kept in values_; what cannot be computed
-  // yet is remembered for this call only, so a subexpression shared many
-  // times is visited once either way.
+  // the fusion). Computed values are kept in values_, so a subexpression
+  // shared many times is computed once; the first operand that cannot be
+  // known yet makes the whole value unknown.
   struct Frame {
     const Val* v;
     size_t next_input = 0;
     std::vector<Number> operands;
   };
-  std::unordered_set<const Val*> unknown;
   std::vector<Frame> stack;
-  std::optional<ScalarValue> result;
-  // The value of `x` when it needs no computing (nullopt inside: it cannot be
-  // known); otherwise pushes a frame for it and returns nullopt.
+  // The value of `x` when it needs no computing; nullopt inside when it
+  // cannot be known. Otherwise pushes a frame for it and returns nullopt.
   auto visit = [&](const Val* x) -> std::optional<std::optional<ScalarValue>> {
     const auto* s = x->as<Scalar>();
     if (s->isConst())
       return scalarFromNumber(numberFromScalar(*s->value(), s->dtype()), s->dtype());
     if (auto it = values_.find(x); it != values_.end()) return it->second;
-    if (x->definition() == nullptr || unknown.count(x)) return std::optional<ScalarValue>();
+    if (x->definition() == nullptr) return std::optional<ScalarValue>();
     stack.push_back({x, 0, {}});
     return std::nullopt;
   };
-  // Hands a finished value (or nullopt: unknown) to the frame below, or returns it.
-  auto deliver = [&](std::optional<ScalarValue> value) {
-    if (stack.empty()) {
-      result = std::move(value);
-      return;
-    }
-    Frame& parent = stack.back();
-    if (!value) {
-      unknown.insert(parent.v);
-      parent.next_input = SIZE_MAX;  // unknown as soon as one operand is
-      return;
-    }
-    const Val* in = parent.v->definition()->input(parent.next_input - 1);
-    parent.operands.push_back(numberFromScalar(*value, in->dtype()));
-  };
   if (auto direct = visit(v)) return *direct;
-  while (!stack.empty()) {
+  while (true) {
     Frame& top = stack.back();
     const Expr* def = top.v->definition();
-    if (top.next_input == SIZE_MAX) {
-      stack.pop_back();
-      deliver(std::nullopt);
-      continue;
-    }
     if (top.next_input < def->inputs().size()) {
-      if (auto direct = visit(def->input(top.next_input++)))  // may push: `top` is stale after
-        deliver(*direct);
+      const Val* in = def->input(top.next_input++);
+      if (auto direct = visit(in)) {  // else a frame for `in` was pushed: `top` is stale
+        if (!*direct) return std::nullopt;
+        top.operands.push_back(numberFromScalar(**direct, in->dtype()));
+      }
       continue;
     }
     Number number;
@@ -167,9 +146,11 @@ std::optional<ScalarValue> ExpressionEvaluator::evaluate(const Val* v) {
     ScalarValue value = scalarFromNumber(number, x->dtype());
     values_[x] = value;
     stack.pop_back();
-    deliver(value);
+    if (stack.empty()) return value;
+    Frame& parent = stack.back();
+    parent.operands.push_back(
+        numberFromScalar(value, parent.v->definition()->input(parent.next_input - 1)->dtype()));
   }
-  return result;
 }
 
 ScalarValue ExpressionEvaluator::evaluateOrThrow(const Val* v) {
