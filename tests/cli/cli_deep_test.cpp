@@ -85,16 +85,14 @@ TEST(CliDeep, PrintALongScalarChainAndReadItBack) {
   ASSERT_EQ(r.exit_code, 0) << r.output.substr(0, 2000);
   EXPECT_THAT(r.output, HasSubstr("( ( ( ( "));
   EXPECT_LT(r.output.size(), 10000u);
+  const std::string printed = r.output;
+  // Written back as Python (one line per scalar op) and read again: the same IR.
   const std::string back = (dir / "back.py").string();
   r = runCommand(exe() + " print --python " + script + " > " + back);
   ASSERT_EQ(r.exit_code, 0) << r.output.substr(0, 2000);
-  Tensor x = deep_chains::sampleInput({2, 3});
-  saveNpy((dir / "x.npy").string(), x);
-  r = runCommand(exe() + " run " + back + " --backend eval --no-ir --input T0=" +
-                 (dir / "x.npy").string() + " --save-outputs " + (dir / "out").string());
+  r = runCommand(exe() + " print " + back);
   ASSERT_EQ(r.exit_code, 0) << r.output.substr(0, 2000);
-  Tensor out = loadNpy((dir / "out" / "output_0.npy").string());
-  EXPECT_EQ(out.toDoubles(), deep_chains::scaled(x, 1, 1.0 + 3.0 * kDeepChainLength));
+  EXPECT_EQ(r.output, printed);
 }
 
 }  // namespace

@@ -101,7 +101,7 @@ TEST(SharedSubexpressions, HashOfARepeatedSubexpressionGraph) {
 }
 
 TEST(SharedSubexpressions, PrinterOfReshapesWhoseExtentsReuseEachOther) {
-  auto f = deep_chains::symbolicReshapeChain(60);
+  auto f = deep_chains::symbolicReshapeChain(3 * 60);  // 60 reshapes
   const std::string text = printFusion(*f, {.transforms = true});
   EXPECT_LT(text.size(), 2000000u);
   EXPECT_THAT(text, HasSubstr("T60_g"));
