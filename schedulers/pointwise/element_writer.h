@@ -2,9 +2,10 @@
 // output element's value derived from the iteration index (the reference
 // output's logical index) through every op back to the segment inputs, one
 // index expression per dim (index_math.h); equal (tensor, index) pairs are
-// computed once. That walk is in element_values.cpp. Loads the heuristics allow become vector loads hoisted above
-// the per-element loop (or above the row loop of a 2-D schedule); the rest are
-// scalar loads. Run without params it only records the accesses.
+// computed once (that walk is in element_values.cpp). Loads the heuristics
+// allow become vector loads hoisted above the per-element loop (or above the
+// row loop of a 2-D schedule); the rest are scalar loads. Run without params
+// it only records the accesses.
 #pragma once
 
 #include <fmt/format.h>
