@@ -131,14 +131,14 @@ class RemoveBcastSqueezePass final : public Pass {
     const bool swap = option<bool>("swap_unary_ops");
     bool changed = false;
     // Each rewrite shortens a chain or moves an axis op toward the inputs, so
-    // this ends; the bound only guards against a bug.
+    // this ends; the bound only guards against a bug. A round goes on after a
+    // rewrite: the expressions it made dead are skipped (no uses) and those it
+    // created wait for the next round, so a chain of 100,000 cancelling pairs
+    // takes a few rounds, not one round per pair.
     for (int round = 0; round < 1000; ++round) {
       bool again = false;
       for (Expr* e : fusion.tensorExprs())
-        if (isAxisOp(e) && rewrite(fusion, e, swap)) {
-          again = true;
-          break;  // the expression list is stale now
-        }
+        if (isAxisOp(e) && rewrite(fusion, e, swap)) again = true;
       if (!again) break;
       fusion.removeDeadExprs();
       changed = true;

@@ -4,6 +4,9 @@
 #include <fusebox/checked_math.h>
 
 #include <algorithm>
+#include <functional>
+#include <numeric>
+#include <unordered_map>
 
 namespace fusebox::no_op {
 
@@ -28,8 +31,11 @@ std::string joinInts(const std::vector<int64_t>& v) {
 
 SegmentFacts analyzeSegment(const Fusion& segment) {
   const std::vector<Expr*> exprs = segment.tensorExprs();
+  std::unordered_map<const Expr*, int64_t> index_of;
+  for (size_t i = 0; i < exprs.size(); ++i) index_of[exprs[i]] = static_cast<int64_t>(i);
   auto exprIndex = [&](const Expr* e) {
-    return static_cast<int64_t>(std::find(exprs.begin(), exprs.end(), e) - exprs.begin());
+    auto it = index_of.find(e);
+    return it == index_of.end() ? static_cast<int64_t>(exprs.size()) : it->second;
   };
   const auto& inputs = segment.inputs();
   SegmentFacts facts;

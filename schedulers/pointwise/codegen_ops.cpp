@@ -48,8 +48,8 @@ std::string computeTypeName(DataType t) {
 
 std::string roundTo(DataType t, const std::string& expr) {
   const std::string ct = computeTypeName(t), st = storageType(t);
-  if (ct == st) return fmt::format("fusebox::cast<{}>({})", ct, expr);
-  return fmt::format("fusebox::cast<{}>(fusebox::cast<{}>({}))", ct, st, expr);
+  if (ct == st) return fmt::format("fusebox::Cast<{}>::from({})", ct, expr);
+  return fmt::format("fusebox::Cast<{}>::from(fusebox::Cast<{}>::from({}))", ct, st, expr);
 }
 
 namespace {
@@ -89,7 +89,7 @@ std::string operandMathType(const std::vector<DataType>& ts) {
 
 std::string as(const std::string& type, const OperandText& x) {
   if (computeTypeName(x.dtype) == type) return x.value;
-  return fmt::format("fusebox::cast<{}>({})", type, x.value);
+  return fmt::format("fusebox::Cast<{}>::from({})", type, x.value);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// fusebox::cast<To>(value): conversions between the IR's dtypes with the
-// reference evaluator's semantics.
+// fusebox::cast<To>(value) (or Cast<To>::from(value)): conversions between the
+// IR's dtypes with the reference evaluator's semantics.
 //   - to bool: nonzero (NaN is true);
 //   - floating to integer: truncation; NaN and out-of-range values give the
 //     type's minimum (what x86 gives, and what the evaluator defines);
@@ -87,5 +87,13 @@ template <typename To, typename From>
 FUSEBOX_DEVICE To cast(From value) {
   return detail::CastTo<To>::from(value);
 }
+
+// Cast<To>::from(value) is cast<To>(value) spelled as a member of a class
+// template, which generated kernels use: GCC parses each call of a function
+// template with explicit template arguments in time that grows with the
+// number of variables in scope, so a kernel of 100,000 ops took minutes to
+// compile on the host backend; this spelling keeps its parse linear.
+template <typename To>
+struct Cast : detail::CastTo<To> {};
 
 }  // namespace fusebox

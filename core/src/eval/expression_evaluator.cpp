@@ -136,27 +136,55 @@ void ExpressionEvaluator::bindTensor(const TensorView* tv, const Tensor& t,
 std::optional<ScalarValue> ExpressionEvaluator::evaluate(const Val* v) {
   FUSEBOX_CHECK(v != nullptr && v->isScalar(), "evaluate: {} is not a scalar",
                 v ? v->toString() : "null");
-  const auto* s = v->as<Scalar>();
-  if (s->isConst()) return scalarFromNumber(numberFromScalar(*s->value(), s->dtype()), s->dtype());
-  if (auto it = values_.find(v); it != values_.end()) return it->second;
-  const Expr* def = v->definition();
-  if (def == nullptr) return std::nullopt;
-  std::vector<Number> operands;
-  for (const Val* in : def->inputs()) {
-    auto value = evaluate(in);
-    if (!value) return std::nullopt;
-    operands.push_back(numberFromScalar(*value, in->dtype()));
+  // A post-order walk with an explicit stack (scalar chains can be as long as
+  // the fusion). Computed values are kept in values_, so a subexpression
+  // shared many times is computed once; the first operand that cannot be
+  // known yet makes the whole value unknown.
+  struct Frame {
+    const Val* v;
+    size_t next_input = 0;
+    std::vector<Number> operands;
+  };
+  std::vector<Frame> stack;
+  // The value of `x` when it needs no computing; nullopt inside when it
+  // cannot be known. Otherwise pushes a frame for it and returns nullopt.
+  auto visit = [&](const Val* x) -> std::optional<std::optional<ScalarValue>> {
+    const auto* s = x->as<Scalar>();
+    if (s->isConst())
+      return scalarFromNumber(numberFromScalar(*s->value(), s->dtype()), s->dtype());
+    if (auto it = values_.find(x); it != values_.end()) return it->second;
+    if (x->definition() == nullptr) return std::optional<ScalarValue>();
+    stack.push_back({x, 0, {}});
+    return std::nullopt;
+  };
+  if (auto direct = visit(v)) return *direct;
+  while (true) {
+    Frame& top = stack.back();
+    const Expr* def = top.v->definition();
+    if (top.next_input < def->inputs().size()) {
+      const Val* in = def->input(top.next_input++);
+      if (auto direct = visit(in)) {  // else a frame for `in` was pushed: `top` is stale
+        if (!*direct) return std::nullopt;
+        top.operands.push_back(numberFromScalar(**direct, in->dtype()));
+      }
+      continue;
+    }
+    Number number;
+    try {
+      number = evaluateScalarExpr(def, top.operands);
+    } catch (const UserError& e) {
+      throw UserError(fmt::format("evaluating scalar {}: {}", describeExpr(def), e.what()));
+    }
+    const Val* x = top.v;
+    if (wrapped(def, top.operands, number, x->dtype())) rejectWrappedShape(x, def, top.operands);
+    ScalarValue value = scalarFromNumber(number, x->dtype());
+    values_[x] = value;
+    stack.pop_back();
+    if (stack.empty()) return value;
+    Frame& parent = stack.back();
+    parent.operands.push_back(
+        numberFromScalar(value, parent.v->definition()->input(parent.next_input - 1)->dtype()));
   }
-  Number result;
-  try {
-    result = evaluateScalarExpr(def, operands);
-  } catch (const UserError& e) {
-    throw UserError(fmt::format("evaluating scalar {}: {}", describeExpr(def), e.what()));
-  }
-  if (wrapped(def, operands, result, v->dtype())) rejectWrappedShape(v, def, operands);
-  ScalarValue value = scalarFromNumber(result, v->dtype());
-  values_[v] = value;
-  return value;
 }
 
 ScalarValue ExpressionEvaluator::evaluateOrThrow(const Val* v) {

@@ -159,6 +159,11 @@ class Lexer {
       if (width > indents_.back()) {
         if (tokens_.empty() || tokens_.back().kind != TokenKind::Newline)
           fail(line_, col_, "unexpected indentation");
+        // Each level is a block the parser reads by recursion; CPython's own limit.
+        constexpr size_t kMaxIndentLevels = 100;
+        if (indents_.size() > kMaxIndentLevels)
+          fail(line_, col_,
+               fmt::format("too many levels of indentation (more than {})", kMaxIndentLevels));
         indents_.push_back(width);
         push(TokenKind::Indent, "", line_, col_);
       } else {

@@ -167,39 +167,44 @@ std::vector<Expr*> Fusion::exprs() const {
   // Collect what the outputs need through operands, then order it with Kahn's
   // algorithm, always taking the earliest-created ready expression, so the
   // order is topological, deterministic and close to the order of definition.
-  std::unordered_set<Expr*> needed;
+  // One table (needed expression -> operands not yet produced), sized up
+  // front: this runs for every pass and segment, on fusions of any length.
+  std::unordered_map<Expr*, int64_t> pending;
+  pending.reserve(exprs_.size());
   std::vector<Val*> stack(outputs_.begin(), outputs_.end());
   while (!stack.empty()) {
     Val* v = stack.back();
     stack.pop_back();
     Expr* def = v->definition();
-    if (def == nullptr || !needed.insert(def).second) continue;
+    if (def == nullptr || !pending.emplace(def, 0).second) continue;
     for (Val* in : def->inputs()) stack.push_back(in);
   }
-  std::unordered_map<Expr*, int64_t> pending;
   auto later = [](Expr* a, Expr* b) { return a->name() > b->name(); };
-  std::priority_queue<Expr*, std::vector<Expr*>, decltype(later)> ready(later);
-  for (Expr* e : needed) {
-    int64_t n = 0;
+  std::vector<Expr*> ready_storage;
+  ready_storage.reserve(pending.size());
+  std::priority_queue<Expr*, std::vector<Expr*>, decltype(later)> ready(later,
+                                                                        std::move(ready_storage));
+  for (auto& [e, n] : pending) {
     for (Val* in : e->inputs())
-      if (in->definition() && needed.count(in->definition())) ++n;
-    pending[e] = n;
+      if (in->definition() && pending.count(in->definition())) ++n;
     if (n == 0) ready.push(e);
   }
   std::vector<Expr*> order;
+  order.reserve(pending.size());
   while (!ready.empty()) {
     Expr* e = ready.top();
     ready.pop();
     order.push_back(e);
     for (Val* out : e->outputs())
-      for (Expr* use : out->uses())
-        if (needed.count(use)) {
-          // An expression reading the same value twice still counts it once per operand.
-          int64_t times = std::count(use->inputs().begin(), use->inputs().end(), out);
-          if ((pending[use] -= times) == 0) ready.push(use);
-        }
+      for (Expr* use : out->uses()) {
+        auto it = pending.find(use);
+        if (it == pending.end()) continue;
+        // An expression reading the same value twice still counts it once per operand.
+        int64_t times = std::count(use->inputs().begin(), use->inputs().end(), out);
+        if ((it->second -= times) == 0) ready.push(use);
+      }
   }
-  FUSEBOX_CHECK(order.size() == needed.size(), "the fusion has a cycle");
+  FUSEBOX_CHECK(order.size() == pending.size(), "the fusion has a cycle");
   return order;
 }
 
@@ -307,17 +312,29 @@ int64_t Fusion::removeDeadExprs() {
     for (Val* in : def->inputs()) stack.push_back(in);
     for (Val* out : def->outputs()) stack.push_back(out);
   }
-  std::vector<Expr*> dead;
-  for (auto& e : exprs_)
-    if (!live.count(e.get())) dead.push_back(e.get());
-  for (Expr* e : dead) removeExpr(e);
-  return static_cast<int64_t>(dead.size());
+  // Unlinked one by one, destroyed in one sweep (removeExpr searches exprs_,
+  // which would make removing many expressions quadratic).
+  int64_t removed = 0;
+  for (auto& e : exprs_) {
+    if (live.count(e.get())) continue;
+    unlinkUses(e.get());
+    for (Val* out : e->outputs_)
+      if (out->definition_ == e.get()) out->definition_ = nullptr;
+    ++removed;
+  }
+  exprs_.erase(std::remove_if(exprs_.begin(), exprs_.end(),
+                              [&](const std::unique_ptr<Expr>& e) { return !live.count(e.get()); }),
+               exprs_.end());
+  return removed;
 }
 
 std::unique_ptr<Fusion> Fusion::clone(std::unordered_map<const Val*, Val*>* map) const {
   auto copy = std::make_unique<Fusion>();
   std::unordered_map<const Val*, Val*> local;
   auto& m = map ? *map : local;
+  m.reserve(m.size() + vals_.size());
+  copy->vals_.reserve(vals_.size());
+  copy->exprs_.reserve(exprs_.size());
   auto mapped = [&](const Val* v) -> Val* {
     if (v == nullptr) return nullptr;
     auto it = m.find(v);

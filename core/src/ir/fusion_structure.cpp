@@ -5,9 +5,9 @@
 #include <fusebox/ir/fusion.h>
 
 #include <fmt/format.h>
-#include <functional>
-#include <sstream>
+#include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace fusebox {
 namespace {
@@ -58,21 +58,43 @@ class CanonicalWriter {
   }
 
  private:
-  // Post-order walk: operands first, then the defining expression.
-  void visit(Val* v) {
-    if (ids_.count(v)) return;
-    Expr* def = v->definition();
-    if (def == nullptr) {
-      lines_.push_back("free " + declare(v));
-      return;
+  // Post-order walk: operands first, then the defining expression. An explicit
+  // stack, so a chain of any length fits.
+  void visit(Val* root) {
+    struct Frame {
+      Val* v;
+      size_t next_input;
+    };
+    std::vector<Frame> stack;
+    std::unordered_set<const Val*> on_stack;
+    auto enter = [&](Val* v) {
+      if (ids_.count(v)) return;
+      if (v->definition() == nullptr) {
+        lines_.push_back("free " + declare(v));
+        return;
+      }
+      FUSEBOX_CHECK(on_stack.insert(v).second, "canonical form: {} depends on itself",
+                    v->toString());
+      stack.push_back({v, 0});
+    };
+    enter(root);
+    while (!stack.empty()) {
+      Frame& top = stack.back();
+      Expr* def = top.v->definition();
+      if (top.next_input < def->inputs().size()) {
+        enter(def->input(top.next_input++));  // may grow the stack: `top` is not used after
+        continue;
+      }
+      Val* v = top.v;
+      stack.pop_back();
+      on_stack.erase(v);
+      if (ids_.count(v)) continue;  // a sibling output already emitted this expression
+      std::vector<std::string> outs, ins;
+      for (Val* out : def->outputs()) outs.push_back(declare(out));
+      for (Val* in : def->inputs()) ins.push_back(ref(in));
+      lines_.push_back(fmt::format("{} = {} {}({})", fmt::join(outs, ", "), toString(def->op()),
+                                   attrsString(def->attrs()), fmt::join(ins, ", ")));
     }
-    for (Val* in : def->inputs()) visit(in);
-    if (ids_.count(v)) return;  // a sibling output already emitted this expression
-    std::vector<std::string> outs, ins;
-    for (Val* out : def->outputs()) outs.push_back(declare(out));
-    for (Val* in : def->inputs()) ins.push_back(ref(in));
-    lines_.push_back(fmt::format("{} = {} {}({})", fmt::join(outs, ", "), toString(def->op()),
-                                 attrsString(def->attrs()), fmt::join(ins, ", ")));
   }
 
   std::string ref(Val* v) {
@@ -106,24 +128,78 @@ class CanonicalWriter {
     return s;
   }
 
-  // Extents are written inline; free symbolic extents are numbered like values.
-  std::string extent(Scalar* s) {
-    if (s->isConst()) return toString(*s->value());
-    if (auto it = ids_.find(s); it != ids_.end()) return "%" + std::to_string(it->second);
-    Expr* def = s->definition();
-    if (def == nullptr) {
+  // An extent: a constant, a free symbolic extent (numbered like values), or
+  // scalar arithmetic, always compared by its structure (whether the same
+  // node is also an operand somewhere does not matter). Each distinct
+  // arithmetic structure is written once, as an "extent &k = (op operands)"
+  // line, and referred to as &k: equal structures get the same &k whether or
+  // not they share nodes, and an extent that reuses a subexpression stays as
+  // small as its graph (written inline it would double with every reuse).
+  // Operands are visited left to right with an explicit stack, so the
+  // numbering is that of the expanded tree.
+  std::string extent(Scalar* root) {
+    auto known = [&](const Scalar* s) -> const std::string* {
+      auto it = extent_refs_.find(s);
+      return it == extent_refs_.end() ? nullptr : &it->second;
+    };
+    auto leaf = [&](Scalar* s) -> std::optional<std::string> {
+      if (s->isConst()) return toString(*s->value());
+      if (const std::string* r = known(s)) return *r;
+      if (s->definition() != nullptr) return std::nullopt;
+      if (auto it = ids_.find(s); it != ids_.end()) return "%" + std::to_string(it->second);
       int64_t id = static_cast<int64_t>(ids_.size());
       ids_[s] = id;
       return "%" + std::to_string(id);
+    };
+    if (auto text = leaf(root)) return *text;
+    struct Frame {
+      Scalar* s;
+      size_t next_input;
+      std::vector<std::string> operands;
+    };
+    std::vector<Frame> stack;
+    std::unordered_set<const Scalar*> on_stack;
+    auto push = [&](Scalar* s) {
+      FUSEBOX_CHECK(on_stack.insert(s).second, "canonical form: extent {} depends on itself",
+                    s->toString());
+      stack.push_back({s, 0, {}});
+    };
+    push(root);
+    std::string result;
+    while (!stack.empty()) {
+      Frame& top = stack.back();
+      Expr* def = top.s->definition();
+      if (top.next_input < def->inputs().size()) {
+        Val* in = def->input(top.next_input++);
+        if (!in->isScalar()) {
+          top.operands.push_back("?");
+        } else if (auto text = leaf(in->as<Scalar>())) {
+          top.operands.push_back(*text);
+        } else {
+          push(in->as<Scalar>());  // may grow the stack: `top` is not used after
+        }
+        continue;
+      }
+      std::string structure =
+          fmt::format("({} {})", attrsString(def->attrs()), fmt::join(top.operands, " "));
+      auto [it, added] = extent_numbers_.emplace(std::move(structure), extent_numbers_.size());
+      std::string ref = "&" + std::to_string(it->second);
+      if (added) lines_.push_back(fmt::format("extent {} = {}", ref, it->first));
+      extent_refs_[top.s] = ref;
+      on_stack.erase(top.s);
+      stack.pop_back();
+      if (stack.empty())
+        result = ref;
+      else
+        stack.back().operands.push_back(ref);
     }
-    std::vector<std::string> ins;
-    for (Val* in : def->inputs())
-      ins.push_back(in->isScalar() ? extent(in->as<Scalar>()) : "?");
-    return fmt::format("({} {})", attrsString(def->attrs()), fmt::join(ins, " "));
+    return result;
   }
 
   const Fusion& fusion_;
   std::unordered_map<const Val*, int64_t> ids_;
+  std::unordered_map<const Scalar*, std::string> extent_refs_;  // computed extents seen
+  std::unordered_map<std::string, size_t> extent_numbers_;      // structure -> k of &k
   std::vector<std::string> lines_;
 };
 

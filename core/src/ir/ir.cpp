@@ -62,28 +62,90 @@ std::string Scalar::toString() const {
   return fmt::format("{}{}", scalarPrefix(dtype()), name());
 }
 
-std::string Scalar::inlineString() const {
-  Expr* def = definition();
-  if (value_ || def == nullptr) return toString();
-  auto operand = [&](size_t i) { return def->input(i)->as<Scalar>()->inlineString(); };
+namespace {
+
+// Scalars that inlineString writes as their expression: the results of scalar
+// arithmetic.
+bool writtenInline(const Scalar* s) {
+  const Expr* def = s->definition();
+  if (s->isConst() || def == nullptr) return false;
   switch (def->op()) {
     case OpType::Unary:
-      return fmt::format("{}({})", fusebox::toString(def->attr<UnaryOpType>()), operand(0));
-    case OpType::Cast: return fmt::format("{}({})", irName(dtype()), operand(0));
+    case OpType::Cast:
+    case OpType::Binary:
+    case OpType::Ternary:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// One piece of an expression's inline form: literal text, or an operand.
+struct InlinePart {
+  std::string text;
+  const Scalar* operand = nullptr;
+};
+
+std::vector<InlinePart> inlineParts(const Scalar* s) {
+  const Expr* def = s->definition();
+  auto operand = [&](size_t i) { return InlinePart{{}, def->input(i)->as<Scalar>()}; };
+  switch (def->op()) {
+    case OpType::Unary:
+      return {{fmt::format("{}(", fusebox::toString(def->attr<UnaryOpType>()))}, operand(0), {")"}};
+    case OpType::Cast:
+      return {{fmt::format("{}(", irName(s->dtype()))}, operand(0), {")"}};
     case OpType::Binary: {
       auto op = def->attr<BinaryOpType>();
       if (const char* sym = infixSymbol(op))
-        return fmt::format("( {} {} {} )", operand(0), sym, operand(1));
-      const char* fn = op == BinaryOpType::Maximum   ? "max"
-                       : op == BinaryOpType::Minimum ? "min"
-                                                     : nullptr;
-      return fmt::format("{}({}, {})", fn ? fn : fusebox::toString(op), operand(0), operand(1));
+        return {{"( "}, operand(0), {fmt::format(" {} ", sym)}, operand(1), {" )"}};
+      const std::string fn = op == BinaryOpType::Maximum   ? "max"
+                             : op == BinaryOpType::Minimum ? "min"
+                                                           : std::string(fusebox::toString(op));
+      return {{fn + "("}, operand(0), {", "}, operand(1), {")"}};
     }
-    case OpType::Ternary:
-      return fmt::format("{}({}, {}, {})", fusebox::toString(def->attr<TernaryOpType>()),
-                         operand(0), operand(1), operand(2));
-    default: return toString();
+    case OpType::Ternary: {
+      const std::string fn(fusebox::toString(def->attr<TernaryOpType>()));
+      return {{fn + "("}, operand(0), {", "}, operand(1), {", "}, operand(2), {")"}};
+    }
+    default:
+      return {{s->toString()}};
   }
+}
+
+// Past this many characters, or this many levels of nesting, operands print
+// by name: an extent that reuses a subexpression would otherwise double in
+// length with every reuse, and a chain of scalar ops is as long as the chain.
+constexpr size_t kInlineMaxChars = 1000;
+constexpr size_t kInlineMaxDepth = 100;
+
+}  // namespace
+
+std::string Scalar::inlineString() const {
+  if (!writtenInline(this)) return toString();
+  struct Frame {
+    std::vector<InlinePart> parts;
+    size_t next = 0;
+  };
+  std::string out;
+  std::vector<Frame> stack;
+  stack.push_back({inlineParts(this), 0});
+  while (!stack.empty()) {
+    Frame& top = stack.back();
+    if (top.next == top.parts.size()) {
+      stack.pop_back();
+      continue;
+    }
+    const InlinePart& part = top.parts[top.next++];
+    const Scalar* operand = part.operand;
+    if (operand == nullptr)
+      out += part.text;
+    else if (writtenInline(operand) && out.size() < kInlineMaxChars &&
+             stack.size() < kInlineMaxDepth)
+      stack.push_back({inlineParts(operand), 0});  // `top` and `part` are not used after
+    else
+      out += operand->toString();
+  }
+  return out;
 }
 
 std::string_view toString(IterType t) {

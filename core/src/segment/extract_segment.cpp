@@ -128,27 +128,62 @@ class SegmentBuilder {
   }
 
   // A scalar with its scalar arithmetic; free leaves not known here become
-  // scalar inputs.
-  Scalar* mapScalar(const Scalar* s) {
-    if (auto it = map_.find(s); it != map_.end()) return it->second->as<Scalar>();
-    if (s->isConst()) return named(seg_.constant(*s->value(), s->dtype()), s);
-    const Expr* def = s->definition();
-    if (def == nullptr) {
-      Scalar* in = named(seg_.newScalar(s->dtype()), s);
-      seg_.addInput(in);
-      out_.inputs.push_back(const_cast<Scalar*>(s));
-      return in;
+  // scalar inputs. Operands are copied first, left to right, with an explicit
+  // stack (a chain of scalar ops can be as long as the fusion).
+  Scalar* mapScalar(const Scalar* root) {
+    struct Frame {
+      const Scalar* s;
+      size_t next_input = 0;
+      std::vector<Val*> operands;
+    };
+    std::vector<Frame> stack;
+    Scalar* result = nullptr;
+    // The copy of `s` when it needs no operands copied first; otherwise pushes
+    // a frame for it and returns null.
+    auto visit = [&](const Scalar* s) -> Scalar* {
+      if (auto it = map_.find(s); it != map_.end()) return it->second->as<Scalar>();
+      if (s->isConst()) return named(seg_.constant(*s->value(), s->dtype()), s);
+      const Expr* def = s->definition();
+      if (def == nullptr) {
+        Scalar* in = named(seg_.newScalar(s->dtype()), s);
+        seg_.addInput(in);
+        out_.inputs.push_back(const_cast<Scalar*>(s));
+        return in;
+      }
+      FUSEBOX_CHECK(!def->isTensorOp(), "scalar {} is produced by a tensor expression",
+                    s->toString());
+      stack.push_back({s, 0, {}});
+      return nullptr;
+    };
+    auto deliver = [&](Scalar* copy) {
+      if (stack.empty())
+        result = copy;
+      else
+        stack.back().operands.push_back(copy);
+    };
+    if (Scalar* copy = visit(root)) return copy;
+    while (!stack.empty()) {
+      Frame& top = stack.back();
+      const Expr* def = top.s->definition();
+      if (top.next_input < def->inputs().size()) {
+        if (Scalar* copy = visit(def->input(top.next_input++)->as<Scalar>()))  // may push
+          deliver(copy);
+        continue;
+      }
+      const Scalar* s = top.s;
+      std::vector<Val*> operands = std::move(top.operands);
+      stack.pop_back();
+      // A scalar expression has one output; a shared subexpression is copied
+      // once (the map), so diamonds in scalar arithmetic stay diamonds.
+      if (auto it = map_.find(s); it != map_.end()) {
+        deliver(it->second->as<Scalar>());
+        continue;
+      }
+      Scalar* copy = named(seg_.newScalar(s->dtype()), s);
+      seg_.setName(seg_.newExpr(def->op(), std::move(operands), {copy}, def->attrs()), def->name());
+      deliver(copy);
     }
-    FUSEBOX_CHECK(!def->isTensorOp(), "scalar {} is produced by a tensor expression",
-                  s->toString());
-    std::vector<Val*> operands;
-    for (Val* in : def->inputs()) operands.push_back(mapScalar(in->as<Scalar>()));
-    // A scalar expression has one output; a shared subexpression is copied once
-    // (the map), so diamonds in scalar arithmetic stay diamonds.
-    if (auto it = map_.find(s); it != map_.end()) return it->second->as<Scalar>();
-    Scalar* copy = named(seg_.newScalar(s->dtype()), s);
-    seg_.setName(seg_.newExpr(def->op(), std::move(operands), {copy}, def->attrs()), def->name());
-    return copy;
+    return result;
   }
 
   const Fusion& complete_;

@@ -1,0 +1,435 @@
+// The value walk of the element writer (element_writer.h): from a tensor at
+// an index back through every op to the segment inputs, and scalars back to
+// kernel parameters and literals. Both keep their own stack instead of
+// recursing, so a segment that is a chain of 100,000 ops generates like a
+// short one; each step emits the same code, in the same order, as a
+// recursive walk would.
+#include "element_writer.h"
+
+#include <optional>
+
+namespace fusebox::pointwise::detail {
+
+namespace {
+
+// Opaque index text longer than this is computed once into a variable: a
+// chain of reshapes that split and merge dims would otherwise nest the
+// previous index into the next one, doubling it each time.
+constexpr size_t kMaxIndexText = 200;
+
+}  // namespace
+
+// One branch of a value computed under conditions (pad, cat): the line that
+// opens it, and the tensor and index whose value it takes.
+struct ValueBranch {
+  std::string head;
+  const TensorView* src;
+  Index idx;
+};
+
+// A pending value: tensor `tv` at `idx`, and how far its expression got.
+struct Writer::ValueTask {
+  enum class Stage { Start, Operands, Power, Forward, PassThrough, Branches };
+  const TensorView* tv = nullptr;
+  Index idx;
+  std::string key;  // memo key
+  Stage stage = Stage::Start;
+  std::vector<OperandText> ops;  // Operands: those gathered so far
+  size_t next = 0;               // Operands: the next operand; Branches: the open branch
+  std::string var;               // Branches: the variable each branch assigns
+  std::vector<ValueBranch> branches;
+  std::vector<std::string> tail;  // Branches: lines after the last branch
+};
+
+// What a task does next: finish with a value, or wait for the value of
+// another tensor at an index.
+struct Writer::ValueStep {
+  bool finished = false;
+  std::string value;
+  const TensorView* tv = nullptr;
+  Index idx;
+};
+
+Writer::ValueStep Writer::finished(std::string value) {
+  ValueStep s;
+  s.finished = true;
+  s.value = std::move(value);
+  return s;
+}
+
+std::string Writer::tensorValue(const TensorView* tv, const Index& idx) {
+  std::vector<ValueTask> stack;
+  std::string value;  // the value last found in the memo or finished
+  // The memoized value of (t, i) into `value` (true), or a new task for it.
+  auto request = [&](const TensorView* t, Index i) {
+    std::string key = fmt::format("T{}@{}", t->name(), indexKey(i));
+    if (const std::string* hit = lookup(key)) {
+      value = *hit;
+      return true;
+    }
+    ValueTask task;
+    task.tv = t;
+    task.idx = std::move(i);
+    task.key = std::move(key);
+    stack.push_back(std::move(task));
+    return false;
+  };
+  if (request(tv, idx)) return value;
+  const std::string* operand = nullptr;  // the value the top task waits for, once known
+  while (true) {
+    ValueStep step = advance(stack.back(), operand);
+    operand = nullptr;
+    if (step.finished) {
+      memo_.back()[stack.back().key] = step.value;
+      stack.pop_back();
+      value = std::move(step.value);
+      if (stack.empty()) return value;
+      operand = &value;
+      continue;
+    }
+    if (request(step.tv, std::move(step.idx))) operand = &value;
+  }
+}
+
+Writer::ValueStep Writer::advance(ValueTask& t, const std::string* operand) {
+  switch (t.stage) {
+    case ValueTask::Stage::Start:
+      return start(t);
+    case ValueTask::Stage::Operands:
+      t.ops.push_back({*operand, t.tv->definition()->input(t.next - 1)->dtype()});
+      return nextOperand(t);
+    case ValueTask::Stage::Power:
+      return finished(declare(t.tv->dtype(), smallPowerText(t.tv->definition(), *operand)));
+    case ValueTask::Stage::Forward: {
+      // Data movement keeps the element: the input's value, converted if the
+      // output's dtype differs.
+      const Expr* e = t.tv->definition();
+      const DataType out = e->output(0)->dtype();
+      if (e->input(0)->dtype() == out) return finished(*operand);
+      return finished(declare(out, roundTo(out, *operand)));
+    }
+    case ValueTask::Stage::PassThrough:
+      return finished(*operand);
+    case ValueTask::Stage::Branches:
+      return closeBranch(t, *operand);
+  }
+  throw InternalError("pointwise: a value task in an unknown stage");
+}
+
+Writer::ValueStep Writer::need(const TensorView* tv, Index idx) {
+  for (IndexExpr& d : idx)
+    if (!d.affine && d.text.size() > kMaxIndexText) {
+      const std::string var = newVar("x");
+      body.line(fmt::format("[[maybe_unused]] const idx_t {} = {};", var, d.text));
+      d = IndexExpr::opaque(var);
+    }
+  ValueStep s;
+  s.tv = tv;
+  s.idx = std::move(idx);
+  return s;
+}
+
+Writer::ValueStep Writer::start(ValueTask& t) {
+  const TensorView* tv = t.tv;
+  const Index& idx = t.idx;
+  if (tv->isFusionInput()) return finished(load(tv, idx));
+  const Expr* e = tv->definition();
+  FUSEBOX_CHECK(e != nullptr, "pointwise: {} has no definition", tv->toString());
+  const DataType out = tv->dtype();
+  switch (e->op()) {
+    case OpType::Unary:
+    case OpType::Binary:
+    case OpType::Ternary:
+    case OpType::Cast:
+    case OpType::Set:
+    case OpType::SegmentSet:
+      if (const TensorView* base = smallPowerBase(e)) {
+        t.stage = ValueTask::Stage::Power;
+        return need(base, alignRight(idx, sizesOf(base), n_));
+      }
+      t.stage = ValueTask::Stage::Operands;
+      return nextOperand(t);
+    case OpType::Broadcast: {
+      const auto& flags = e->attr<BroadcastAttr>().is_broadcast_dim;
+      Index in;
+      for (size_t k = 0; k < flags.size(); ++k)
+        if (!flags[k]) in.push_back(idx[k]);
+      return forwardTo(t, std::move(in));
+    }
+    case OpType::Squeeze: {
+      const auto& dims = e->attr<SqueezeAttr>().dims;
+      Index in;
+      size_t k = 0;
+      for (size_t d = 0; d < sizesOf(e->input(0)).size(); ++d) {
+        if (std::find(dims.begin(), dims.end(), static_cast<int64_t>(d)) != dims.end())
+          in.push_back(IndexExpr::constant(0, n_));
+        else
+          in.push_back(idx[k++]);
+      }
+      return forwardTo(t, std::move(in));
+    }
+    case OpType::Expand:
+      return forwardTo(t, alignRight(idx, sizesOf(e->input(0)), n_));
+    case OpType::Permute: {
+      const auto& dims = e->attr<PermuteAttr>().dims;
+      Index in(dims.size());
+      for (size_t k = 0; k < dims.size(); ++k) in[static_cast<size_t>(dims[k])] = idx[k];
+      return forwardTo(t, std::move(in));
+    }
+    case OpType::Reshape:
+      return forwardTo(t, reshapeIndex(idx, sizesOf(tv), sizesOf(e->input(0)), n_));
+    case OpType::Slice:
+      return forwardTo(t, sliceIndex(e, idx));
+    case OpType::Pad:
+      return startPad(t);
+    case OpType::Cat:
+      return startCat(t);
+    case OpType::Full:
+      return finished(declare(out, roundTo(out, scalarText(e->input(0)))));
+    case OpType::Iota: {
+      const std::string i = idx.at(0).str();
+      const std::string start = scalarText(e->input(1)), step = scalarText(e->input(2));
+      if (isFloatingType(out))
+        return finished(declare(
+            out,
+            roundTo(out, fmt::format("fusebox::Cast<double>::from({}) + "
+                                     "static_cast<double>({}) * fusebox::Cast<double>::from({})",
+                                     start, i, step))));
+      return finished(declare(
+          out, roundTo(out, fmt::format("static_cast<int64_t>(static_cast<uint64_t>("
+                                        "fusebox::Cast<int64_t>::from({})) + "
+                                        "static_cast<uint64_t>({}) * "
+                                        "static_cast<uint64_t>(fusebox::Cast<int64_t>::from({})))",
+                                        start, i, step))));
+    }
+    case OpType::Rand:
+      return finished(randomValue(e, idx));
+    default:
+      break;
+  }
+  throw InternalError(fmt::format("pointwise: cannot generate {}", e->opName()));
+}
+
+Writer::ValueStep Writer::nextOperand(ValueTask& t) {
+  const Expr* e = t.tv->definition();
+  while (t.next < e->inputs().size()) {
+    const Val* in = e->input(t.next++);
+    if (in->isTensor()) return need(in->as<TensorView>(), alignRight(t.idx, sizesOf(in), n_));
+    // A scalar operand is read in the op's compute type (float32 for a
+    // float32 op), as the evaluator and PyTorch read it.
+    const DataType compute = elementwiseComputeType(e);
+    if (convertsToComputeType(in->dtype(), false, compute))
+      t.ops.push_back({roundTo(compute, scalarText(in)), compute});
+    else
+      t.ops.push_back({scalarText(in), in->dtype()});
+  }
+  return finished(declare(t.tv->dtype(), opText(e, t.ops, t.tv->dtype())));
+}
+
+Writer::ValueStep Writer::forwardTo(ValueTask& t, Index in) {
+  t.stage = ValueTask::Stage::Forward;
+  return need(t.tv->definition()->input(0)->as<TensorView>(), std::move(in));
+}
+
+Index Writer::sliceIndex(const Expr* e, const Index& idx) {
+  const auto& in_sizes = sizesOf(e->input(0));
+  const auto& out_sizes = sizesOf(e->output(0));
+  const size_t r = in_sizes.size();
+  Index in;
+  for (size_t d = 0; d < r; ++d) {
+    int64_t start = evaluateShapeScalar(info_, e->input(1 + d), "slice start");
+    if (start < 0) start += in_sizes[d];
+    start = std::clamp<int64_t>(start, 0, in_sizes[d]);
+    const int64_t step = evaluateShapeScalar(info_, e->input(1 + 2 * r + d), "slice step");
+    // With one output element the index is `start` whatever the step (which
+    // may be near 2^63); with more, step < the input's size, so no product overflows.
+    if (in_sizes[d] == 1)
+      in.push_back(IndexExpr::constant(0, n_));
+    else if (out_sizes[d] <= 1)
+      in.push_back(IndexExpr::constant(start, n_));
+    else
+      in.push_back(idx[d].scaled(start, step));
+  }
+  return in;
+}
+
+// x^2 and x^3 of a floating tensor by a constant exponent as products: a
+// general pow is dozens of instructions (GELU's x^3), a product one. The
+// evaluator rounds pow once in double; the products round two or three
+// times in the compute type, well inside the comparison tolerances.
+const TensorView* Writer::smallPowerBase(const Expr* e) {
+  if (e->op() != OpType::Binary || e->attr<BinaryOpType>() != BinaryOpType::Pow) return nullptr;
+  const DataType out = e->output(0)->dtype();
+  if (!isFloatingType(out) || !e->input(0)->isTensor() || e->input(1)->isTensor()) return nullptr;
+  const auto* exponent = e->input(1)->as<Scalar>();
+  if (!exponent->isConst()) return nullptr;
+  const double k = toDouble(*exponent->value());
+  if (k != 2.0 && k != 3.0) return nullptr;
+  return e->input(0)->as<TensorView>();
+}
+
+std::string Writer::smallPowerText(const Expr* e, std::string base) {
+  const DataType out = e->output(0)->dtype();
+  const double k = toDouble(*e->input(1)->as<Scalar>()->value());
+  const std::string ct = computeTypeName(out);
+  if (computeTypeName(e->input(0)->dtype()) != ct)
+    base = fmt::format("fusebox::Cast<{}>::from({})", ct, base);
+  const std::string square = fmt::format("({} * {})", base, base);
+  return roundTo(out, k == 2.0 ? square : fmt::format("({} * {})", square, base));
+}
+
+// pad: the input's value where the index falls inside it, else the pad value.
+Writer::ValueStep Writer::startPad(ValueTask& t) {
+  const Expr* e = t.tv->definition();
+  const Index& idx = t.idx;
+  const auto* src = e->input(0)->as<TensorView>();
+  const auto& in_sizes = sizesOf(src);
+  const size_t r = in_sizes.size();
+  const size_t npairs = (e->inputs().size() - 2) / 2;
+  Index in = idx;
+  std::vector<std::string> conds;
+  for (size_t k = 0; k < npairs; ++k) {
+    const size_t d = r - 1 - k;
+    const int64_t left = evaluateShapeScalar(info_, e->input(2 + 2 * k), "pad width");
+    const int64_t right = evaluateShapeScalar(info_, e->input(3 + 2 * k), "pad width");
+    if (left == 0 && right == 0) continue;
+    // Cropping by 2^63 (left = INT64_MIN) leaves nothing of the input.
+    const auto shift = checked::neg(left);
+    if (in_sizes[d] == 0 || !shift) {
+      conds.push_back("false");
+      in[d] = IndexExpr::constant(0, n_);
+      continue;
+    }
+    in[d] = idx[d].plus(*shift);
+    const std::string s = in[d].str();
+    if (left <= 0)
+      conds.push_back(fmt::format("{} < {}", s, in_sizes[d]));
+    else
+      conds.push_back(fmt::format("{} >= 0 && {} < {}", s, s, in_sizes[d]));
+    if (in_sizes[d] == 1) in[d] = IndexExpr::constant(0, n_);
+  }
+  const DataType out = e->output(0)->dtype();
+  const std::string pad_value = roundTo(out, scalarText(e->input(1)));
+  if (conds.empty()) return forwardTo(t, std::move(in));
+  t.var = newVar("v");
+  body.line(fmt::format("{} {};", computeTypeName(out), t.var));
+  t.branches = {{fmt::format("if ({}) {{", fmt::join(conds, " && ")), src, std::move(in)}};
+  t.tail = {"} else {", fmt::format("  {} = {};", t.var, pad_value), "}"};
+  t.stage = ValueTask::Stage::Branches;
+  return openBranch(t);
+}
+
+// cat: the value of the input whose range along the dim holds the index; the
+// last input takes everything past the others, with no condition.
+Writer::ValueStep Writer::startCat(ValueTask& t) {
+  const Expr* e = t.tv->definition();
+  const Index& idx = t.idx;
+  const size_t dim = static_cast<size_t>(e->attr<CatAttr>().dim);
+  const DataType out = e->output(0)->dtype();
+  std::vector<ValueBranch> branches;
+  std::vector<std::string> conds;
+  int64_t at = 0;
+  for (size_t k = 0; k < e->inputs().size(); ++k) {
+    const auto* src = e->input(k)->as<TensorView>();
+    const int64_t size = sizesOf(src).at(dim);
+    if (size == 0) continue;
+    Index in = idx;
+    in[dim] = size == 1 ? IndexExpr::constant(0, n_) : idx[dim].plus(-at);
+    at += size;
+    conds.push_back(fmt::format("{} < {}", idx[dim].str(), at));
+    branches.push_back({"", src, std::move(in)});
+  }
+  FUSEBOX_CHECK(!branches.empty(), "pointwise: cat of empty tensors has elements");
+  if (branches.size() == 1) {
+    t.stage = ValueTask::Stage::PassThrough;
+    return need(branches[0].src, std::move(branches[0].idx));
+  }
+  for (size_t b = 0; b + 1 < branches.size(); ++b)
+    branches[b].head = fmt::format("{}if ({}) {{", b == 0 ? "" : "} else ", conds[b]);
+  branches.back().head = "} else {";
+  t.var = newVar("v");
+  body.line(fmt::format("{} {};", computeTypeName(out), t.var));
+  t.branches = std::move(branches);
+  t.tail = {"}"};
+  t.stage = ValueTask::Stage::Branches;
+  return openBranch(t);
+}
+
+// A branch's code goes in its own block, with its own memo scope: what it
+// computes only exists where its condition holds.
+Writer::ValueStep Writer::openBranch(ValueTask& t) {
+  const ValueBranch& b = t.branches[t.next];
+  body.line(b.head);
+  ++body.indent;
+  ++cond_depth_;
+  memo_.emplace_back();
+  return need(b.src, b.idx);
+}
+
+Writer::ValueStep Writer::closeBranch(ValueTask& t, const std::string& value) {
+  body.line(fmt::format("{} = {};", t.var, roundTo(t.tv->dtype(), value)));
+  memo_.pop_back();
+  --cond_depth_;
+  --body.indent;
+  if (++t.next < t.branches.size()) return openBranch(t);
+  for (const std::string& line : t.tail) body.line(line);
+  return finished(t.var);
+}
+
+std::string Writer::scalarText(const Val* root) {
+  struct Frame {
+    const Val* v;
+    size_t next = 0;
+    std::vector<OperandText> ops;
+  };
+  std::vector<Frame> stack;
+  // The text of `v` when it needs no operands first; otherwise pushes a
+  // frame for it and returns nullopt.
+  auto visit = [&](const Val* v) -> std::optional<std::string> {
+    if (auto it = scalar_memo_.find(v); it != scalar_memo_.end()) return it->second;
+    const auto* s = v->as<Scalar>();
+    std::string text;
+    if (s->isConst()) {
+      text = literal(*s->value(), s->dtype());
+    } else if (auto slot = scalar_slot_.find(v); slot != scalar_slot_.end()) {
+      const ParamBinding& b = slot->second;
+      const std::string raw =
+          b.as_double ? fmt::format("p.f64[{}]", b.slot) : fmt::format("p.i64[{}]", b.slot);
+      const std::string var = newVar("s");
+      prologue.line(fmt::format("const {} {} = {};", computeTypeName(s->dtype()), var,
+                                roundTo(s->dtype(), raw)));
+      text = var;
+    } else if (const Expr* e = s->definition(); e != nullptr && !e->isTensorOp()) {
+      stack.push_back({v, 0, {}});
+      return std::nullopt;
+    } else {
+      auto value = info_.evaluator().evaluate(v);
+      FUSEBOX_USER_CHECK(value.has_value(), "pointwise: scalar {} has no value at run time",
+                         v->toString());
+      text = literal(*value, s->dtype());
+    }
+    scalar_memo_[v] = text;
+    return text;
+  };
+  if (auto text = visit(root)) return *text;
+  while (true) {
+    Frame& top = stack.back();
+    const Expr* e = top.v->definition();
+    if (top.next < e->inputs().size()) {
+      const Val* in = e->input(top.next++);
+      if (auto text = visit(in)) top.ops.push_back({*text, in->dtype()});  // else: pushed
+      continue;
+    }
+    const std::string expr = opText(e, top.ops, top.v->dtype());
+    const std::string var = newVar("s");
+    prologue.line(fmt::format("const {} {} = {};", computeTypeName(top.v->dtype()), var, expr));
+    const Val* v = top.v;
+    scalar_memo_[v] = var;
+    stack.pop_back();
+    if (stack.empty()) return var;
+    const Val* in = stack.back().v->definition()->input(stack.back().next - 1);
+    stack.back().ops.push_back({var, in->dtype()});
+  }
+}
+
+}  // namespace fusebox::pointwise::detail

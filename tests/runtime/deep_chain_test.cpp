@@ -1,0 +1,66 @@
+// The runtime on chains of dependent expressions: passes (verified),
+// segmentation, scheduling and running give the chains' closed-form results,
+// for 100,000 expressions on the eval backend (20,000 for the chain of
+// 66,666 segments) and 20,000 with the default pipeline on the host backend
+// (generated kernels included).
+#include <fusebox/config.h>
+
+#include <gmock/gmock.h>
+
+#include "runtime/runtime_test_util.h"
+#include "support/deep_chains.h"
+
+namespace fusebox {
+namespace {
+
+using deep_chains::kHostChainLength;
+using namespace runtime_testing;
+
+std::unique_ptr<FusionRuntime> runtimeFor(std::unique_ptr<Fusion> fusion, Captured& captured,
+                                          BackendChoice backend) {
+  RuntimeOptions o = captured.options();
+  o.backend = backend;
+  Options options;
+  // Every pass's result goes through the verifier and the structural hash
+  // (tests/ir/deep_fusion_test.cpp has both on the longest chains).
+  if (backend == BackendChoice::Host)
+    options.applyEnvironmentText("test", "runtime", "verify_passes");
+  return std::make_unique<FusionRuntime>(std::move(fusion), loadConfigFile(defaultConfigFile()),
+                                         builtinPlugins(), options, o);
+}
+
+void expectClosedForm(const deep_chains::DeepChain& chain, int64_t length,
+                      const std::vector<Argument>& got) {
+  ASSERT_EQ(got.size(), 1u);
+  const Tensor& out = std::get<Tensor>(got[0]);
+  const deep_chains::Expected expected = chain.expected(length);
+  EXPECT_EQ(out.sizes(), expected.sizes);
+  EXPECT_EQ(out.toDoubles(), expected.values);
+}
+
+class DeepChainRuntime : public ::testing::TestWithParam<size_t> {
+ protected:
+  const deep_chains::DeepChain& chain() const { return deep_chains::allDeepChains()[GetParam()]; }
+};
+
+TEST_P(DeepChainRuntime, OnTheEvalBackend) {
+  Captured captured;
+  const int64_t length = chain().runtime_length;
+  auto rt = runtimeFor(chain().make(length), captured, BackendChoice::Eval);
+  expectClosedForm(chain(), length, rt->run(chain().inputs));
+  EXPECT_EQ(captured.diagnostics.str(), "");
+}
+
+TEST_P(DeepChainRuntime, WithTheDefaultPipelineOnTheHostBackend) {
+  Captured captured;
+  auto rt = runtimeFor(chain().make(kHostChainLength), captured, BackendChoice::Host);
+  expectClosedForm(chain(), kHostChainLength, rt->run(chain().inputs));
+  EXPECT_EQ(captured.diagnostics.str(), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Chains, DeepChainRuntime,
+                         ::testing::Range<size_t>(0, deep_chains::allDeepChains().size()),
+                         [](const auto& info) { return deep_chains::chainTestName(info.param); });
+
+}  // namespace
+}  // namespace fusebox
