@@ -1,0 +1,588 @@
+// The generator's core: inputs, the statement loop, outputs and aliases, and
+// the bookkeeping that keeps every kept statement valid.
+#include "generator_internal.h"
+
+#include <fmt/format.h>
+#include <fusebox/frontend/python_definition.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace fusebox::fuzz {
+
+const std::vector<FeatureInfo>& generatorFeatures() {
+  static const std::vector<FeatureInfo> features = {
+      {"alias", "outputs written in place of an input (add_output(T, alias_input=I))"},
+      {"float-scalar", "Python float literals not representable in the tensor's dtype (0.1)"},
+      {"nonfinite", "nan/inf literals and inputs"},
+      {"big-int", "integer literals beyond int32"},
+      {"size0", "dims of size 0"},
+      {"size1-iteration", "symbolic (-1) dims that are 1 at run time"},
+      {"strided-input", "permuted, non-contiguous and offset input layouts"},
+      {"stride0-input", "inputs with a stride-0 dim that is not a broadcast"},
+      {"scalar-input", "symbolic scalar inputs"},
+      {"scalar-ops", "arithmetic on scalars, scalar outputs"},
+      {"symbolic-shape", "shape arguments read from tensor extents (T.size(i))"},
+      {"output-stride-order", "add_output(T, stride_order=[...])"},
+      {"squeeze-expanded", "squeeze of an expanded broadcast dim"},
+      {"unary", "unary math"},
+      {"binary", "binary math and comparisons"},
+      {"ternary", "where, clamp, lerp, threshold"},
+      {"cast", "casts between all dtypes"},
+      {"set", "set and segment_set"},
+      {"broadcast", "broadcast and broadcast_in_dim"},
+      {"expand", "expand"},
+      {"squeeze", "squeeze"},
+      {"permute", "permute"},
+      {"reshape", "reshape"},
+      {"reduction", "sum, prod, max, min"},
+      {"variance", "var, var_mean, welford"},
+      {"slice", "slice"},
+      {"pad", "pad"},
+      {"cat", "cat"},
+      {"full", "full"},
+      {"iota", "iota"},
+      {"rand", "uniform, normal, rand_like, randn_like"},
+      {"matmul", "matmul and linear"},
+  };
+  return features;
+}
+
+int64_t TensorVar::numel() const {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+bool intFitsCompute(double max_abs, DataType compute) {
+  return compute == DataType::Double ? max_abs <= 9007199254740992.0 : max_abs <= 16777216.0;
+}
+
+NewVar resultOf(std::string name, const std::vector<Operand>& operands, bool op_exact) {
+  NewVar v{std::move(name), op_exact, 0};
+  for (const Operand& o : operands) {
+    v.exact = v.exact && o.exact;
+    v.approx_depth = std::max(v.approx_depth, o.approx_depth);
+  }
+  if (!v.exact) v.approx_depth += 1;
+  return v;
+}
+
+Generator::Generator(uint64_t seed, const GeneratorOptions& o)
+    : options(o), rng_(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull) {}
+
+int64_t Generator::between(int64_t lo, int64_t hi) {
+  if (hi <= lo) return lo;
+  return lo + static_cast<int64_t>(rng_() % static_cast<uint64_t>(hi - lo + 1));
+}
+
+bool Generator::chance(double p) {
+  return static_cast<double>(rng_() >> 11) * 0x1.0p-53 < p;
+}
+
+bool Generator::allowed(std::string_view feature) const {
+  return options.excluded.count(std::string(feature)) == 0;
+}
+
+void Generator::use(std::string_view feature) {
+  auto& f = result.features;
+  if (std::find(f.begin(), f.end(), feature) == f.end()) f.emplace_back(feature);
+}
+
+std::string Generator::newName(char prefix) {
+  return fmt::format("{}{}", prefix, counter_++);
+}
+
+const TensorVar* Generator::pickTensor(const std::function<bool(const TensorVar&)>& ok) {
+  std::vector<const TensorVar*> candidates;
+  for (const auto& t : tensors)
+    if (!ok || ok(t)) candidates.push_back(&t);
+  if (candidates.empty()) return nullptr;
+  // Recent tensors more often (long chains), older ones still (diamonds).
+  int64_t n = static_cast<int64_t>(candidates.size());
+  int64_t back = 0;
+  while (back < n - 1 && chance(0.45)) ++back;
+  if (chance(0.25)) back = between(0, n - 1);
+  return candidates[static_cast<size_t>(n - 1 - back)];
+}
+
+double Generator::tameBound(DataType t) {
+  switch (t) {
+    case DataType::Double:
+      return 1e6;
+    case DataType::Float:
+      return 64;
+    default:
+      return 4;  // half, bfloat16 (and integers never get here inexact)
+  }
+}
+
+bool Generator::tame(const TensorVar& t) {
+  return t.exact || (t.finite && t.max_abs <= tameBound(t.dtype) && t.approx_depth <= 3);
+}
+
+bool Generator::broadcastable(const TensorVar& a, const TensorVar& b) {
+  int64_t ra = a.rank(), rb = b.rank();
+  for (int64_t k = 1; k <= std::min(ra, rb); ++k) {
+    size_t ia = static_cast<size_t>(ra - k), ib = static_cast<size_t>(rb - k);
+    if (a.dims[ia] == DimKind::Bcast || b.dims[ib] == DimKind::Bcast) continue;
+    if (a.sizes[ia] != b.sizes[ib]) return false;
+  }
+  return true;
+}
+
+Operand Generator::tensorOperand(const TensorVar& t) const {
+  Operand o;
+  o.text = t.name;
+  o.is_tensor = true;
+  o.dtype = t.dtype;
+  o.exact = t.exact;
+  o.finite = t.finite;
+  o.max_abs = t.max_abs;
+  o.min_abs = t.min_abs;
+  o.approx_depth = t.approx_depth;
+  o.tensor = &t;
+  return o;
+}
+
+// ---- statements -----------------------------------------------------------------
+
+bool Generator::tryStatement(const std::vector<NewVar>& vars, const std::string& rhs) {
+  if (failed_) return false;
+  std::string lhs;
+  for (const auto& v : vars) lhs += (lhs.empty() ? "" : ", ") + v.name;
+  FuzzCase trial = result.fuzz_case;
+  trial.body.push_back({lhs + " = " + rhs, -1});
+  for (const auto& v : vars) trial.body.push_back({"fd.add_output(" + v.name + ")", -1});
+  const std::string script = renderScript(trial);
+  try {
+    PythonDefinition def = parsePythonDefinition(script, "generated.py");
+    if (input_values_.empty())
+      for (size_t i = 0; i < def.inputs.size(); ++i)
+        input_values_.push_back(materializeInput(def.inputs[i], i));
+    const auto& outs = def.fusion->outputs();
+    std::vector<const Val*> new_outputs(outs.end() - static_cast<std::ptrdiff_t>(vars.size()),
+                                        outs.end());
+    std::vector<Argument> values = evaluateFusion(*def.fusion, input_values_);
+    recordVars(vars, values, new_outputs);
+  } catch (const UserError&) {
+    ++result.rejected;
+    return false;
+  } catch (const std::exception& e) {
+    // Not a UserError: the frontend or the evaluator broke on a valid-looking
+    // statement. That is a finding; the case ends here.
+    result.generator_failure = e.what();
+    trial.body.resize(trial.body.size() - vars.size());
+    for (const auto& v : vars) trial.body.push_back({"fd.add_output(" + v.name + ")", -1});
+    result.fuzz_case = trial;
+    failed_ = true;
+    return false;
+  }
+  result.fuzz_case.body.push_back({lhs + " = " + rhs, -1});
+  return true;
+}
+
+void Generator::recordVars(const std::vector<NewVar>& vars, const std::vector<Argument>& values,
+                           const std::vector<const Val*>& outputs) {
+  size_t first = values.size() - vars.size();
+  for (size_t k = 0; k < vars.size(); ++k) {
+    const Argument& value = values[first + k];
+    const Val* out = outputs[k];
+    if (const auto* s = std::get_if<ScalarValue>(&value)) {
+      scalars.push_back({vars[k].name, out->dtype(), *s, false});
+      continue;
+    }
+    const Tensor& t = std::get<Tensor>(value);
+    TensorVar v;
+    v.name = vars[k].name;
+    v.dtype = t.dtype();
+    v.sizes = t.sizes();
+    const auto* tv = out->as<TensorView>();
+    for (const IterDomain* id : tv->logicalNoReductions())
+      v.dims.push_back(!id->isBroadcast()        ? DimKind::Iter
+                       : id->hasExpandedExtent() ? DimKind::Expanded
+                                                 : DimKind::Bcast);
+    v.exact = vars[k].exact;
+    v.approx_depth = vars[k].approx_depth;
+    v.min_abs = t.numel() > 0 ? INFINITY : 0;
+    for (double x : t.toDoubles()) {
+      if (!std::isfinite(x)) {
+        v.finite = false;
+      } else {
+        v.max_abs = std::max(v.max_abs, std::fabs(x));
+      }
+      v.min_abs = std::min(v.min_abs, std::fabs(x));
+    }
+    tensors.push_back(std::move(v));
+  }
+}
+
+// ---- inputs -------------------------------------------------------------------------
+
+namespace {
+
+std::string torchDtype(DataType t) {
+  switch (t) {
+    case DataType::Bool:
+      return "torch.bool";
+    case DataType::Int32:
+      return "torch.int32";
+    case DataType::Int64:
+      return "torch.int64";
+    case DataType::Half:
+      return "torch.float16";
+    case DataType::BFloat16:
+      return "torch.bfloat16";
+    case DataType::Float:
+      return "torch.float32";
+    case DataType::Double:
+      return "torch.float64";
+  }
+  return "torch.float32";
+}
+
+std::string tupleText(const std::vector<int64_t>& v) {
+  if (v.size() == 1) return fmt::format("({},)", v[0]);
+  return fmt::format("({})", fmt::join(v, ", "));
+}
+
+}  // namespace
+
+void Generator::defineTensorInput(const std::vector<int64_t>& sizes, int input_index) {
+  static const std::vector<DataType> dtypes = {
+      DataType::Float,  DataType::Float, DataType::Float, DataType::Half,  DataType::BFloat16,
+      DataType::Double, DataType::Int32, DataType::Int64, DataType::Int64, DataType::Bool};
+  DataType dtype = pick(dtypes);
+  const int64_t rank = static_cast<int64_t>(sizes.size());
+  std::vector<std::string> shape;
+  std::vector<bool> declared_bcast;
+  for (int64_t s : sizes) {
+    bool bcast = s == 1 && !(allowed("size1-iteration") && chance(0.25));
+    if (s == 1 && !bcast) use("size1-iteration");
+    declared_bcast.push_back(bcast);
+    shape.push_back(bcast ? "1" : (s != 1 && chance(0.2) ? std::to_string(s) : "-1"));
+  }
+  // Layout: allocation order (outermost first), gaps, stride-0 dims, offset.
+  std::vector<int64_t> alloc(static_cast<size_t>(rank));
+  std::iota(alloc.begin(), alloc.end(), 0);
+  std::vector<int64_t> strides(static_cast<size_t>(rank), 0);
+  bool strided = rank > 0 && allowed("strided-input") && chance(0.3);
+  bool permuted = false, writable = true;
+  int64_t offset = 0;
+  if (strided) {
+    use("strided-input");
+    if (chance(0.6)) {
+      std::shuffle(alloc.begin(), alloc.end(), rng_);
+      permuted = !std::is_sorted(alloc.begin(), alloc.end());
+    }
+    if (chance(0.3)) offset = between(1, 5);
+  }
+  int64_t expected = 1;
+  for (int64_t k = rank - 1; k >= 0; --k) {
+    size_t d = static_cast<size_t>(alloc[static_cast<size_t>(k)]);
+    if (strided && !declared_bcast[d] && sizes[d] > 1 && allowed("stride0-input") && chance(0.1)) {
+      use("stride0-input");
+      strides[d] = 0;
+      writable = false;
+      continue;
+    }
+    int64_t gap = strided && chance(0.3) ? between(2, 3) : 1;
+    strides[d] = expected * gap;
+    expected = strides[d] * std::max<int64_t>(sizes[d], 1);
+  }
+  // Contiguity from the actual strides, in allocation order.
+  std::vector<std::string> contiguity;
+  int64_t inner = 1;
+  std::vector<std::string> contiguity_rev;
+  for (int64_t k = rank - 1; k >= 0; --k) {
+    size_t d = static_cast<size_t>(alloc[static_cast<size_t>(k)]);
+    if (declared_bcast[d]) {
+      contiguity_rev.push_back("None");
+      continue;
+    }
+    contiguity_rev.push_back(strides[d] == inner ? "True" : "False");
+    inner = strides[d] * sizes[d];
+  }
+  contiguity.assign(contiguity_rev.rbegin(), contiguity_rev.rend());
+  std::string name = newName('T');
+  std::string line = fmt::format(
+      "{} = fd.define_tensor(shape=[{}], contiguity=[{}], dtype=DataType.{}, is_cpu=False", name,
+      fmt::join(shape, ", "), fmt::join(contiguity, ", "), pythonName(dtype));
+  if (permuted) {
+    std::vector<int64_t> stride_order(static_cast<size_t>(rank));
+    for (int64_t k = 0; k < rank; ++k)
+      stride_order[static_cast<size_t>(alloc[static_cast<size_t>(k)])] = rank - 1 - k;
+    line += fmt::format(", stride_order=[{}]", fmt::join(stride_order, ", "));
+  }
+  line += ")";
+  result.fuzz_case.body.push_back({line, input_index});
+
+  // The constructor: values that exercise each dtype.
+  std::string ctor;
+  std::vector<int64_t> ctor_shape = sizes;
+  int64_t storage = 0;
+  if (strided) {
+    int64_t numel = 1;
+    for (int64_t s : sizes) numel *= s;
+    storage = offset + 1;
+    for (int64_t d = 0; d < rank; ++d)
+      storage += (sizes[static_cast<size_t>(d)] - 1) * strides[static_cast<size_t>(d)];
+    if (numel == 0) storage = offset + 1;
+    ctor_shape = {storage};
+  }
+  std::string dt = torchDtype(dtype);
+  double r = static_cast<double>(between(0, 999)) / 1000;
+  if (isFloatingType(dtype) && allowed("nonfinite") && r < 0.03) {
+    use("nonfinite");
+    ctor = fmt::format(
+        "torch.full({}, {}, dtype={}, device='cuda:0')", tupleText(ctor_shape),
+        pick(std::vector<std::string>{"float('nan')", "float('inf')", "float('-inf')"}), dt);
+  } else if (r < 0.06) {
+    ctor = fmt::format("torch.{}({}, dtype={}, device='cuda:0')", chance(0.5) ? "ones" : "zeros",
+                       tupleText(ctor_shape), dt);
+  } else if (isFloatingType(dtype) && r < 0.3) {
+    ctor = fmt::format("torch.randn({}, dtype={}, device='cuda:0')", tupleText(ctor_shape), dt);
+  } else if (dtype == DataType::Bool) {
+    ctor = fmt::format("torch.testing.make_tensor({}, dtype={}, device='cuda:0')",
+                       tupleText(ctor_shape), dt);
+  } else {
+    int64_t span = pick(std::vector<int64_t>{2, 3, 5, 9, 100});
+    if (isIntegralType(dtype) && allowed("big-int") && chance(0.05)) {
+      use("big-int");
+      span = dtype == DataType::Int32 ? 2000000000 : 4000000000000000000;
+    }
+    ctor = fmt::format("torch.testing.make_tensor({}, dtype={}, device='cuda:0', low={}, high={})",
+                       tupleText(ctor_shape), dt, -span, span);
+  }
+  if (strided)
+    ctor += fmt::format(".as_strided({}, {}, {})", tupleText(sizes), tupleText(strides), offset);
+  result.fuzz_case.inputs.push_back(ctor);
+
+  TensorVar v;
+  v.name = name;
+  v.dtype = dtype;
+  v.sizes = sizes;
+  for (bool b : declared_bcast) v.dims.push_back(b ? DimKind::Bcast : DimKind::Iter);
+  v.input_index = input_index;
+  v.writable = writable;
+  tensors.push_back(std::move(v));
+}
+
+void Generator::defineScalarInput(int input_index) {
+  use("scalar-input");
+  static const std::vector<DataType> dtypes = {DataType::Double, DataType::Double, DataType::Int64,
+                                               DataType::Int64,  DataType::Bool,   DataType::Float,
+                                               DataType::Int32};
+  DataType dtype = pick(dtypes);
+  ScalarValue value;
+  std::string text;
+  if (dtype == DataType::Bool) {
+    bool b = chance(0.5);
+    value = b;
+    text = b ? "True" : "False";
+  } else if (isIntegralType(dtype)) {
+    int64_t i = between(-4, 9);
+    value = i;
+    text = std::to_string(i);
+  } else {
+    double d = static_cast<double>(between(-12, 12)) / 4;
+    value = d;
+    text = fmt::format("{:.2f}", d);
+  }
+  std::string name = newName('S');
+  result.fuzz_case.body.push_back(
+      {fmt::format("{} = fd.define_scalar(None, dtype=DataType.{})", name, pythonName(dtype)),
+       input_index});
+  result.fuzz_case.inputs.push_back(text);
+  scalars.push_back({name, dtype, value, true});
+}
+
+void Generator::defineInputs() {
+  // The base shape: every tensor input takes a suffix of it, some dims 1.
+  int64_t rank = pick(std::vector<int64_t>{0, 1, 1, 2, 2, 2, 3, 3, 3, 4});
+  int64_t numel = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t s = pick(std::vector<int64_t>{1, 2, 2, 3, 3, 4, 4, 5, 6, 7, 8, 8, 16, 33});
+    if (allowed("size0") && chance(0.04)) {
+      s = 0;
+      use("size0");
+    }
+    if (numel * std::max<int64_t>(s, 1) > options.max_numel) s = 1;
+    numel *= std::max<int64_t>(s, 1);
+    base.push_back(s);
+  }
+  int64_t n_tensors = between(1, options.max_inputs);
+  int64_t n_scalars = allowed("scalar-input") ? pick(std::vector<int64_t>{0, 0, 0, 1, 2}) : 0;
+  int index = 0;
+  for (int64_t k = 0; k < n_tensors + n_scalars; ++k) {
+    bool scalar = k >= n_tensors ? true : false;
+    if (scalar) {
+      defineScalarInput(index++);
+      continue;
+    }
+    int64_t r = k == 0 ? rank : between(0, rank);
+    std::vector<int64_t> sizes(base.end() - r, base.end());
+    for (auto& s : sizes)
+      if (chance(0.15)) s = 1;
+    defineTensorInput(sizes, index++);
+  }
+}
+
+// ---- outputs -----------------------------------------------------------------------
+
+void Generator::chooseOutputs() {
+  // Tensors nothing reads are outputs (else they would be dead code); plus a
+  // few intermediates and sometimes an input passed through.
+  std::vector<std::string> outputs;
+  std::vector<bool> is_output(tensors.size(), false);
+  const auto& body = result.fuzz_case.body;
+  auto used = [&](const std::string& name) {
+    for (const auto& st : body) {
+      size_t eq = st.text.find(" = ");
+      std::string rhs = eq == std::string::npos ? st.text : st.text.substr(eq);
+      for (size_t pos = rhs.find(name); pos != std::string::npos; pos = rhs.find(name, pos + 1)) {
+        size_t end = pos + name.size();
+        if ((pos == 0 || !std::isalnum(static_cast<unsigned char>(rhs[pos - 1]))) &&
+            (end == rhs.size() || !std::isalnum(static_cast<unsigned char>(rhs[end]))))
+          return true;
+      }
+    }
+    return false;
+  };
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const TensorVar& t = tensors[i];
+    bool leaf = t.input_index < 0 && !used(t.name);
+    if (leaf || (t.input_index < 0 && chance(0.15)) || (t.input_index >= 0 && chance(0.03)))
+      is_output[i] = true;
+  }
+  if (std::none_of(is_output.begin(), is_output.end(), [](bool b) { return b; }))
+    is_output.back() = true;
+
+  // An alias: an output of an input's shape and dtype, written in place of it.
+  std::vector<std::string> lines;
+  int aliased_input = -1;
+  if (allowed("alias") && chance(0.25)) {
+    std::vector<const TensorVar*> targets;
+    for (const auto& t : tensors)
+      if (t.input_index >= 0 && t.writable && t.numel() > 0) targets.push_back(&t);
+    if (!targets.empty()) {
+      const TensorVar* in = pick(targets);
+      const TensorVar* src = pickTensor([&](const TensorVar& t) {
+        return t.input_index < 0 && t.sizes == in->sizes && t.dims.size() == in->dims.size();
+      });
+      if (src) {
+        use("alias");
+        std::string name = src->name;
+        bool exact = src->exact;
+        if (src->dtype != in->dtype) {
+          Operand o = tensorOperand(*src);
+          if (tryTensor(fmt::format("fd.ops.cast({}, dtype=DataType.{})", src->name,
+                                    pythonName(in->dtype)),
+                        {o}, !isFloatingType(in->dtype) ? o.exact : true))
+            name = tensors.back().name, exact = tensors.back().exact;
+          else
+            name.clear();
+        }
+        if (!name.empty()) {
+          lines.push_back(fmt::format("fd.add_output({}, alias_input={})", name, in->name));
+          aliased_input = in->input_index;
+          if (exact) result.fuzz_case.exact_outputs.push_back(name);
+          for (size_t i = 0; i < tensors.size(); ++i)
+            if (tensors[i].name == name) is_output[i] = false;  // written once, as the alias
+        }
+      }
+    }
+  }
+  (void)aliased_input;
+
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (!is_output[i]) continue;
+    const TensorVar& t = tensors[i];
+    if (t.exact) result.fuzz_case.exact_outputs.push_back(t.name);
+    if (t.rank() > 1 && allowed("output-stride-order") && chance(0.15)) {
+      use("output-stride-order");
+      std::vector<int64_t> order(static_cast<size_t>(t.rank()));
+      std::iota(order.begin(), order.end(), 0);
+      std::shuffle(order.begin(), order.end(), rng_);
+      lines.push_back(
+          fmt::format("fd.add_output({}, stride_order=[{}])", t.name, fmt::join(order, ", ")));
+    } else {
+      lines.push_back(fmt::format("fd.add_output({})", t.name));
+    }
+  }
+  if (allowed("scalar-ops") && !scalars.empty() && chance(0.15)) {
+    use("scalar-ops");
+    lines.push_back(fmt::format("fd.add_output({})", pick(scalars).name));
+  }
+  std::shuffle(lines.begin(), lines.end(), rng_);
+  for (auto& l : lines) result.fuzz_case.body.push_back({l, -1});
+}
+
+// ---- the loop -------------------------------------------------------------------------
+
+GeneratedCase Generator::run() {
+  defineInputs();
+  using Family = bool (Generator::*)();
+  struct Entry {
+    const char* feature;
+    Family fn;
+    int weight;
+  };
+  static const std::vector<Entry> families = {
+      {"unary", &Generator::genUnary, 12},
+      {"binary", &Generator::genBinary, 16},
+      {"ternary", &Generator::genTernary, 5},
+      {"cast", &Generator::genCast, 7},
+      {"scalar-ops", &Generator::genScalarOp, 2},
+      {"set", &Generator::genSet, 2},
+      {"broadcast", &Generator::genBroadcast, 3},
+      {"broadcast", &Generator::genBroadcastInDim, 4},
+      {"expand", &Generator::genExpand, 3},
+      {"squeeze", &Generator::genSqueeze, 3},
+      {"permute", &Generator::genPermute, 4},
+      {"reshape", &Generator::genReshape, 5},
+      {"reduction", &Generator::genReduction, 6},
+      {"variance", &Generator::genVariance, 2},
+      {"slice", &Generator::genSlice, 4},
+      {"pad", &Generator::genPad, 3},
+      {"cat", &Generator::genCat, 3},
+      {"full", &Generator::genFull, 1},
+      {"iota", &Generator::genIota, 1},
+      {"rand", &Generator::genRandom, 1},
+      {"matmul", &Generator::genMatmul, 1},
+  };
+  int total = 0;
+  for (const auto& e : families) total += e.weight;
+  int64_t target = between(std::min<int64_t>(3, options.max_statements), options.max_statements);
+  int64_t made = 0;
+  for (int64_t attempt = 0; made < target && attempt < target * 4 && !failed_; ++attempt) {
+    int64_t r = between(0, total - 1);
+    const Entry* chosen = &families.back();
+    for (const auto& e : families) {
+      if (r < e.weight) {
+        chosen = &e;
+        break;
+      }
+      r -= e.weight;
+    }
+    if (!allowed(chosen->feature)) continue;
+    if ((this->*(chosen->fn))()) {
+      use(chosen->feature);
+      ++made;
+    }
+  }
+  if (!failed_) chooseOutputs();
+  return result;
+}
+
+GeneratedCase generateCase(uint64_t seed, const GeneratorOptions& options) {
+  Generator g(seed, options);
+  GeneratedCase c = g.run();
+  c.fuzz_case.comments.insert(
+      c.fuzz_case.comments.begin(),
+      fmt::format("fusebox fuzz case, seed {} (features: {})", seed, fmt::join(c.features, ", ")));
+  return c;
+}
+
+}  // namespace fusebox::fuzz

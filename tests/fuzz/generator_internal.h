@@ -1,0 +1,167 @@
+// The generator's state: the script so far, a model of every variable in it
+// and the random choices. Op families live in gen_*.cpp.
+#pragma once
+
+#include "generator.h"
+
+#include <fusebox/dtype.h>
+#include <fusebox/eval/evaluator.h>
+
+#include <deque>
+#include <functional>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fusebox::fuzz {
+
+enum class DimKind { Iter, Bcast, Expanded };
+
+// What the generator knows of a tensor variable.
+struct TensorVar {
+  std::string name;
+  DataType dtype = DataType::Float;
+  std::vector<int64_t> sizes;
+  std::vector<DimKind> dims;
+  bool exact = true;     // every correct backend computes it bit for bit
+  bool finite = true;    // no NaN or infinity
+  double max_abs = 0;    // over the finite values
+  double min_abs = 0;    // over the values (0 when empty)
+  int approx_depth = 0;  // inexact ops on the longest path from the inputs
+  int input_index = -1;  // >= 0: fusion input
+  bool writable = true;  // an input that may be aliased (no stride-0 dim)
+  int64_t numel() const;
+  int64_t rank() const { return static_cast<int64_t>(sizes.size()); }
+};
+
+// A scalar variable (input, constant, extent or scalar arithmetic).
+struct ScalarVar {
+  std::string name;
+  DataType dtype = DataType::Double;
+  ScalarValue value = 0.0;
+  bool is_input = false;
+};
+
+// An operand as written in a call: a variable name or a literal, with what the
+// type promotion and exactness rules need to know.
+struct Operand {
+  std::string text;
+  bool is_tensor = false;
+  DataType dtype = DataType::Double;  // a literal's: Bool, Int64 or Double
+  bool exact = true;
+  bool finite = true;
+  double max_abs = 0;
+  double min_abs = 0;
+  double value = 0;  // a scalar's value
+  int approx_depth = 0;
+  const TensorVar* tensor = nullptr;
+};
+
+struct NewVar {
+  std::string name;
+  bool exact = true;
+  int approx_depth = 0;
+};
+// The result of an op on `operands`: exact when the op is and every operand
+// is; one inexact op deeper than its deepest operand otherwise.
+NewVar resultOf(std::string name, const std::vector<Operand>& operands, bool op_exact);
+
+class Generator {
+ public:
+  Generator(uint64_t seed, const GeneratorOptions& options);
+  GeneratedCase run();
+
+  // ---- random choices
+  uint64_t next() { return rng_(); }
+  int64_t between(int64_t lo, int64_t hi);  // inclusive
+  bool chance(double p);
+  template <class C>
+  const typename C::value_type& pick(const C& v) {
+    return v[static_cast<size_t>(between(0, static_cast<int64_t>(v.size()) - 1))];
+  }
+  bool allowed(std::string_view feature) const;
+  void use(std::string_view feature);
+
+  // ---- names and statements
+  std::string newName(char prefix);
+  // Appends `lhs = rhs`; keeps it when the script still parses and evaluates,
+  // and records the new variables (tensors or scalars, in order). False when
+  // the statement was dropped.
+  bool tryStatement(const std::vector<NewVar>& vars, const std::string& rhs);
+  bool tryTensor(const std::string& rhs, const std::vector<Operand>& operands, bool op_exact) {
+    return tryStatement({resultOf(newName('T'), operands, op_exact)}, rhs);
+  }
+
+  // ---- operand choice
+  // A random tensor satisfying `ok` (recent ones more often), or null.
+  const TensorVar* pickTensor(const std::function<bool(const TensorVar&)>& ok = {});
+  // True when `t` may feed an op that amplifies nothing: exact, or small.
+  static bool tame(const TensorVar& t);
+  static double tameBound(DataType t);
+  // Whether tensors a and b broadcast together (right-aligned; sizes equal or
+  // one side a plain broadcast dim).
+  static bool broadcastable(const TensorVar& a, const TensorVar& b);
+  Operand tensorOperand(const TensorVar& t) const;
+  // A scalar operand for an op whose tensor operands compute in `compute`:
+  // a literal or a scalar variable, exactly representable unless the
+  // float-scalar feature is on.
+  Operand scalarOperand(DataType compute, bool want_int = false);
+  // A literal of a dtype's category: "2", "-0.5", "True", "float('nan')".
+  std::string literal(DataType t, bool small = false);
+  // A shape list for `sizes`, sometimes with extents read from tensors.
+  std::string shapeList(const std::vector<int64_t>& sizes, bool allow_minus_one = false,
+                        const std::vector<bool>* keep = nullptr);
+  // An int operand equal to `value`: the literal, or a scalar variable holding it.
+  std::string intArgument(int64_t value);
+
+  // ---- op families (gen_elementwise.cpp, gen_shapes.cpp)
+  bool genUnary();
+  bool genBinary();
+  bool genTernary();
+  bool genCast();
+  bool genScalarOp();
+  bool genSet();
+  bool genBroadcast();
+  bool genBroadcastInDim();
+  bool genExpand();
+  bool genSqueeze();
+  bool genPermute();
+  bool genReshape();
+  bool genReduction();
+  bool genVariance();
+  bool genSlice();
+  bool genPad();
+  bool genCat();
+  bool genFull();
+  bool genIota();
+  bool genRandom();
+  bool genMatmul();
+
+  // ---- state
+  GeneratorOptions options;
+  // Deques: operand pointers stay valid while statements add variables.
+  std::deque<TensorVar> tensors;
+  std::deque<ScalarVar> scalars;
+  std::vector<int64_t> base;  // the case's base shape; inputs take sizes from it
+  GeneratedCase result;
+
+ private:
+  void defineInputs();
+  void defineTensorInput(const std::vector<int64_t>& sizes, int input_index);
+  void defineScalarInput(int input_index);
+  void chooseOutputs();
+  void recordVars(const std::vector<NewVar>& vars, const std::vector<Argument>& values,
+                  const std::vector<const Val*>& outputs);
+
+  std::mt19937_64 rng_;
+  int64_t counter_ = 0;
+  std::vector<Argument> input_values_;
+  bool failed_ = false;
+};
+
+// Whether `v` (an int) is exactly representable in dtype t's computation type.
+bool intFitsCompute(double max_abs, DataType compute);
+
+}  // namespace fusebox::fuzz
