@@ -1,5 +1,7 @@
 #include "differential_check.h"
 
+#include "fuzz_case.h"
+
 #include <fmt/format.h>
 #include <fusebox/config.h>
 #include <fusebox/eval/check_close.h>
@@ -15,7 +17,7 @@ namespace fusebox::fuzz {
 
 std::string blurMessage(const std::string& message, size_t max_length) {
   std::string out;
-  for (size_t i = 0; i < message.size() && out.size() < max_length; ++i) {
+  for (size_t i = 0; i < message.size() && out.size() < 4 * max_length; ++i) {
     unsigned char c = static_cast<unsigned char>(message[i]);
     if (std::isdigit(c)) {
       while (i + 1 < message.size() && std::isdigit(static_cast<unsigned char>(message[i + 1])))
@@ -26,13 +28,21 @@ std::string blurMessage(const std::string& message, size_t max_length) {
       // A quoted token (a name, a character): its text varies between cases.
       i = message.find('\'', i + 1);
       out += "'_'";
+    } else if (c == '[' && message.find(']', i) != std::string::npos &&
+               message.find(']', i) - i < 120) {
+      // Shapes and lists ("T4_g[i0, 3]", "sizes [2, 3]") vary between cases.
+      i = message.find(']', i);
+      out += "[_]";
     } else if (c == '\n') {
       break;
     } else {
       out += c < 0x20 || c >= 0x7f ? '?' : static_cast<char>(c);
     }
   }
-  return out;
+  // Operand lists of any length: "slice(T#_g, #, -#, i#)" -> "slice(_...)".
+  static const std::regex list(R"((-?[#]|i#|T#_g)(, (-?[#]|i#|T#_g))+)");
+  out = std::regex_replace(out, list, "_...");
+  return out.substr(0, max_length);
 }
 
 std::string CheckResult::signature() const {
@@ -85,12 +95,12 @@ struct Comparison {
 // Values of `actual` against `expected` (same dtype and sizes): exactly, or
 // within the dtype's tolerance.
 Comparison compareValues(const Tensor& actual, const Tensor& expected, bool exact,
-                         int64_t reduction, double slack) {
+                         int64_t reduction, double slack, DataType tolerance_dtype) {
   Comparison c;
   const DataType dtype = expected.dtype();
   if (!isFloatingType(dtype)) exact = true;
   const int64_t n = expected.numel();
-  Tolerance tol = toleranceFor(dtype, reduction);
+  Tolerance tol = toleranceFor(tolerance_dtype, reduction);
   std::vector<int64_t> index(static_cast<size_t>(expected.dim()), 0);
   for (int64_t linear = 0; linear < n; ++linear) {
     int64_t rest = linear;
@@ -132,6 +142,18 @@ Comparison compareValues(const Tensor& actual, const Tensor& expected, bool exac
 }
 
 // Strides only matter where there are elements: an empty tensor passes.
+// The input with every extent above 1 one larger (equal extents stay equal,
+// broadcast and empty dims stay), contiguous: a new input signature.
+InputSpec resized(const InputSpec& spec) {
+  InputSpec r = spec;
+  for (int64_t& s : r.shape)
+    if (s > 1) s += 1;
+  r.strides.reset();
+  r.base_shape.clear();
+  r.storage_offset = 0;
+  return r;
+}
+
 bool denseInOrder(const Tensor& t, const std::vector<int64_t>& order) {
   if (t.numel() == 0) return true;
   std::vector<int64_t> want = stridesForOrder(t.sizes(), order);
@@ -160,9 +182,8 @@ DifferentialChecker::DifferentialChecker(const CheckOptions& options)
 
 DifferentialChecker::~DifferentialChecker() = default;
 
-CheckResult DifferentialChecker::check(const std::string& script,
-                                       const std::vector<std::string>& exact_outputs,
-                                       BackendChoice backend) {
+CheckResult DifferentialChecker::check(const std::string& script, BackendChoice backend) {
+  const CaseExpectations expect = readExpectations(script);
   CheckResult r;
   auto fail = [&](std::string category, std::string message) {
     r.verdict = Verdict::Fail;
@@ -185,11 +206,20 @@ CheckResult DifferentialChecker::check(const std::string& script,
   const std::vector<std::string> names = outputNames(script);
   auto isExact = [&](size_t k) {
     return k < names.size() &&
-           std::find(exact_outputs.begin(), exact_outputs.end(), names[k]) != exact_outputs.end();
+           std::find(expect.exact.begin(), expect.exact.end(), names[k]) != expect.exact.end();
+  };
+  // The dtype whose tolerance output k gets: its own unless the case says less.
+  auto toleranceDtype = [&](size_t k, DataType own) {
+    for (const auto& [name, dtype] : expect.tolerance)
+      if (k < names.size() && name == names[k])
+        if (std::optional<DataType> d = parseDataType(dtype)) return *d;
+    return own;
   };
 
   std::unique_ptr<FusionRuntime> runtime;
-  const int runs = options_.second_run ? 2 : 1;
+  const int runs = !options_.second_run                                     ? 1
+                   : options_.resized_run && backend == BackendChoice::Eval ? 3
+                                                                            : 2;
   bool any_small = false;
   for (int run = 0; run < runs; ++run) {
     std::vector<Argument> inputs, ref_inputs;
@@ -197,7 +227,8 @@ CheckResult DifferentialChecker::check(const std::string& script,
     std::string ref_error, rt_error;
     try {
       for (size_t i = 0; i < def.inputs.size(); ++i)
-        inputs.push_back(materializeInput(def.inputs[i], run * 1000 + i));
+        inputs.push_back(
+            materializeInput(run == 2 ? resized(def.inputs[i]) : def.inputs[i], run * 1000 + i));
       for (const auto& a : inputs) ref_inputs.push_back(deepCopy(a));
     } catch (const UserError& e) {
       r.verdict = Verdict::Invalid;
@@ -232,9 +263,11 @@ CheckResult DifferentialChecker::check(const std::string& script,
     } catch (const std::exception& e) {
       return fail("internal-error", fmt::format("runtime (run {}): {}", run + 1, e.what()));
     }
-    // The second call's values may make a case invalid (an integer divisor
-    // that is 0 now, which kernels answer with 0 where the evaluator refuses):
-    // the first call's verdict stands.
+    // The later calls' values or sizes may make a case invalid (an integer
+    // divisor that is 0 now, which kernels answer with 0 where the evaluator
+    // refuses; a size that a constant in the script no longer fits): the
+    // first call's verdict stands. A later call the evaluator accepts must
+    // still agree.
     if (run > 0 && !ref_error.empty()) break;
     if (!ref_error.empty() && !rt_error.empty()) {
       r.verdict = Verdict::Invalid;
@@ -274,7 +307,8 @@ CheckResult DifferentialChecker::check(const std::string& script,
         if (!denseInOrder(a, *order))
           return fail("layout", fmt::format("output {} must be dense in stride order [{}], got {}",
                                             out_name, fmt::join(*order, ", "), a.describe()));
-      Comparison c = compareValues(a, e, isExact(k), reduction, options_.precision_slack);
+      Comparison c = compareValues(a, e, isExact(k), reduction, options_.precision_slack,
+                                   toleranceDtype(k, e.dtype()));
       if (!c.ok) {
         std::string kind = isExact(k) || !isFloatingType(e.dtype()) ? "exact-mismatch" : "mismatch";
         if (!c.small || isExact(k))
@@ -296,7 +330,8 @@ CheckResult DifferentialChecker::check(const std::string& script,
           aliased = true;
           exact = isExact(k);
         }
-      Comparison c = compareValues(*t, want, exact, reduction, options_.precision_slack);
+      Comparison c =
+          compareValues(*t, want, exact, reduction, options_.precision_slack, want.dtype());
       if (!c.ok && (!c.small || exact))
         return fail("input-modified",
                     fmt::format("input {} ({}) after the call: {}",

@@ -16,6 +16,9 @@ struct CheckOptions {
   // Run a second time with other input values of the same signature (a cache
   // hit must not reuse values baked into the first call's plans).
   bool second_run = true;
+  // On the eval backend, then a third call with every extent above 1 grown
+  // by one (a new signature: the cache must not reuse the first one's plans).
+  bool resized_run = true;
   // An inexact float output off by at most this many times its tolerance is
   // counted as rounding ("precision"), not as a failure.
   double precision_slack = 100;
@@ -54,12 +57,11 @@ class DifferentialChecker {
   DifferentialChecker(const DifferentialChecker&) = delete;
   DifferentialChecker& operator=(const DifferentialChecker&) = delete;
 
-  // `exact_outputs`: script names of outputs that must match bit for bit.
-  CheckResult check(const std::string& script, const std::vector<std::string>& exact_outputs,
-                    BackendChoice backend);
-  CheckResult check(const std::string& script, const std::vector<std::string>& exact_outputs) {
-    return check(script, exact_outputs, options_.backend);
-  }
+  // The script's "# fuzz-exact:" line names outputs that must match bit for
+  // bit, its "# fuzz-tolerance:" line outputs compared with a less precise
+  // dtype's tolerance (fuzz_case.h).
+  CheckResult check(const std::string& script, BackendChoice backend);
+  CheckResult check(const std::string& script) { return check(script, options_.backend); }
 
  private:
   struct Impl;

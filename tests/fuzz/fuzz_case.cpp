@@ -9,6 +9,7 @@ namespace fusebox::fuzz {
 namespace {
 
 constexpr const char* kExactPrefix = "fuzz-exact:";
+constexpr const char* kTolerancePrefix = "fuzz-tolerance:";
 constexpr const char* kFunction = "def nvfuser_fusion_id0(fd : FusionDefinition) -> None :";
 
 bool startsWith(const std::string& s, const std::string& prefix) {
@@ -36,6 +37,8 @@ std::string renderScript(const FuzzCase& c) {
   for (const auto& line : c.comments) s += "# " + line + "\n";
   if (!c.exact_outputs.empty())
     s += fmt::format("# {} {}\n", kExactPrefix, fmt::join(c.exact_outputs, " "));
+  if (!c.tolerances.empty())
+    s += fmt::format("# {} {}\n", kTolerancePrefix, fmt::join(c.tolerances, " "));
   s += "import torch\nfrom nvfuser import FusionDefinition, DataType\n\n";
   s += std::string(kFunction) + "\n";
   for (const auto& st : c.body) s += "    " + st.text + "\n";
@@ -60,6 +63,10 @@ bool parseCaseText(const std::string& text, FuzzCase& out) {
           std::istringstream names(t.substr(2 + std::string(kExactPrefix).size()));
           std::string n;
           while (names >> n) out.exact_outputs.push_back(n);
+        } else if (startsWith(t, "# " + std::string(kTolerancePrefix))) {
+          std::istringstream names(t.substr(2 + std::string(kTolerancePrefix).size()));
+          std::string n;
+          while (names >> n) out.tolerances.push_back(n);
         } else if (startsWith(t, "#")) {
           out.comments.push_back(trim(t.substr(1)));
         } else if (startsWith(t, "def ")) {
@@ -95,10 +102,31 @@ bool parseCaseText(const std::string& text, FuzzCase& out) {
   return state == Tail && static_cast<int>(out.inputs.size()) == next_input;
 }
 
+CaseExpectations readExpectations(const std::string& script) {
+  CaseExpectations e;
+  std::istringstream in(script);
+  for (std::string line; std::getline(in, line);) {
+    std::string t = trim(line);
+    for (const char* prefix : {kExactPrefix, kTolerancePrefix}) {
+      if (!startsWith(t, "# " + std::string(prefix))) continue;
+      std::istringstream names(t.substr(2 + std::string(prefix).size()));
+      for (std::string n; names >> n;) {
+        size_t eq = n.find('=');
+        if (prefix == kExactPrefix)
+          e.exact.push_back(n);
+        else if (eq != std::string::npos)
+          e.tolerance.push_back({n.substr(0, eq), n.substr(eq + 1)});
+      }
+    }
+  }
+  return e;
+}
+
 FuzzCase withoutStatements(const FuzzCase& c, const std::vector<bool>& drop) {
   FuzzCase r;
   r.comments = c.comments;
   r.exact_outputs = c.exact_outputs;
+  r.tolerances = c.tolerances;
   int next_input = 0;
   for (size_t i = 0; i < c.body.size(); ++i) {
     const FuzzStatement& st = c.body[i];

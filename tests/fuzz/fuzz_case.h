@@ -21,7 +21,18 @@ struct FuzzCase {
   // (their script names); the checker compares them exactly. Written as a
   // "# fuzz-exact: T3 T7" header line.
   std::vector<std::string> exact_outputs;
+  // Inexact outputs whose rounding errors came through a less precise dtype
+  // than their own ("T6=float": a float result cast to double), compared
+  // with that dtype's tolerance. A "# fuzz-tolerance: T6=float" line.
+  std::vector<std::string> tolerances;
 };
+
+// What the header lines of a case script promise about its outputs.
+struct CaseExpectations {
+  std::vector<std::string> exact;
+  std::vector<std::pair<std::string, std::string>> tolerance;  // name, dtype name
+};
+CaseExpectations readExpectations(const std::string& script);
 
 // The whole script: header comments, the definition, the inputs list and the
 // `with FusionDefinition()` block, as nvFuser users paste it.

@@ -119,15 +119,15 @@ int runFusions(const FusionRunOptions& o) {
     if (!g.generator_failure.empty()) {
       ctx.count("fail");
       FailureReport f;
-      f.category = "generator";
+      f.category = g.generator_failure_category;
       f.message = g.generator_failure;
-      f.signature = "generator: " + blurMessage(g.generator_failure);
+      f.signature = f.category + ": " + blurMessage(g.generator_failure);
       f.input = script;
       return f;
     }
     BackendChoice backend = backendOf(index);
     ctx.count(backend == BackendChoice::Host ? "host" : "eval");
-    CheckResult r = checker->check(script, g.fuzz_case.exact_outputs, backend);
+    CheckResult r = checker->check(script, backend);
     ctx.count("kernels-compiled", r.kernels_compiled);
     switch (r.verdict) {
       case Verdict::Pass:
@@ -157,11 +157,8 @@ int runFusions(const FusionRunOptions& o) {
   };
   code.check_input = [&](const std::string& script,
                          WorkerContext&) -> std::optional<FailureReport> {
-    FuzzCase c;
-    std::vector<std::string> exact;
-    if (parseCaseText(script, c)) exact = c.exact_outputs;
     BackendChoice backend = o.backend == "eval" ? BackendChoice::Eval : BackendChoice::Host;
-    return reportOf(checker->check(script, exact, backend), script);
+    return reportOf(checker->check(script, backend), script);
   };
 
   SupervisorOptions sopts;
@@ -234,13 +231,10 @@ int runFusions(const FusionRunOptions& o) {
 
 int checkScriptFile(const std::string& path, const std::string& backend, bool second_run) {
   std::string script = readFile(path);
-  FuzzCase c;
-  std::vector<std::string> exact;
-  if (parseCaseText(script, c)) exact = c.exact_outputs;
   CheckOptions copts;
   copts.second_run = second_run;
   DifferentialChecker checker(copts);
-  CheckResult r = checker.check(script, exact, parseBackend(backend));
+  CheckResult r = checker.check(script, parseBackend(backend));
   const char* verdict[] = {"PASS", "INVALID", "PRECISION", "FAIL"};
   std::cout << fmt::format(
       "{}: {}{}\n", path, verdict[static_cast<int>(r.verdict)],
@@ -260,10 +254,7 @@ int minimizeScriptFile(const std::string& path, const std::string& out, const st
   WorkerCode code;
   code.setup = [&]() { checker = std::make_unique<DifferentialChecker>(CheckOptions{}); };
   code.check_input = [&](const std::string& s, WorkerContext&) {
-    FuzzCase k;
-    std::vector<std::string> exact;
-    if (parseCaseText(s, k)) exact = k.exact_outputs;
-    return reportOf(checker->check(s, exact, parseBackend(backend)), s);
+    return reportOf(checker->check(s, parseBackend(backend)), s);
   };
   SupervisorOptions sopts;
   sopts.case_timeout_seconds = timeout;

@@ -1,13 +1,16 @@
 // fusebox_fuzz: the differential fusion fuzzer and the parser mutation fuzzer
 // (docs/fuzzing.md).
+#include "differential_check.h"
 #include "fuzz_commands.h"
 #include "generator.h"
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 namespace {
@@ -57,7 +60,7 @@ int main(int argc, char** argv) {
   fusions.fusebox_exe = FUSEBOX_EXE;
 #endif
   CLI::App* f = app.add_subcommand("fusions", "Generated fusions: runtime vs reference evaluator");
-  addLimits(f, fusions.limits, "fusions");
+  addLimits(f, fusions.limits, "cases");
   f->add_option("--backend", fusions.backend, "eval, host or mixed")
       ->check(CLI::IsMember({"eval", "host", "mixed"}))
       ->capture_default_str();
@@ -110,6 +113,12 @@ int main(int argc, char** argv) {
   pr->add_option("--exclude", exclude, "Features left out when the case was made");
   pr->add_option("--max-statements", fusions.generator.max_statements)->capture_default_str();
 
+  int64_t rejection_cases = 1000;
+  CLI::App* rej = app.add_subcommand(
+      "rejections", "Why the generator's candidate statements were refused, most common first");
+  rej->add_option("--cases", rejection_cases)->capture_default_str();
+  rej->add_option("--exclude", exclude, "Features to leave out");
+
   CLI::App* feat = app.add_subcommand("features", "List the generator's features (for --exclude)");
 
   CLI11_PARSE(app, argc, argv);
@@ -150,6 +159,25 @@ int main(int argc, char** argv) {
     std::cout << renderScript(g.fuzz_case);
     if (!g.generator_failure.empty())
       std::cerr << "generator failure: " << g.generator_failure << "\n";
+    return 0;
+  }
+  if (rej->parsed()) {
+    std::map<std::string, std::pair<int64_t, std::string>> tally;
+    int64_t statements = 0;
+    for (int64_t i = 0; i < rejection_cases; ++i) {
+      GeneratedCase g = generateCase(caseSeed(fusions.limits.seed, i), fusions.generator);
+      statements += static_cast<int64_t>(g.fuzz_case.body.size());
+      for (const auto& r : g.rejections) {
+        auto& t = tally[blurMessage(r, 160)];
+        if (t.first++ == 0) t.second = r;
+      }
+    }
+    std::vector<std::pair<int64_t, std::string>> sorted;
+    for (const auto& [k, v] : tally) sorted.push_back({v.first, k});
+    std::sort(sorted.rbegin(), sorted.rend());
+    std::cout << fmt::format("{} cases, {} statements kept\n", rejection_cases, statements);
+    for (const auto& [n, k] : sorted)
+      std::cout << fmt::format("{:6} {}\n       e.g. {}\n", n, k, tally[k].second.substr(0, 300));
     return 0;
   }
   if (feat->parsed()) {

@@ -359,6 +359,19 @@ bool Generator::genScalarOp() {
     if (t == nullptr) return false;
     int64_t dim = between(0, t->rank() - 1);
     if (chance(0.3)) dim -= t->rank();
+    if (chance(0.25)) {  // the extents as a vector, then one of them
+      std::string vec = newName('V');
+      result.fuzz_case.body.push_back(
+          {fmt::format("{} = {}", vec,
+                       chance(0.5) ? fmt::format("{}.shape()", t->name)
+                                   : fmt::format("fd.ops.shape({})", t->name)),
+           -1});
+      std::string rhs = chance(0.5) ? fmt::format("{}[{}]", vec, dim)
+                                    : fmt::format("fd.ops.at({}, index={})", vec, dim);
+      if (tryStatement({{newName('S'), true, 0}}, rhs)) return true;
+      result.fuzz_case.body.pop_back();
+      return false;
+    }
     std::string rhs = chance(0.5) ? fmt::format("{}.size({})", t->name, dim)
                                   : fmt::format("fd.ops.size({}, dim={})", t->name, dim);
     return tryStatement({{newName('S'), true, 0}}, rhs);
@@ -368,6 +381,7 @@ bool Generator::genScalarOp() {
                                                "lt",      "neg",     "abs",     "truediv"};
   const char* op = pick(ops);
   const ScalarVar& a = pick(scalars);
+  if (std::string_view(op) == "ceilDiv" && !isIntegralType(a.dtype)) return false;
   bool unary = isOneOf(op, {"neg", "abs"});
   if (unary)
     return tryStatement({{newName('S'), true, 0}}, fmt::format("fd.ops.{}({})", op, a.name));

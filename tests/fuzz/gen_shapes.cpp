@@ -80,7 +80,7 @@ bool Generator::genBroadcast() {
   for (int64_t k = 0; k < x->rank(); ++k) is_bcast[static_cast<size_t>(positions[k])] = false;
   return tryTensor(
       fmt::format("fd.ops.broadcast({}, is_broadcast_dim={})", x->name, boolList(is_bcast)),
-      {tensorOperand(*x)}, true);
+      {tensorOperand(*x)}, true, true);
 }
 
 bool Generator::genBroadcastInDim() {
@@ -120,7 +120,7 @@ bool Generator::genBroadcastInDim() {
   std::string shape_text = shapeList(shape, false, &keep);
   return tryTensor(fmt::format("fd.ops.broadcast_in_dim({}, shape={}, broadcast_dims={})", x->name,
                                shape_text, intList(positions)),
-                   {tensorOperand(*x)}, true);
+                   {tensorOperand(*x)}, true, true);
 }
 
 bool Generator::genExpand() {
@@ -140,7 +140,7 @@ bool Generator::genExpand() {
   }
   return tryTensor(
       fmt::format("fd.ops.expand({}, shape={})", x->name, shapeList(shape, false, &keep)),
-      {tensorOperand(*x)}, true);
+      {tensorOperand(*x)}, true, true);
 }
 
 bool Generator::genSqueeze() {
@@ -164,7 +164,7 @@ bool Generator::genSqueeze() {
   if (squeezes_expanded) use("squeeze-expanded");
   std::string flag = squeezes_expanded || chance(0.2) ? ", squeeze_expanded=True" : "";
   return tryTensor(fmt::format("fd.ops.squeeze({}, dims={}{})", x->name, intList(dims), flag),
-                   {tensorOperand(*x)}, true);
+                   {tensorOperand(*x)}, true, true);
 }
 
 bool Generator::genPermute() {
@@ -174,7 +174,7 @@ bool Generator::genPermute() {
   std::iota(perm.begin(), perm.end(), 0);
   std::shuffle(perm.begin(), perm.end(), std::mt19937_64(next()));
   return tryTensor(fmt::format("fd.ops.permute({}, dims={})", x->name, intList(perm)),
-                   {tensorOperand(*x)}, true);
+                   {tensorOperand(*x)}, true, true);
 }
 
 bool Generator::genReshape() {
@@ -224,7 +224,7 @@ bool Generator::genReshape() {
   if (shape == x->sizes && chance(0.5)) return false;
   return tryTensor(
       fmt::format("fd.ops.reshape({}, new_shape={})", x->name, shapeList(shape, n > 0)),
-      {tensorOperand(*x)}, true);
+      {tensorOperand(*x)}, true, true);
 }
 
 // ---- reductions --------------------------------------------------------------------------
@@ -319,7 +319,7 @@ bool Generator::genSlice() {
   return tryTensor(
       fmt::format("fd.ops.slice({}, start_indices=[{}], end_indices=[{}], strides=[{}])", x->name,
                   fmt::join(starts, ", "), fmt::join(ends, ", "), fmt::join(steps, ", ")),
-      {tensorOperand(*x)}, true);
+      {tensorOperand(*x)}, true, true);
 }
 
 bool Generator::genPad() {
@@ -343,7 +343,8 @@ bool Generator::genPad() {
     value = ", " + v.text;
     ops.push_back(v);
   }
-  return tryTensor(fmt::format("fd.ops.pad({}, {}{})", x->name, intList(widths), value), ops, true);
+  return tryTensor(fmt::format("fd.ops.pad({}, {}{})", x->name, intList(widths), value), ops, true,
+                   true);
 }
 
 bool Generator::genCat() {

@@ -59,11 +59,41 @@ bool intFitsCompute(double max_abs, DataType compute) {
   return compute == DataType::Double ? max_abs <= 9007199254740992.0 : max_abs <= 16777216.0;
 }
 
+DataType lessPrecise(DataType a, DataType b) {
+  auto rank = [](DataType t) {
+    switch (t) {
+      case DataType::BFloat16:
+        return 0;
+      case DataType::Half:
+        return 1;
+      case DataType::Float:
+        return 2;
+      default:
+        return 3;
+    }
+  };
+  return rank(a) <= rank(b) ? a : b;
+}
+
+void measure(TensorVar& v, const Tensor& t) {
+  v.finite = true;
+  v.max_abs = 0;
+  v.min_abs = t.numel() > 0 ? INFINITY : 0;
+  for (double x : t.toDoubles()) {
+    if (!std::isfinite(x))
+      v.finite = false;
+    else
+      v.max_abs = std::max(v.max_abs, std::fabs(x));
+    v.min_abs = std::min(v.min_abs, std::fabs(x));
+  }
+}
+
 NewVar resultOf(std::string name, const std::vector<Operand>& operands, bool op_exact) {
   NewVar v{std::move(name), op_exact, 0};
   for (const Operand& o : operands) {
     v.exact = v.exact && o.exact;
     v.approx_depth = std::max(v.approx_depth, o.approx_depth);
+    if (!o.exact) v.precision = lessPrecise(v.precision, o.precision);
   }
   if (!v.exact) v.approx_depth += 1;
   return v;
@@ -142,13 +172,15 @@ Operand Generator::tensorOperand(const TensorVar& t) const {
   o.max_abs = t.max_abs;
   o.min_abs = t.min_abs;
   o.approx_depth = t.approx_depth;
+  o.precision = t.precision;
   o.tensor = &t;
   return o;
 }
 
 // ---- statements -----------------------------------------------------------------
 
-bool Generator::tryStatement(const std::vector<NewVar>& vars, const std::string& rhs) {
+bool Generator::tryStatement(const std::vector<NewVar>& vars, const std::string& rhs,
+                             bool must_accept) {
   if (failed_) return false;
   std::string lhs;
   for (const auto& v : vars) lhs += (lhs.empty() ? "" : ", ") + v.name;
@@ -158,29 +190,38 @@ bool Generator::tryStatement(const std::vector<NewVar>& vars, const std::string&
   const std::string script = renderScript(trial);
   try {
     PythonDefinition def = parsePythonDefinition(script, "generated.py");
-    if (input_values_.empty())
-      for (size_t i = 0; i < def.inputs.size(); ++i)
-        input_values_.push_back(materializeInput(def.inputs[i], i));
     const auto& outs = def.fusion->outputs();
     std::vector<const Val*> new_outputs(outs.end() - static_cast<std::ptrdiff_t>(vars.size()),
                                         outs.end());
     std::vector<Argument> values = evaluateFusion(*def.fusion, input_values_);
     recordVars(vars, values, new_outputs);
-  } catch (const UserError&) {
+  } catch (const UserError& e) {
     ++result.rejected;
+    size_t call = rhs.find('(');
+    result.rejections.push_back(rhs.substr(0, call) + ": " + e.what());
+    if (!must_accept) return false;
+    fail(trial, vars, "frontend-rejects", e.what());
     return false;
   } catch (const std::exception& e) {
     // Not a UserError: the frontend or the evaluator broke on a valid-looking
     // statement. That is a finding; the case ends here.
-    result.generator_failure = e.what();
-    trial.body.resize(trial.body.size() - vars.size());
-    for (const auto& v : vars) trial.body.push_back({"fd.add_output(" + v.name + ")", -1});
-    result.fuzz_case = trial;
-    failed_ = true;
+    fail(trial, vars, "generator", e.what());
     return false;
   }
   result.fuzz_case.body.push_back({lhs + " = " + rhs, -1});
   return true;
+}
+
+void Generator::fail(FuzzCase trial, const std::vector<NewVar>& vars, const std::string& category,
+                     const std::string& message) {
+  {
+    result.generator_failure = message;
+    result.generator_failure_category = category;
+    trial.body.resize(trial.body.size() - vars.size());
+    for (const auto& v : vars) trial.body.push_back({"fd.add_output(" + v.name + ")", -1});
+    result.fuzz_case = trial;
+    failed_ = true;
+  }
 }
 
 void Generator::recordVars(const std::vector<NewVar>& vars, const std::vector<Argument>& values,
@@ -205,15 +246,9 @@ void Generator::recordVars(const std::vector<NewVar>& vars, const std::vector<Ar
                                                  : DimKind::Bcast);
     v.exact = vars[k].exact;
     v.approx_depth = vars[k].approx_depth;
-    v.min_abs = t.numel() > 0 ? INFINITY : 0;
-    for (double x : t.toDoubles()) {
-      if (!std::isfinite(x)) {
-        v.finite = false;
-      } else {
-        v.max_abs = std::max(v.max_abs, std::fabs(x));
-      }
-      v.min_abs = std::min(v.min_abs, std::fabs(x));
-    }
+    v.precision =
+        isFloatingType(v.dtype) ? lessPrecise(vars[k].precision, v.dtype) : vars[k].precision;
+    measure(v, t);
     tensors.push_back(std::move(v));
   }
 }
@@ -468,28 +503,29 @@ void Generator::chooseOutputs() {
       if (t.input_index >= 0 && t.writable && t.numel() > 0) targets.push_back(&t);
     if (!targets.empty()) {
       const TensorVar* in = pick(targets);
+      // An inexact value cast to an integer input's dtype would be noise.
       const TensorVar* src = pickTensor([&](const TensorVar& t) {
-        return t.input_index < 0 && t.sizes == in->sizes && t.dims.size() == in->dims.size();
+        return t.input_index < 0 && t.sizes == in->sizes && t.dims.size() == in->dims.size() &&
+               (t.exact || isFloatingType(in->dtype));
       });
       if (src) {
         use("alias");
-        std::string name = src->name;
-        bool exact = src->exact;
+        const TensorVar* out = src;
         if (src->dtype != in->dtype) {
           Operand o = tensorOperand(*src);
           if (tryTensor(fmt::format("fd.ops.cast({}, dtype=DataType.{})", src->name,
                                     pythonName(in->dtype)),
-                        {o}, !isFloatingType(in->dtype) ? o.exact : true))
-            name = tensors.back().name, exact = tensors.back().exact;
+                        {o}, true))
+            out = &tensors.back();
           else
-            name.clear();
+            out = nullptr;
         }
-        if (!name.empty()) {
-          lines.push_back(fmt::format("fd.add_output({}, alias_input={})", name, in->name));
+        if (out != nullptr) {
+          lines.push_back(fmt::format("fd.add_output({}, alias_input={})", out->name, in->name));
           aliased_input = in->input_index;
-          if (exact) result.fuzz_case.exact_outputs.push_back(name);
+          noteOutput(*out);
           for (size_t i = 0; i < tensors.size(); ++i)
-            if (tensors[i].name == name) is_output[i] = false;  // written once, as the alias
+            if (tensors[i].name == out->name) is_output[i] = false;  // written once, as the alias
         }
       }
     }
@@ -499,7 +535,7 @@ void Generator::chooseOutputs() {
   for (size_t i = 0; i < tensors.size(); ++i) {
     if (!is_output[i]) continue;
     const TensorVar& t = tensors[i];
-    if (t.exact) result.fuzz_case.exact_outputs.push_back(t.name);
+    noteOutput(t);
     if (t.rank() > 1 && allowed("output-stride-order") && chance(0.15)) {
       use("output-stride-order");
       std::vector<int64_t> order(static_cast<size_t>(t.rank()));
@@ -519,10 +555,33 @@ void Generator::chooseOutputs() {
   for (auto& l : lines) result.fuzz_case.body.push_back({l, -1});
 }
 
+void Generator::noteOutput(const TensorVar& t) {
+  if (t.exact) result.fuzz_case.exact_outputs.push_back(t.name);
+  if (!t.exact && isFloatingType(t.dtype) && lessPrecise(t.precision, t.dtype) != t.dtype)
+    result.fuzz_case.tolerances.push_back(t.name + "=" + std::string(pythonName(t.precision)));
+}
+
 // ---- the loop -------------------------------------------------------------------------
+
+void Generator::measureInputs() {
+  try {
+    PythonDefinition def = parsePythonDefinition(renderScript(result.fuzz_case), "generated.py");
+    for (size_t i = 0; i < def.inputs.size(); ++i)
+      input_values_.push_back(materializeInput(def.inputs[i], i));
+  } catch (const std::exception& e) {
+    FuzzCase trial = result.fuzz_case;
+    fail(trial, {}, dynamic_cast<const UserError*>(&e) ? "frontend-rejects" : "generator",
+         std::string("the inputs: ") + e.what());
+    return;
+  }
+  for (auto& t : tensors)
+    if (t.input_index >= 0)
+      measure(t, std::get<Tensor>(input_values_[static_cast<size_t>(t.input_index)]));
+}
 
 GeneratedCase Generator::run() {
   defineInputs();
+  measureInputs();
   using Family = bool (Generator::*)();
   struct Entry {
     const char* feature;

@@ -44,7 +44,13 @@ struct GeneratedCase {
   // a UserError while the case was being made (a bug found by generating):
   // the message, and `fuzz_case` ends with that statement.
   std::string generator_failure;
+  // "generator" (an exception other than UserError) or "frontend-rejects" (a
+  // UserError for an op the generator's model knows to be valid).
+  std::string generator_failure_category;
   int64_t rejected = 0;  // candidate statements dropped (invalid for the model)
+  // Why each dropped statement was refused ("fd.ops.squeeze: <message>"): the
+  // generator's model was wrong, or the frontend refuses a valid op.
+  std::vector<std::string> rejections;
 };
 
 GeneratedCase generateCase(uint64_t seed, const GeneratorOptions& options);

@@ -30,6 +30,9 @@ struct TensorVar {
   double max_abs = 0;    // over the finite values
   double min_abs = 0;    // over the values (0 when empty)
   int approx_depth = 0;  // inexact ops on the longest path from the inputs
+  // For an inexact value: the least precise floating dtype its rounding
+  // errors came through (a float result cast to double keeps float's error).
+  DataType precision = DataType::Double;
   int input_index = -1;  // >= 0: fusion input
   bool writable = true;  // an input that may be aliased (no stride-0 dim)
   int64_t numel() const;
@@ -56,6 +59,7 @@ struct Operand {
   double min_abs = 0;
   double value = 0;  // a scalar's value
   int approx_depth = 0;
+  DataType precision = DataType::Double;
   const TensorVar* tensor = nullptr;
 };
 
@@ -63,6 +67,7 @@ struct NewVar {
   std::string name;
   bool exact = true;
   int approx_depth = 0;
+  DataType precision = DataType::Double;
 };
 // The result of an op on `operands`: exact when the op is and every operand
 // is; one inexact op deeper than its deepest operand otherwise.
@@ -89,9 +94,13 @@ class Generator {
   // Appends `lhs = rhs`; keeps it when the script still parses and evaluates,
   // and records the new variables (tensors or scalars, in order). False when
   // the statement was dropped.
-  bool tryStatement(const std::vector<NewVar>& vars, const std::string& rhs);
-  bool tryTensor(const std::string& rhs, const std::vector<Operand>& operands, bool op_exact) {
-    return tryStatement({resultOf(newName('T'), operands, op_exact)}, rhs);
+  // With `must_accept`, a UserError is a finding (the op is valid by
+  // construction: shapes and indices come from the model, not from chance).
+  bool tryStatement(const std::vector<NewVar>& vars, const std::string& rhs,
+                    bool must_accept = false);
+  bool tryTensor(const std::string& rhs, const std::vector<Operand>& operands, bool op_exact,
+                 bool must_accept = false) {
+    return tryStatement({resultOf(newName('T'), operands, op_exact)}, rhs, must_accept);
   }
 
   // ---- operand choice
@@ -152,8 +161,15 @@ class Generator {
   void defineTensorInput(const std::vector<int64_t>& sizes, int input_index);
   void defineScalarInput(int input_index);
   void chooseOutputs();
+  // Records what the checker may expect of output `t` (exact, or a looser tolerance).
+  void noteOutput(const TensorVar& t);
+  // Ends the case with `trial` (the statement that failed and its outputs).
+  void fail(FuzzCase trial, const std::vector<NewVar>& vars, const std::string& category,
+            const std::string& message);
   void recordVars(const std::vector<NewVar>& vars, const std::vector<Argument>& values,
                   const std::vector<const Val*>& outputs);
+  // Reads the inputs' values (as the checker will make them) into their variables.
+  void measureInputs();
 
   std::mt19937_64 rng_;
   int64_t counter_ = 0;
@@ -163,5 +179,9 @@ class Generator {
 
 // Whether `v` (an int) is exactly representable in dtype t's computation type.
 bool intFitsCompute(double max_abs, DataType compute);
+// The less precise of two floating dtypes (bfloat16 < half < float < double).
+DataType lessPrecise(DataType a, DataType b);
+// Sets a variable's value statistics from its tensor.
+void measure(TensorVar& v, const Tensor& t);
 
 }  // namespace fusebox::fuzz

@@ -11,6 +11,7 @@
 
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -188,6 +189,8 @@ void Supervisor::startWorker() {
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
+    // The worker must not outlive a supervisor that was killed.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     close(down[1]);
     close(up[0]);
     to_worker_ = down[0];

@@ -4,6 +4,9 @@
 #include <fusebox/frontend/python_definition.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 namespace fusebox::fuzz {
 namespace {
 
@@ -50,6 +53,39 @@ TEST(FuzzGenerator, FeaturesAreListed) {
       EXPECT_NE(used, "unary");
       EXPECT_NE(used, "binary");
     }
+}
+
+// Every op the frontend knows (its unknown-op message lists them) shows up in
+// a few hundred cases.
+TEST(FuzzGenerator, CoversEveryFrontendOp) {
+  std::string all;
+  for (uint64_t seed = 0; seed < 800; ++seed) all += renderScript(generateCase(seed, {}).fuzz_case);
+  std::string known;
+  try {
+    parsePythonDefinition("def f(fd):\n    T0 = fd.ops.no_such_op()\n", "x.py");
+  } catch (const UserError& e) {
+    known = e.what();
+  }
+  size_t open = known.find("(known: ");
+  ASSERT_NE(open, std::string::npos) << known;
+  std::stringstream list(known.substr(open + 8, known.rfind(')') - open - 8));
+  int ops = 0;
+  for (std::string name; std::getline(list, name, ',');) {
+    name = name.substr(name.find_first_not_of(' '));
+    ++ops;
+    EXPECT_NE(all.find("fd.ops." + name + "("), std::string::npos) << name << " is never generated";
+  }
+  EXPECT_GT(ops, 90);
+}
+
+TEST(FuzzGenerator, DocsListEveryFeature) {
+  std::ifstream in(FUSEBOX_SOURCE_DIR "/docs/fuzzing.md");
+  std::stringstream doc;
+  doc << in.rdbuf();
+  ASSERT_FALSE(doc.str().empty());
+  for (const auto& f : generatorFeatures())
+    EXPECT_NE(doc.str().find(std::string("`") + f.name + "`"), std::string::npos)
+        << f.name << " is not in docs/fuzzing.md";
 }
 
 }  // namespace
