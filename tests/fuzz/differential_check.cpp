@@ -307,6 +307,9 @@ CheckResult DifferentialChecker::check(const std::string& script, BackendChoice 
         if (!denseInOrder(a, *order))
           return fail("layout", fmt::format("output {} must be dense in stride order [{}], got {}",
                                             out_name, fmt::join(*order, ", "), a.describe()));
+      // The generator keeps inexact values small and away from edges for the
+      // first call's values only: later calls compare what must be exact.
+      if (run > 0 && !isExact(k) && isFloatingType(e.dtype())) continue;
       Comparison c = compareValues(a, e, isExact(k), reduction, options_.precision_slack,
                                    toleranceDtype(k, e.dtype()));
       if (!c.ok) {

@@ -35,7 +35,9 @@ bool Findings::add(const FailureReport& r) {
   if (!fresh) return false;
   f.first = r;
   for (const auto& text : ignore_)
-    if (!text.empty() && r.signature.find(text) != std::string::npos) f.ignored = true;
+    if (!text.empty() && (r.signature.find(text) != std::string::npos ||
+                          r.message.find(text) != std::string::npos))
+      f.ignored = true;
   return !f.ignored;
 }
 

@@ -1,7 +1,7 @@
 // The failures of a fuzz run, grouped by signature: the first case of each
 // distinct signature is kept (and written to the output folder), later ones
-// are counted. Signatures that contain an --ignore text are counted apart
-// (known bugs).
+// are counted. Failures whose signature or message contains an --ignore text
+// are counted apart (known bugs).
 #pragma once
 
 #include "supervisor.h"

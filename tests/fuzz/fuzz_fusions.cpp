@@ -110,7 +110,11 @@ int runFusions(const FusionRunOptions& o) {
   WorkerCode code;
   code.setup = [&]() { checker = std::make_unique<DifferentialChecker>(copts); };
   code.run_index = [&](int64_t index, WorkerContext& ctx) -> std::optional<FailureReport> {
-    GeneratedCase g = generateCase(caseSeed(L.seed, index), o.generator);
+    BackendChoice backend = backendOf(index);
+    // Large cases matter to kernels: more of them on the host backend.
+    GeneratorOptions gopts = o.generator;
+    if (backend == BackendChoice::Host) gopts.large_probability = std::max(gopts.large_probability, 0.15);
+    GeneratedCase g = generateCase(caseSeed(L.seed, index), gopts);
     std::string script = renderScript(g.fuzz_case);
     ctx.setCurrentInput(script);
     ctx.count("generated");
@@ -125,7 +129,6 @@ int runFusions(const FusionRunOptions& o) {
       f.input = script;
       return f;
     }
-    BackendChoice backend = backendOf(index);
     ctx.count(backend == BackendChoice::Host ? "host" : "eval");
     CheckResult r = checker->check(script, backend);
     ctx.count("kernels-compiled", r.kernels_compiled);

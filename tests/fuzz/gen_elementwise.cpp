@@ -127,6 +127,17 @@ DataType computeDtype(const std::vector<Operand>& ops, const char* name) {
 
 // ---- literals and scalar operands ----------------------------------------------
 
+namespace {
+
+// Python float literals that no float dtype holds exactly (the float-scalar feature).
+const std::vector<std::string>& inexactLiterals() {
+  static const std::vector<std::string> l = {"0.1",     "-0.3", "1e-05",
+                                             "3.14159", "0.7",  "2.718281828"};
+  return l;
+}
+
+}  // namespace
+
 std::string Generator::literal(DataType t, bool small) {
   if (t == DataType::Bool) return chance(0.5) ? "True" : "False";
   if (isIntegralType(t)) {
@@ -143,14 +154,37 @@ std::string Generator::literal(DataType t, bool small) {
   }
   if (allowed("float-scalar") && chance(0.15)) {
     use("float-scalar");
-    return pick(std::vector<std::string>{"0.1", "-0.3", "1e-05", "3.14159", "0.7", "2.718281828"});
+    return pick(inexactLiterals());
   }
   return pick(std::vector<std::string>{"0.5", "-1.5", "2.0", "0.25", "3.0", "-2.0", "1.0", "0.0",
                                        "1.25", "-0.75", "4.0", "-0.125"});
 }
 
-Operand Generator::scalarOperand(DataType compute, bool want_int) {
+Operand Generator::scalarOperand(DataType compute, bool want_int, const TensorVar* near) {
   Operand o;
+  if (near != nullptr && !near->samples.empty() && chance(0.3)) {
+    double v = pick(near->samples);
+    if (!isFloatingType(near->dtype) || want_int) {
+      o.text = near->dtype == DataType::Bool && !want_int ? (v != 0 ? "True" : "False")
+                                                          : std::to_string(static_cast<int64_t>(v));
+      o.dtype = near->dtype == DataType::Bool && !want_int ? DataType::Bool : DataType::Int64;
+    } else {
+      o.text = fmt::format("{:.17g}", v);
+      if (o.text.find_first_of(".e") == std::string::npos) o.text += ".0";
+      // The short literal the value was made from, when it is one of those.
+      if (allowed("float-scalar"))
+        for (const auto& lit : inexactLiterals())
+          if (static_cast<double>(static_cast<float>(std::strtod(lit.c_str(), nullptr))) == v ||
+              std::strtod(lit.c_str(), nullptr) == v) {
+            o.text = lit;
+            use("float-scalar");
+          }
+      o.dtype = DataType::Double;
+    }
+    o.value = v;
+    o.max_abs = o.min_abs = std::fabs(v);
+    return o;
+  }
   // A scalar variable of a fitting kind, sometimes.
   std::vector<const ScalarVar*> vars;
   for (const auto& s : scalars) {
@@ -245,7 +279,7 @@ bool Generator::genBinary() {
       ob.text = chance(0.5) ? "True" : "False";
       ob.dtype = DataType::Bool;
     } else {
-      ob = scalarOperand(ct, want_int);
+      ob = scalarOperand(ct, want_int, a);
     }
     if (divides && !isFloatingType(ob.dtype) && ob.min_abs == 0) return false;
     if (!(rule.kinds & kindOf(ob.dtype))) return false;
@@ -323,7 +357,8 @@ bool Generator::genTernary() {
                      {ox, oe, ow}, false);
   }
   // threshold(x, threshold, value)
-  Operand th = scalarOperand(ct, isIntegralType(ct)), val = scalarOperand(ct, isIntegralType(ct));
+  Operand th = scalarOperand(ct, isIntegralType(ct), x),
+          val = scalarOperand(ct, isIntegralType(ct));
   return tryTensor(fmt::format("fd.ops.threshold({}, {}, {})", ox.text, th.text, val.text),
                    {ox, th, val}, true);
 }

@@ -25,6 +25,9 @@ struct GeneratorOptions {
   int64_t max_statements = 14;  // ops after the input definitions
   int64_t max_inputs = 4;       // tensor inputs (scalar inputs come on top)
   int64_t max_numel = 512;      // elements of the base shape
+  // Cases with up to 64K elements (rows of 128 or more), for the kernels'
+  // vectorized and multi-threaded paths; slower to generate and check.
+  double large_probability = 0.02;
   // Features left out (names listed by generatorFeatures()), e.g. "alias" or
   // "float-scalar", to keep known bugs from hiding new ones.
   std::set<std::string> excluded;

@@ -29,6 +29,7 @@ struct TensorVar {
   bool finite = true;    // no NaN or infinity
   double max_abs = 0;    // over the finite values
   double min_abs = 0;    // over the values (0 when empty)
+  std::vector<double> samples;  // a few distinct values, for literals that hit them
   int approx_depth = 0;  // inexact ops on the longest path from the inputs
   // For an inexact value: the least precise floating dtype its rounding
   // errors came through (a float result cast to double keeps float's error).
@@ -116,7 +117,10 @@ class Generator {
   // A scalar operand for an op whose tensor operands compute in `compute`:
   // a literal or a scalar variable, exactly representable unless the
   // float-scalar feature is on.
-  Operand scalarOperand(DataType compute, bool want_int = false);
+  // With `near`, sometimes a literal equal to one of its values (so that
+  // comparisons are sometimes true, and `0.1` meets a float tensor holding
+  // float(0.1)).
+  Operand scalarOperand(DataType compute, bool want_int = false, const TensorVar* near = nullptr);
   // A literal of a dtype's category: "2", "-0.5", "True", "float('nan')".
   std::string literal(DataType t, bool small = false);
   // A shape list for `sizes`, sometimes with extents read from tensors.
