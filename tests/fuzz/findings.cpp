@@ -35,8 +35,8 @@ bool Findings::add(const FailureReport& r) {
   if (!fresh) return false;
   f.first = r;
   for (const auto& text : ignore_)
-    if (!text.empty() && (r.signature.find(text) != std::string::npos ||
-                          r.message.find(text) != std::string::npos))
+    if (!text.empty() &&
+        (r.signature.find(text) != std::string::npos || r.message.find(text) != std::string::npos))
       f.ignored = true;
   return !f.ignored;
 }

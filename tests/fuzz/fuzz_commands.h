@@ -12,10 +12,11 @@ namespace fusebox::fuzz {
 // Options shared by both fuzzers.
 struct RunLimits {
   uint64_t seed = 1;
-  int64_t count = 0;                // cases or mutations; 0: only the time limit
-  double minutes = 0;               // 0: only the count
-  std::string out;                  // folder for failing cases ("" = none written)
-  std::vector<std::string> ignore;  // failures whose signature or message contains one are known bugs
+  int64_t count = 0;   // cases or mutations; 0: only the time limit
+  double minutes = 0;  // 0: only the count
+  std::string out;     // folder for failing cases ("" = none written)
+  std::vector<std::string>
+      ignore;  // failures whose signature or message contains one are known bugs
   bool minimize = true;
   double minimize_minutes = 10;  // total time spent minimizing at the end
   double timeout = 120;          // seconds per case before it counts as a hang

@@ -41,6 +41,13 @@ BackendChoice parseBackend(const std::string& name) {
 // Two reports are the same failure when a mismatch stays a mismatch of the
 // same kind, or an error keeps its (blurred) message.
 bool sameFailure(const FailureReport& a, const FailureReport& b) {
+  // A refusal met while generating reproduces as any refusal (the checker's
+  // parse error, or the evaluator refusing) with the same message.
+  if (a.category == "frontend-rejects") {
+    std::string core = blurMessage(a.message, 400);
+    if (size_t at = core.find("case.py:#:#: "); at == 0) core = core.substr(13);
+    return blurMessage(b.message, 800).find(core.substr(0, 80)) != std::string::npos;
+  }
   if (a.category != b.category) return false;
   static const std::vector<std::string> by_category = {
       "mismatch", "exact-mismatch", "input-modified", "shape", "layout", "crash", "hang"};
@@ -49,10 +56,14 @@ bool sameFailure(const FailureReport& a, const FailureReport& b) {
   return a.signature == b.signature;
 }
 
-std::optional<FailureReport> reportOf(const CheckResult& r, const std::string& script) {
-  if (r.verdict != Verdict::Fail) return std::nullopt;
+// A failure as the supervisor reports it; with `invalid_too`, cases both sides
+// refuse come back too (category "invalid-..."), for minimizing refusals.
+std::optional<FailureReport> reportOf(const CheckResult& r, const std::string& script,
+                                      bool invalid_too = false) {
+  if (r.verdict != Verdict::Fail && !(invalid_too && r.verdict == Verdict::Invalid))
+    return std::nullopt;
   FailureReport f;
-  f.category = r.category;
+  f.category = r.verdict == Verdict::Invalid ? "invalid-" + r.category : r.category;
   f.signature = r.signature();
   f.message = r.message;
   f.input = script;
@@ -113,7 +124,8 @@ int runFusions(const FusionRunOptions& o) {
     BackendChoice backend = backendOf(index);
     // Large cases matter to kernels: more of them on the host backend.
     GeneratorOptions gopts = o.generator;
-    if (backend == BackendChoice::Host) gopts.large_probability = std::max(gopts.large_probability, 0.15);
+    if (backend == BackendChoice::Host)
+      gopts.large_probability = std::max(gopts.large_probability, 0.15);
     GeneratedCase g = generateCase(caseSeed(L.seed, index), gopts);
     std::string script = renderScript(g.fuzz_case);
     ctx.setCurrentInput(script);
@@ -161,7 +173,7 @@ int runFusions(const FusionRunOptions& o) {
   code.check_input = [&](const std::string& script,
                          WorkerContext&) -> std::optional<FailureReport> {
     BackendChoice backend = o.backend == "eval" ? BackendChoice::Eval : BackendChoice::Host;
-    return reportOf(checker->check(script, backend), script);
+    return reportOf(checker->check(script, backend), script, true);
   };
 
   SupervisorOptions sopts;
@@ -257,7 +269,7 @@ int minimizeScriptFile(const std::string& path, const std::string& out, const st
   WorkerCode code;
   code.setup = [&]() { checker = std::make_unique<DifferentialChecker>(CheckOptions{}); };
   code.check_input = [&](const std::string& s, WorkerContext&) {
-    return reportOf(checker->check(s, parseBackend(backend)), s);
+    return reportOf(checker->check(s, parseBackend(backend)), s, true);
   };
   SupervisorOptions sopts;
   sopts.case_timeout_seconds = timeout;

@@ -24,9 +24,10 @@ void addLimits(CLI::App* app, RunLimits& l, const char* what) {
                   fmt::format("Number of {} (0: until --minutes)", what));
   app->add_option("--minutes", l.minutes, "Stop after this many minutes");
   app->add_option("--out", l.out, "Folder for failing cases (minimized) and their .txt notes");
-  app->add_option("--ignore", l.ignore,
-                  "Failures whose signature or message contains this text are known bugs: counted apart, "
-                  "not failing the run (repeatable)");
+  app->add_option(
+      "--ignore", l.ignore,
+      "Failures whose signature or message contains this text are known bugs: counted apart, "
+      "not failing the run (repeatable)");
   app->add_option("--minimize-minutes", l.minimize_minutes,
                   "Time for minimizing failures at the end")
       ->capture_default_str();

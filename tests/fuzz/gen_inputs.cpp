@@ -241,7 +241,7 @@ void Generator::defineInputs() {
 
 void Generator::measureInputs() {
   try {
-    PythonDefinition def = parsePythonDefinition(renderScript(result.fuzz_case), "generated.py");
+    PythonDefinition def = parsePythonDefinition(renderScript(result.fuzz_case), "case.py");
     for (size_t i = 0; i < def.inputs.size(); ++i)
       input_values_.push_back(materializeInput(def.inputs[i], i));
   } catch (const std::exception& e) {

@@ -194,7 +194,7 @@ bool Generator::tryStatement(const std::vector<NewVar>& vars, const std::string&
   for (const auto& v : vars) trial.body.push_back({"fd.add_output(" + v.name + ")", -1});
   const std::string script = renderScript(trial);
   try {
-    PythonDefinition def = parsePythonDefinition(script, "generated.py");
+    PythonDefinition def = parsePythonDefinition(script, "case.py");
     const auto& outs = def.fusion->outputs();
     std::vector<const Val*> new_outputs(outs.end() - static_cast<std::ptrdiff_t>(vars.size()),
                                         outs.end());

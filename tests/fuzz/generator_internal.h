@@ -25,12 +25,12 @@ struct TensorVar {
   DataType dtype = DataType::Float;
   std::vector<int64_t> sizes;
   std::vector<DimKind> dims;
-  bool exact = true;     // every correct backend computes it bit for bit
-  bool finite = true;    // no NaN or infinity
-  double max_abs = 0;    // over the finite values
-  double min_abs = 0;    // over the values (0 when empty)
+  bool exact = true;            // every correct backend computes it bit for bit
+  bool finite = true;           // no NaN or infinity
+  double max_abs = 0;           // over the finite values
+  double min_abs = 0;           // over the values (0 when empty)
   std::vector<double> samples;  // a few distinct values, for literals that hit them
-  int approx_depth = 0;  // inexact ops on the longest path from the inputs
+  int approx_depth = 0;         // inexact ops on the longest path from the inputs
   // For an inexact value: the least precise floating dtype its rounding
   // errors came through (a float result cast to double keeps float's error).
   DataType precision = DataType::Double;
