@@ -21,15 +21,20 @@ TEST(FuzzGenerator, SameSeedSameScript) {
 }
 
 TEST(FuzzGenerator, CasesParseWithTheirInputsList) {
+  // A case that met a bug while being made ends with the statement that
+  // failed; the others must parse whole.
+  int complete = 0;
   for (uint64_t seed = 0; seed < 40; ++seed) {
     GeneratedCase g = generateCase(seed, {});
-    ASSERT_EQ(g.generator_failure, "") << "seed " << seed;
+    if (!g.generator_failure.empty()) continue;
+    ++complete;
     std::string script = renderScript(g.fuzz_case);
     PythonDefinition def = parsePythonDefinition(script, "case.py");
     EXPECT_TRUE(def.has_inputs_list) << script;
     EXPECT_EQ(def.inputs.size(), def.fusion->inputs().size()) << script;
     EXPECT_FALSE(def.fusion->outputs().empty()) << script;
   }
+  EXPECT_GE(complete, 30);
 }
 
 TEST(FuzzGenerator, ExcludedFeaturesStayOut) {
