@@ -99,6 +99,9 @@ Comparison compareValues(const Tensor& actual, const Tensor& expected, bool exac
   Comparison c;
   const DataType dtype = expected.dtype();
   if (!isFloatingType(dtype)) exact = true;
+  // Inexact floats in their own dtype's tolerance: the project's comparison
+  // decides; the loop below only says how far off a failure is.
+  if (!exact && tolerance_dtype == dtype && checkClose(actual, expected, reduction).pass) return c;
   const int64_t n = expected.numel();
   Tolerance tol = toleranceFor(tolerance_dtype, reduction);
   std::vector<int64_t> index(static_cast<size_t>(expected.dim()), 0);
@@ -142,6 +145,23 @@ Comparison compareValues(const Tensor& actual, const Tensor& expected, bool exac
 }
 
 // Strides only matter where there are elements: an empty tensor passes.
+// "dim 1 has size 9, but its extent is the constant 3", or "" when every
+// constant extent of `tv` holds in `t`.
+std::string constantExtentMismatch(const TensorView& tv, const Tensor& t) {
+  const auto dims = tv.logicalNoReductions();
+  if (static_cast<int64_t>(dims.size()) != t.dim())
+    return fmt::format("{} dims, but the fusion's output has {}", t.dim(), dims.size());
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const Scalar* extent = dims[d]->logicalExtent();
+    if (extent == nullptr || !extent->isConst()) continue;
+    int64_t want = toInt(*extent->value());
+    if (t.sizes()[d] != want)
+      return fmt::format("dim {} has size {}, but its extent is the constant {}", d, t.sizes()[d],
+                         want);
+  }
+  return {};
+}
+
 // The input with every extent above 1 one larger (equal extents stay equal,
 // broadcast and empty dims stay), contiguous: a new input signature.
 InputSpec resized(const InputSpec& spec) {
@@ -303,6 +323,13 @@ CheckResult DifferentialChecker::check(const std::string& script, BackendChoice 
       if (a.dtype() != e.dtype() || a.sizes() != e.sizes())
         return fail("shape", fmt::format("output {}: got {}, expected {}", out_name, a.describe(),
                                          e.describe()));
+      // A dim whose extent is a constant in the IR has that size, whatever
+      // the inputs (broadcast_in_dim's shape, full's shape...): a check of
+      // both sides that does not trust either.
+      for (const Tensor* t : {&a, &e})
+        if (std::string why = constantExtentMismatch(*outs[k]->as<TensorView>(), *t); !why.empty())
+          return fail("shape", fmt::format("{} output {}: {}", t == &a ? "runtime" : "evaluator",
+                                           out_name, why));
       if (const auto* order = fusion.requiredStrideOrder(outs[k]->as<TensorView>()))
         if (!denseInOrder(a, *order))
           return fail("layout", fmt::format("output {} must be dense in stride order [{}], got {}",

@@ -74,6 +74,12 @@ int main(int argc, char** argv) {
   f->add_option("--max-statements", fusions.generator.max_statements, "Ops per fusion at most")
       ->capture_default_str();
   f->add_option("--kernel-cache", kernel_cache, "Kernel cache folder (FUSEBOX_KERNEL_CACHE_DIR)");
+  f->add_option("--large-probability", fusions.generator.large_probability,
+                "Share of cases with up to 64K elements (at least 0.15 on the host backend)")
+      ->capture_default_str();
+  f->add_option("--deep-probability", fusions.generator.deep_probability,
+                "Share of cases ending in a chain of 12,000+ ops")
+      ->capture_default_str();
   f->add_flag("!--one-run", fusions.second_run, "Skip the second call with other input values");
   f->add_flag("--report-invalid", fusions.report_invalid,
               "Report cases that both sides refuse (generator development)");
@@ -113,6 +119,8 @@ int main(int argc, char** argv) {
   pr->add_option("case_seed", case_seed)->required();
   pr->add_option("--exclude", exclude, "Features left out when the case was made");
   pr->add_option("--max-statements", fusions.generator.max_statements)->capture_default_str();
+  pr->add_option("--large-probability", fusions.generator.large_probability)->capture_default_str();
+  pr->add_option("--deep-probability", fusions.generator.deep_probability)->capture_default_str();
 
   int64_t rejection_cases = 1000;
   CLI::App* rej = app.add_subcommand(

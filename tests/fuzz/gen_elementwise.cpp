@@ -144,7 +144,8 @@ std::string Generator::literal(DataType t, bool small) {
     if (!small && allowed("big-int") && chance(0.05)) {
       use("big-int");
       return pick(std::vector<std::string>{"2147483647", "-2147483648", "4294967296",
-                                           "1099511627776", "-9223372036854775807"});
+                                           "1099511627776", "-9223372036854775807",
+                                           "(-9223372036854775807 - 1)"});
     }
     return std::to_string(between(-4, 9));
   }

@@ -117,6 +117,9 @@ bool Generator::genBroadcastInDim() {
   }
   for (int64_t s : shape)
     if (s == 0) use("size0");
+  int64_t numel = 1;
+  for (int64_t sz : shape) numel *= sz;
+  if (numel > numelCap()) return false;
   std::string shape_text = shapeList(shape, false, &keep);
   return tryTensor(fmt::format("fd.ops.broadcast_in_dim({}, shape={}, broadcast_dims={})", x->name,
                                shape_text, intList(positions)),
@@ -138,6 +141,9 @@ bool Generator::genExpand() {
       keep[d] = chance(0.5);
     }
   }
+  int64_t numel = 1;
+  for (int64_t sz : shape) numel *= sz;
+  if (numel > numelCap()) return false;
   return tryTensor(
       fmt::format("fd.ops.expand({}, shape={})", x->name, shapeList(shape, false, &keep)),
       {tensorOperand(*x)}, true, true);

@@ -19,6 +19,7 @@ const std::vector<FeatureInfo>& generatorFeatures() {
       {"big-int", "integer literals beyond int32"},
       {"size0", "dims of size 0"},
       {"large", "tensors of up to 64K elements with rows of 128 or more"},
+      {"deep", "a chain of 12,000 to 20,000 dependent ops (1 case in 2,000)"},
       {"size1-iteration", "symbolic (-1) dims that are 1 at run time"},
       {"strided-input", "permuted, non-contiguous and offset input layouts"},
       {"stride0-input", "inputs with a stride-0 dim that is not a broadcast"},
@@ -157,14 +158,25 @@ bool Generator::tame(const TensorVar& t) {
   return t.exact || (t.finite && t.max_abs <= tameBound(t.dtype) && t.approx_depth <= 3);
 }
 
-bool Generator::broadcastable(const TensorVar& a, const TensorVar& b) {
+int64_t Generator::numelCap() const {
+  int64_t base_numel = 1;
+  for (int64_t s : base) base_numel *= std::max<int64_t>(s, 1);
+  return std::max<int64_t>(8 * options.max_numel, 2 * base_numel);
+}
+
+bool Generator::broadcastable(const TensorVar& a, const TensorVar& b) const {
   int64_t ra = a.rank(), rb = b.rank();
-  for (int64_t k = 1; k <= std::min(ra, rb); ++k) {
+  int64_t numel = 1;
+  for (int64_t k = 1; k <= std::max(ra, rb); ++k) {
+    int64_t sa = k <= ra ? a.sizes[static_cast<size_t>(ra - k)] : 1;
+    int64_t sb = k <= rb ? b.sizes[static_cast<size_t>(rb - k)] : 1;
+    numel *= std::max(sa, sb);
+    if (k > std::min(ra, rb)) continue;
     size_t ia = static_cast<size_t>(ra - k), ib = static_cast<size_t>(rb - k);
     if (a.dims[ia] == DimKind::Bcast || b.dims[ib] == DimKind::Bcast) continue;
     if (a.sizes[ia] != b.sizes[ib]) return false;
   }
-  return true;
+  return numel <= numelCap();
 }
 
 Operand Generator::tensorOperand(const TensorVar& t) const {
@@ -409,8 +421,29 @@ GeneratedCase Generator::run() {
       ++made;
     }
   }
+  if (!failed_ && allowed("deep") && chance(options.deep_probability)) appendDeepChain();
   if (!failed_) chooseOutputs();
   return result;
+}
+
+void Generator::appendDeepChain() {
+  // Too long to check statement by statement: neg keeps every value exact,
+  // so the chain's end is the start or its negation.
+  const TensorVar* x = pickTensor(
+      [](const TensorVar& t) { return t.exact && t.numel() <= 64 && t.dtype != DataType::Bool; });
+  if (x == nullptr) return;
+  use("deep");
+  TensorVar end = *x;
+  std::string prev = x->name;
+  int64_t n = between(12000, 20000);
+  for (int64_t i = 0; i < n; ++i) {
+    std::string name = newName('T');
+    result.fuzz_case.body.push_back({fmt::format("{} = fd.ops.neg({})", name, prev), -1});
+    prev = name;
+  }
+  end.name = prev;
+  end.input_index = -1;
+  tensors.push_back(end);
 }
 
 GeneratedCase generateCase(uint64_t seed, const GeneratorOptions& options) {

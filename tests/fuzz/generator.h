@@ -28,6 +28,7 @@ struct GeneratorOptions {
   // Cases with up to 64K elements (rows of 128 or more), for the kernels'
   // vectorized and multi-threaded paths; slower to generate and check.
   double large_probability = 0.02;
+  double deep_probability = 0.0005;  // cases ending in a chain of 12,000+ ops
   // Features left out (names listed by generatorFeatures()), e.g. "alias" or
   // "float-scalar", to keep known bugs from hiding new ones.
   std::set<std::string> excluded;

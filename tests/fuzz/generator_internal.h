@@ -111,8 +111,11 @@ class Generator {
   static bool tame(const TensorVar& t);
   static double tameBound(DataType t);
   // Whether tensors a and b broadcast together (right-aligned; sizes equal or
-  // one side a plain broadcast dim).
-  static bool broadcastable(const TensorVar& a, const TensorVar& b);
+  // one side a plain broadcast dim) into at most numelCap() elements.
+  bool broadcastable(const TensorVar& a, const TensorVar& b) const;
+  // The most elements a new tensor may have: outer products of large inputs
+  // would make cases that take minutes to evaluate.
+  int64_t numelCap() const;
   Operand tensorOperand(const TensorVar& t) const;
   // A scalar operand for an op whose tensor operands compute in `compute`:
   // a literal or a scalar variable, exactly representable unless the
@@ -165,6 +168,9 @@ class Generator {
   void defineTensorInput(const std::vector<int64_t>& sizes, int input_index);
   void defineScalarInput(int input_index);
   void chooseOutputs();
+  // The "deep" feature: a long chain of dependent ops (stack depth in every
+  // walk of the IR).
+  void appendDeepChain();
   // Records what the checker may expect of output `t` (exact, or a looser tolerance).
   void noteOutput(const TensorVar& t);
   // Ends the case with `trial` (the statement that failed and its outputs).
