@@ -41,6 +41,7 @@ struct ParserRunOptions {
   std::vector<std::string> corpus;  // files or folders of .py and .toml seeds
   bool message_checks = false;
   int64_t memory_mb = 4096;
+  int64_t max_depth = 50000;  // deepest nesting a mutation makes
 };
 
 // The 64-bit seed of case `index` of a run with seed `run_seed`.

@@ -28,6 +28,14 @@ ParserTarget targetOf(const std::string& input, std::string* text) {
   return input.compare(0, 5, "toml\n") == 0 ? ParserTarget::Toml : ParserTarget::Python;
 }
 
+// A crash or hang report (from the supervisor) with the parser in its
+// signature, as the worker's own reports have it.
+FailureReport withTarget(ParserTarget t, FailureReport r) {
+  if (r.category == "crash" || r.category == "hang")
+    r.signature = std::string(t == ParserTarget::Python ? "python " : "toml ") + r.signature;
+  return r;
+}
+
 }  // namespace
 
 int runParsers(const ParserRunOptions& o) {
@@ -53,7 +61,7 @@ int runParsers(const ParserRunOptions& o) {
   };
   WorkerCode code;
   code.run_index = [&](int64_t index, WorkerContext& ctx) -> std::optional<FailureReport> {
-    Mutation m = makeMutation(corpus, L.seed, index);
+    Mutation m = makeMutation(corpus, L.seed, index, o.max_depth);
     ctx.setCurrentInput(tagged(m.target, m.text));
     ctx.count(m.target == ParserTarget::Python ? "python" : "toml");
     auto f = report(m.target, m.text);
@@ -82,11 +90,10 @@ int runParsers(const ParserRunOptions& o) {
       [&](const FailureReport& r) {
         FailureReport full = r;
         if (full.category == "crash" || full.category == "hang") {
-          // The worker died: say which parser, from the mutation's number.
-          Mutation m = makeMutation(corpus, L.seed, r.index);
+          // The worker died: the input from the mutation's number.
+          Mutation m = makeMutation(corpus, L.seed, r.index, o.max_depth);
+          full = withTarget(m.target, r);
           full.input = tagged(m.target, m.text);
-          full.signature =
-              std::string(m.target == ParserTarget::Python ? "python " : "toml ") + r.signature;
         }
         if (findings.add(full) && !L.quiet)
           std::cerr << fmt::format("new failure at mutation {}: {}\n", r.index,
@@ -114,7 +121,7 @@ int runParsers(const ParserRunOptions& o) {
       minimized = minimizeText(text, [&](const std::string& candidate) {
         if (std::chrono::steady_clock::now() > min_deadline) return false;
         auto r = sup.check(tagged(t, candidate));
-        return r && r->signature == f.first.signature;
+        return r && withTarget(t, *r).signature == f.first.signature;
       });
     }
     findings.write(sig, minimized, t == ParserTarget::Python ? ".py" : ".toml",

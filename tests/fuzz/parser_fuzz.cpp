@@ -178,8 +178,8 @@ const std::vector<std::string>& interestingTokens(ParserTarget t) {
 
 class Mutator {
  public:
-  Mutator(const ParserCorpus& corpus, ParserTarget target, uint64_t seed)
-      : corpus_(corpus), target_(target), rng_(seed) {}
+  Mutator(const ParserCorpus& corpus, ParserTarget target, uint64_t seed, int64_t max_depth)
+      : corpus_(corpus), target_(target), rng_(seed), max_depth_(max_depth) {}
 
   int64_t below(int64_t n) {
     return n <= 0 ? 0 : static_cast<int64_t>(rng_() % static_cast<uint64_t>(n));
@@ -338,11 +338,12 @@ class Mutator {
 
   // Deep nesting: brackets around an expression, or (TOML) long dotted keys.
   std::string nest(std::string& s) {
-    int64_t depth = pick({2, 10, 100, 1000, 5000});
+    // Rarely very deep: a reader that recurses per level must bound it.
+    int64_t depth = std::min(max_depth_, chance(0.05) ? 50000 : pick({2, 10, 100, 1000, 5000}));
     size_t at = static_cast<size_t>(below(static_cast<int64_t>(s.size()) + 1));
     if (target_ == ParserTarget::Toml && chance(0.5)) {
       std::string key = "a";
-      for (int64_t k = 1; k < std::min<int64_t>(depth, 200); ++k) key += ".a";
+      for (int64_t k = 1; k < depth; ++k) key += ".a";
       s.insert(at, "\n[" + key + "]\nx = 1\n");
       return "nest-keys";
     }
@@ -367,6 +368,7 @@ class Mutator {
   const ParserCorpus& corpus_;
   ParserTarget target_;
   std::mt19937_64 rng_;
+  int64_t max_depth_;
 };
 
 bool hasRawControl(const std::string& s) {
@@ -404,7 +406,8 @@ ParserCorpus loadParserCorpus(const std::vector<std::string>& paths) {
   return corpus;
 }
 
-Mutation makeMutation(const ParserCorpus& corpus, uint64_t seed, int64_t index) {
+Mutation makeMutation(const ParserCorpus& corpus, uint64_t seed, int64_t index,
+                      int64_t max_depth) {
   std::mt19937_64 pick_rng(seed * 0x9E3779B97F4A7C15ull ^
                            static_cast<uint64_t>(index) * 0xD1B54A32D192ED03ull);
   Mutation m;
@@ -413,7 +416,7 @@ Mutation makeMutation(const ParserCorpus& corpus, uint64_t seed, int64_t index) 
   const auto& texts = toml ? corpus.toml : corpus.python;
   if (texts.empty()) return m;
   m.text = texts[pick_rng() % texts.size()];
-  Mutator mutator(corpus, m.target, pick_rng());
+  Mutator mutator(corpus, m.target, pick_rng(), max_depth);
   int64_t count = 1 + mutator.below(4);
   if (mutator.chance(0.1)) count += 8;  // sometimes a lot of damage
   std::vector<std::string> how;

@@ -29,8 +29,10 @@ struct Mutation {
   std::string how;  // the mutations applied, e.g. "bitflip, token-splice"
 };
 
-// Mutation number `index` of run `seed`: a pure function of both and the corpus.
-Mutation makeMutation(const ParserCorpus& corpus, uint64_t seed, int64_t index);
+// Mutation number `index` of run `seed`: a pure function of both, the corpus
+// and `max_depth` (the deepest bracket or dotted-key nesting it makes).
+Mutation makeMutation(const ParserCorpus& corpus, uint64_t seed, int64_t index,
+                      int64_t max_depth = 50000);
 
 struct ParserCheckOptions {
   // Also require every UserError to name file:line:col (or the file), and its
