@@ -95,6 +95,8 @@ int main(int argc, char** argv) {
               "Also require errors to name file:line:col, without raw control bytes, under 4 KB");
   p->add_option("--memory-mb", parsers.memory_mb, "Address-space limit of the worker")
       ->capture_default_str();
+  p->add_option("--max-depth", parsers.max_depth, "Deepest bracket or dotted-key nesting made")
+      ->capture_default_str();
 
   std::string file, out, backend = "host";
   bool one_run = false;
