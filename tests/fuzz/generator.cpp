@@ -275,7 +275,6 @@ void Generator::recordVars(const std::vector<NewVar>& vars, const std::vector<Ar
 void Generator::chooseOutputs() {
   // Tensors nothing reads are outputs (else they would be dead code); plus a
   // few intermediates and sometimes an input passed through.
-  std::vector<std::string> outputs;
   std::vector<bool> is_output(tensors.size(), false);
   const auto& body = result.fuzz_case.body;
   auto used = [&](const std::string& name) {
@@ -302,7 +301,6 @@ void Generator::chooseOutputs() {
 
   // An alias: an output of an input's shape and dtype, written in place of it.
   std::vector<std::string> lines;
-  int aliased_input = -1;
   if (allowed("alias") && chance(0.25)) {
     std::vector<const TensorVar*> targets;
     for (const auto& t : tensors)
@@ -319,16 +317,17 @@ void Generator::chooseOutputs() {
         const TensorVar* out = src;
         if (src->dtype != in->dtype) {
           Operand o = tensorOperand(*src);
+          bool exact = !(isIntegralType(src->dtype) && isFloatingType(in->dtype) &&
+                         !intFitsCompute(src->max_abs, computeType(in->dtype)));
           if (tryTensor(fmt::format("fd.ops.cast({}, dtype=DataType.{})", src->name,
                                     pythonName(in->dtype)),
-                        {o}, true))
+                        {o}, exact))
             out = &tensors.back();
           else
             out = nullptr;
         }
         if (out != nullptr) {
           lines.push_back(fmt::format("fd.add_output({}, alias_input={})", out->name, in->name));
-          aliased_input = in->input_index;
           noteOutput(*out);
           for (size_t i = 0; i < tensors.size(); ++i)
             if (tensors[i].name == out->name) is_output[i] = false;  // written once, as the alias
@@ -336,7 +335,7 @@ void Generator::chooseOutputs() {
       }
     }
   }
-  (void)aliased_input;
+  is_output.resize(tensors.size(), false);  // the alias's cast, if one was added
 
   for (size_t i = 0; i < tensors.size(); ++i) {
     if (!is_output[i]) continue;
