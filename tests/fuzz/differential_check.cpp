@@ -272,8 +272,11 @@ CheckResult DifferentialChecker::check(const std::string& script, BackendChoice 
         ro.input_names = def.input_names;
         std::ostringstream sink;
         ro.diagnostics = &sink;
+        std::vector<NamedSetting> disabled;
+        for (const auto& name : expect.disabled_passes)
+          disabled.push_back({name, {"fuzz-disable-passes", 0, 0}});
         runtime = std::make_unique<FusionRuntime>(fusion.clone(), impl_->config, impl_->registry,
-                                                  impl_->options, ro);
+                                                  impl_->options, ro, disabled);
       }
       actual = runtime->run(inputs);
       r.kernels_compiled +=

@@ -59,7 +59,8 @@ class DifferentialChecker {
 
   // The script's "# fuzz-exact:" line names outputs that must match bit for
   // bit, its "# fuzz-tolerance:" line outputs compared with a less precise
-  // dtype's tolerance (fuzz_case.h).
+  // dtype's tolerance, its "# fuzz-disable-passes:" line passes left out of
+  // the pipeline (fuzz_case.h).
   CheckResult check(const std::string& script, BackendChoice backend);
   CheckResult check(const std::string& script) { return check(script, options_.backend); }
 

@@ -10,6 +10,7 @@ namespace {
 
 constexpr const char* kExactPrefix = "fuzz-exact:";
 constexpr const char* kTolerancePrefix = "fuzz-tolerance:";
+constexpr const char* kDisabledPrefix = "fuzz-disable-passes:";
 constexpr const char* kFunction = "def nvfuser_fusion_id0(fd : FusionDefinition) -> None :";
 
 bool startsWith(const std::string& s, const std::string& prefix) {
@@ -39,6 +40,8 @@ std::string renderScript(const FuzzCase& c) {
     s += fmt::format("# {} {}\n", kExactPrefix, fmt::join(c.exact_outputs, " "));
   if (!c.tolerances.empty())
     s += fmt::format("# {} {}\n", kTolerancePrefix, fmt::join(c.tolerances, " "));
+  if (!c.disabled_passes.empty())
+    s += fmt::format("# {} {}\n", kDisabledPrefix, fmt::join(c.disabled_passes, " "));
   s += "import torch\nfrom nvfuser import FusionDefinition, DataType\n\n";
   s += std::string(kFunction) + "\n";
   for (const auto& st : c.body) s += "    " + st.text + "\n";
@@ -67,6 +70,10 @@ bool parseCaseText(const std::string& text, FuzzCase& out) {
           std::istringstream names(t.substr(2 + std::string(kTolerancePrefix).size()));
           std::string n;
           while (names >> n) out.tolerances.push_back(n);
+        } else if (startsWith(t, "# " + std::string(kDisabledPrefix))) {
+          std::istringstream names(t.substr(2 + std::string(kDisabledPrefix).size()));
+          std::string n;
+          while (names >> n) out.disabled_passes.push_back(n);
         } else if (startsWith(t, "#")) {
           out.comments.push_back(trim(t.substr(1)));
         } else if (startsWith(t, "def ")) {
@@ -107,13 +114,15 @@ CaseExpectations readExpectations(const std::string& script) {
   std::istringstream in(script);
   for (std::string line; std::getline(in, line);) {
     std::string t = trim(line);
-    for (const char* prefix : {kExactPrefix, kTolerancePrefix}) {
+    for (const char* prefix : {kExactPrefix, kTolerancePrefix, kDisabledPrefix}) {
       if (!startsWith(t, "# " + std::string(prefix))) continue;
       std::istringstream names(t.substr(2 + std::string(prefix).size()));
       for (std::string n; names >> n;) {
         size_t eq = n.find('=');
         if (prefix == kExactPrefix)
           e.exact.push_back(n);
+        else if (prefix == kDisabledPrefix)
+          e.disabled_passes.push_back(n);
         else if (eq != std::string::npos)
           e.tolerance.push_back({n.substr(0, eq), n.substr(eq + 1)});
       }
@@ -127,6 +136,7 @@ FuzzCase withoutStatements(const FuzzCase& c, const std::vector<bool>& drop) {
   r.comments = c.comments;
   r.exact_outputs = c.exact_outputs;
   r.tolerances = c.tolerances;
+  r.disabled_passes = c.disabled_passes;
   int next_input = 0;
   for (size_t i = 0; i < c.body.size(); ++i) {
     const FuzzStatement& st = c.body[i];

@@ -25,12 +25,16 @@ struct FuzzCase {
   // than their own ("T6=float": a float result cast to double), compared
   // with that dtype's tolerance. A "# fuzz-tolerance: T6=float" line.
   std::vector<std::string> tolerances;
+  // Passes the checker disables for this case (a "# fuzz-disable-passes:"
+  // line; `fusebox run --disable-pass NAME` does the same).
+  std::vector<std::string> disabled_passes;
 };
 
 // What the header lines of a case script promise about its outputs.
 struct CaseExpectations {
   std::vector<std::string> exact;
   std::vector<std::pair<std::string, std::string>> tolerance;  // name, dtype name
+  std::vector<std::string> disabled_passes;
 };
 CaseExpectations readExpectations(const std::string& script);
 

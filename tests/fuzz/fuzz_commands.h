@@ -31,6 +31,7 @@ struct FusionRunOptions {
   std::string fusebox_exe;        // for cli_every
   GeneratorOptions generator;
   bool second_run = true;
+  bool vary_passes = true;  // one case in three without some default passes
   // Report cases both sides refuse (a generator that made an invalid case)
   // as failures, to improve the generator.
   bool report_invalid = false;

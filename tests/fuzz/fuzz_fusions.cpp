@@ -127,6 +127,15 @@ int runFusions(const FusionRunOptions& o) {
     if (backend == BackendChoice::Host)
       gopts.large_probability = std::max(gopts.large_probability, 0.15);
     GeneratedCase g = generateCase(caseSeed(L.seed, index), gopts);
+    // One case in three runs without some of the default passes: every
+    // pipeline must give the same answers.
+    if (o.vary_passes && index % 3 == 1) {
+      uint64_t bits = caseSeed(L.seed, index) * 0x9E3779B97F4A7C15ull >> 40;
+      static const char* passes[] = {"remove_empty", "remove_bcast_squeeze", "consecutive_cast",
+                                     "allocation_order_inference"};
+      for (size_t k = 0; k < 4; ++k)
+        if ((bits >> k) & 1) g.fuzz_case.disabled_passes.push_back(passes[k]);
+    }
     std::string script = renderScript(g.fuzz_case);
     ctx.setCurrentInput(script);
     ctx.count("generated");

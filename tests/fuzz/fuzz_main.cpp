@@ -81,6 +81,8 @@ int main(int argc, char** argv) {
                 "Share of cases ending in a chain of 12,000+ ops")
       ->capture_default_str();
   f->add_flag("!--one-run", fusions.second_run, "Skip the second call with other input values");
+  f->add_flag("!--default-passes", fusions.vary_passes,
+              "Always the default pass pipeline (else 1 case in 3 leaves some passes out)");
   f->add_flag("--report-invalid", fusions.report_invalid,
               "Report cases that both sides refuse (generator development)");
   bool no_pch = false;
