@@ -352,6 +352,13 @@ void Generator::chooseOutputs() {
       lines.push_back(fmt::format("fd.add_output({})", t.name));
     }
   }
+  // The same tensor twice: each returned tensor must be the caller's alone.
+  if (chance(0.05))
+    for (const auto& l : lines)
+      if (l.find("alias_input") == std::string::npos) {
+        lines.push_back(l);
+        break;
+      }
   if (allowed("scalar-ops") && !scalars.empty() && chance(0.15)) {
     use("scalar-ops");
     lines.push_back(fmt::format("fd.add_output({})", pick(scalars).name));
