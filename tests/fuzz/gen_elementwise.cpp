@@ -310,7 +310,6 @@ bool Generator::genTernary() {
   if (which == 0) {  // where(cond, a, b)
     const TensorVar* c =
         pickTensor([](const TensorVar& t) { return t.exact && t.dtype == DataType::Bool; });
-    if (c == nullptr) c = pickTensor([](const TensorVar& t) { return t.exact; });
     if (c == nullptr) return false;
     const TensorVar* a =
         pickTensor([&](const TensorVar& t) { return broadcastable(*c, t) && tame(t); });

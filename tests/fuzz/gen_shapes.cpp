@@ -271,6 +271,13 @@ bool Generator::genReduction() {
     dims.clear();
     keepdim = false;
   }
+  // max and min of nothing are errors.
+  if (minmax) {
+    int64_t reduced = 1;
+    for (int64_t d : dims) reduced *= x->sizes[static_cast<size_t>(d < 0 ? d + x->rank() : d)];
+    if (dims.empty()) reduced = x->numel();
+    if (reduced == 0) return false;
+  }
   return tryTensor(fmt::format("fd.ops.{}({}{}, keepdim={}{})", op, x->name, dims_text,
                                keepdim ? "True" : "False", dtype),
                    {tensorOperand(*x)}, exact);
