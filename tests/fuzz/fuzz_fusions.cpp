@@ -124,8 +124,11 @@ int runFusions(const FusionRunOptions& o) {
     BackendChoice backend = backendOf(index);
     // Large cases matter to kernels: more of them on the host backend.
     GeneratorOptions gopts = o.generator;
-    if (backend == BackendChoice::Host)
+    if (backend == BackendChoice::Host) {
       gopts.large_probability = std::max(gopts.large_probability, 0.15);
+      // A compile costs the same for a long kernel as for a short one.
+      gopts.max_statements = std::max<int64_t>(gopts.max_statements, 24);
+    }
     GeneratedCase g = generateCase(caseSeed(L.seed, index), gopts);
     // One case in three runs without some of the default passes: every
     // pipeline must give the same answers.
