@@ -42,6 +42,10 @@ std::string blurMessage(const std::string& message, size_t max_length) {
   // Operand lists of any length: "slice(T#_g, #, -#, i#)" -> "slice(_...)".
   static const std::regex list(R"((-?[#]|i#|T#_g)(, (-?[#]|i#|T#_g))+)");
   out = std::regex_replace(out, list, "_...");
+  // Hashes in names ("fusebox_pointwise_00009054aea89a76", blurred so far to
+  // "_#aea#a#") differ per kernel.
+  static const std::regex hash(R"(_[0-9a-f#]*#[0-9a-f#]*)");
+  out = std::regex_replace(out, hash, "_#");
   return out.substr(0, max_length);
 }
 
