@@ -406,8 +406,7 @@ ParserCorpus loadParserCorpus(const std::vector<std::string>& paths) {
   return corpus;
 }
 
-Mutation makeMutation(const ParserCorpus& corpus, uint64_t seed, int64_t index,
-                      int64_t max_depth) {
+Mutation makeMutation(const ParserCorpus& corpus, uint64_t seed, int64_t index, int64_t max_depth) {
   std::mt19937_64 pick_rng(seed * 0x9E3779B97F4A7C15ull ^
                            static_cast<uint64_t>(index) * 0xD1B54A32D192ED03ull);
   Mutation m;

@@ -77,6 +77,18 @@ TEST(FuzzChecker, GeneratedCasesRunOnTheEvalBackend) {
   EXPECT_GE(checked, 15);
 }
 
+// Messages of one bug compare equal once numbers, names, shapes and kernel
+// hashes are blurred.
+TEST(FuzzChecker, SignaturesBlurWhatVariesBetweenCases) {
+  EXPECT_EQ(blurMessage("T12_g dim 3 has size 5"), "T#_g dim # has size #");
+  EXPECT_EQ(blurMessage("T4_g = slice(T2_g, 0, -1, i3): sizes [2, 3]"),
+            blurMessage("T9_g = slice(T1_g, 7, 2): sizes [0]"));
+  EXPECT_EQ(blurMessage("kernel fusebox_pointwise_00009054aea89a76 does not compile"),
+            blurMessage("kernel fusebox_pointwise_0000430280ae0f6f does not compile"));
+  EXPECT_EQ(blurMessage("unexpected character '\x03'"), blurMessage("unexpected character 'x'"));
+  EXPECT_NE(blurMessage("operand 1 has size 4"), blurMessage("cannot reshape to 4 elements"));
+}
+
 TEST(FuzzParsers, AcceptsTheCorpusAndSurvivesGarbage) {
   ParserCorpus corpus =
       loadParserCorpus({FUSEBOX_SOURCE_DIR "/tests/data/corpus", FUSEBOX_SOURCE_DIR "/config"});
