@@ -142,6 +142,7 @@ int runFusions(const FusionRunOptions& o) {
     std::string script = renderScript(g.fuzz_case);
     ctx.setCurrentInput(script);
     ctx.count("generated");
+    for (const auto& f : g.features) ctx.count("feature " + f);
     ctx.count("statements", static_cast<int64_t>(g.fuzz_case.body.size()));
     ctx.count("rejected-statements", g.rejected);
     if (!g.generator_failure.empty()) {
@@ -252,6 +253,13 @@ int runFusions(const FusionRunOptions& o) {
       findings.failures() + findings.ignoredCases(), get("host"), get("kernels-compiled"),
       get("eval"), o.cli_every > 0 ? fmt::format(", {} through `fusebox run`", get("cli")) : "",
       get("statements"), sup.workerRestarts());
+  std::string features;
+  for (const auto& [name, n] : counters)
+    if (name.rfind("feature ", 0) == 0) features += fmt::format(" {} {},", name.substr(8), n);
+  if (!features.empty()) {
+    features.pop_back();
+    std::cout << "cases per feature:" << features << "\n";
+  }
   findings.printSummary(std::cout);
   return findings.failures() == 0 ? 0 : 1;
 }
