@@ -114,6 +114,10 @@ CaseExpectations readExpectations(const std::string& script) {
   std::istringstream in(script);
   for (std::string line; std::getline(in, line);) {
     std::string t = trim(line);
+    if (startsWith(t, "# fuzz-backend:")) {
+      std::istringstream word(t.substr(15));
+      word >> e.backend;
+    }
     for (const char* prefix : {kExactPrefix, kTolerancePrefix, kDisabledPrefix}) {
       if (!startsWith(t, "# " + std::string(prefix))) continue;
       std::istringstream names(t.substr(2 + std::string(prefix).size()));

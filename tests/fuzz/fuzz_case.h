@@ -35,6 +35,7 @@ struct CaseExpectations {
   std::vector<std::string> exact;
   std::vector<std::pair<std::string, std::string>> tolerance;  // name, dtype name
   std::vector<std::string> disabled_passes;
+  std::string backend;  // "host" or "eval" from a "# fuzz-backend:" line; "" when none
 };
 CaseExpectations readExpectations(const std::string& script);
 

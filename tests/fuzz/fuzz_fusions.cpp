@@ -139,6 +139,9 @@ int runFusions(const FusionRunOptions& o) {
       for (size_t k = 0; k < 4; ++k)
         if ((bits >> k) & 1) g.fuzz_case.disabled_passes.push_back(passes[k]);
     }
+    // The backend in the script, so that `check` and minimization use it.
+    g.fuzz_case.comments.push_back(
+        fmt::format("fuzz-backend: {}", backend == BackendChoice::Host ? "host" : "eval"));
     std::string script = renderScript(g.fuzz_case);
     ctx.setCurrentInput(script);
     ctx.count("generated");
@@ -185,7 +188,10 @@ int runFusions(const FusionRunOptions& o) {
   };
   code.check_input = [&](const std::string& script,
                          WorkerContext&) -> std::optional<FailureReport> {
-    BackendChoice backend = o.backend == "eval" ? BackendChoice::Eval : BackendChoice::Host;
+    std::string named = readExpectations(script).backend;
+    BackendChoice backend = named.empty()
+                                ? (o.backend == "eval" ? BackendChoice::Eval : BackendChoice::Host)
+                                : parseBackend(named);
     return reportOf(checker->check(script, backend), script, true);
   };
 
@@ -266,10 +272,12 @@ int runFusions(const FusionRunOptions& o) {
 
 int checkScriptFile(const std::string& path, const std::string& backend, bool second_run) {
   std::string script = readFile(path);
+  const std::string named = readExpectations(script).backend;
+  const std::string chosen = !backend.empty() ? backend : !named.empty() ? named : "host";
   CheckOptions copts;
   copts.second_run = second_run;
   DifferentialChecker checker(copts);
-  CheckResult r = checker.check(script, parseBackend(backend));
+  CheckResult r = checker.check(script, parseBackend(chosen));
   const char* verdict[] = {"PASS", "INVALID", "PRECISION", "FAIL"};
   std::cout << fmt::format(
       "{}: {}{}\n", path, verdict[static_cast<int>(r.verdict)],
@@ -288,8 +296,10 @@ int minimizeScriptFile(const std::string& path, const std::string& out, const st
   std::unique_ptr<DifferentialChecker> checker;
   WorkerCode code;
   code.setup = [&]() { checker = std::make_unique<DifferentialChecker>(CheckOptions{}); };
+  const std::string named = readExpectations(script).backend;
+  const std::string chosen = !backend.empty() ? backend : !named.empty() ? named : "host";
   code.check_input = [&](const std::string& s, WorkerContext&) {
-    return reportOf(checker->check(s, parseBackend(backend)), s, true);
+    return reportOf(checker->check(s, parseBackend(chosen)), s, true);
   };
   SupervisorOptions sopts;
   sopts.case_timeout_seconds = timeout;

@@ -100,11 +100,12 @@ int main(int argc, char** argv) {
   p->add_option("--max-depth", parsers.max_depth, "Deepest bracket or dotted-key nesting made")
       ->capture_default_str();
 
-  std::string file, out, backend = "host";
+  std::string file, out, backend;  // "": the file's "# fuzz-backend:" line, else host
   bool one_run = false;
   CLI::App* c = app.add_subcommand("check", "Check one script (in this process)");
   c->add_option("file", file)->required();
-  c->add_option("--backend", backend)
+  c->add_option("--backend", backend,
+                "host or eval (default: the file's fuzz-backend line, else host)")
       ->check(CLI::IsMember({"eval", "host"}))
       ->capture_default_str();
   c->add_flag("--one-run", one_run, "Skip the second call with other input values");
@@ -113,7 +114,8 @@ int main(int argc, char** argv) {
   CLI::App* m = app.add_subcommand("minimize", "Minimize a failing script");
   m->add_option("file", file)->required();
   m->add_option("--out,-o", out)->required();
-  m->add_option("--backend", backend)
+  m->add_option("--backend", backend,
+                "host or eval (default: the file's fuzz-backend line, else host)")
       ->check(CLI::IsMember({"eval", "host"}))
       ->capture_default_str();
   m->add_option("--timeout", timeout)->capture_default_str();
