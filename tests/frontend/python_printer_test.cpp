@@ -91,6 +91,19 @@ TEST(PythonPrinter, InputStrideOrdersGiveStridedInputs) {
       << text;
 }
 
+// Found by the parser fuzzer: example sizes for symbolic dims that made the
+// element count overflow int64 printed an inputs list that did not read back.
+TEST(PythonPrinter, ExampleSizesKeepTheElementCountInInt64) {
+  Fusion f;
+  auto* x = defineTensor(f, {INT64_MAX, -1}, DataType::Double);
+  f.addOutput(neg(x));
+  std::string text = printPythonDefinition(f);
+  EXPECT_NE(text.find("torch.randn((9223372036854775807, 1), dtype=torch.float64"),
+            std::string::npos)
+      << text;
+  EXPECT_NO_THROW(parsePythonDefinition(text, "printed.py")) << text;
+}
+
 TEST(PythonPrinter, UsesTheGivenInputsListAndAliases) {
   Fusion f;
   auto* x = defineTensor(f, {2}, DataType::Int64);

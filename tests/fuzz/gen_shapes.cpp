@@ -151,9 +151,15 @@ bool Generator::genExpand() {
 
 bool Generator::genSqueeze() {
   bool expanded_ok = allowed("squeeze-expanded");
+  // A dim expanded to 0 cannot be squeezed (that would make values out of an
+  // empty tensor): fusebox refuses it, so only expansions to a size >= 1.
+  auto squeezable = [&](const TensorVar& t, size_t d) {
+    return t.dims[d] == DimKind::Bcast ||
+           (t.dims[d] == DimKind::Expanded && expanded_ok && t.sizes[d] > 0);
+  };
   const TensorVar* x = pickTensor([&](const TensorVar& t) {
-    for (DimKind k : t.dims)
-      if (k == DimKind::Bcast || (k == DimKind::Expanded && expanded_ok)) return true;
+    for (size_t d = 0; d < t.dims.size(); ++d)
+      if (squeezable(t, d)) return true;
     return false;
   });
   if (x == nullptr) return false;
@@ -161,8 +167,7 @@ bool Generator::genSqueeze() {
   bool squeezes_expanded = false;
   for (int64_t d = 0; d < x->rank(); ++d) {
     DimKind k = x->dims[static_cast<size_t>(d)];
-    bool ok = k == DimKind::Bcast || (k == DimKind::Expanded && expanded_ok);
-    if (ok && (dims.empty() || chance(0.5))) {
+    if (squeezable(*x, static_cast<size_t>(d)) && (dims.empty() || chance(0.5))) {
       dims.push_back(chance(0.2) ? d - x->rank() : d);
       squeezes_expanded = squeezes_expanded || k == DimKind::Expanded;
     }

@@ -122,13 +122,20 @@ class PythonPrinter {
         continue;
       }
       const auto* tv = v->as<TensorView>();
-      for (IterDomain* id : tv->logicalNoReductions()) {
-        if (id->isBroadcast())
-          spec.shape.push_back(1);
-        else if (id->extent()->isConst())
-          spec.shape.push_back(toInt(*id->extent()->value()));
-        else
-          spec.shape.push_back(opt_.symbolic_extent);
+      // Symbolic extents take the example size unless the constant extents
+      // make that count overflow int64; then 1 (the constant extents' count
+      // fits: defineTensor checks it), so the printed inputs read back.
+      for (int64_t symbolic : {opt_.symbolic_extent, int64_t{1}}) {
+        spec.shape.clear();
+        for (IterDomain* id : tv->logicalNoReductions()) {
+          if (id->isBroadcast())
+            spec.shape.push_back(1);
+          else if (id->extent()->isConst())
+            spec.shape.push_back(toInt(*id->extent()->value()));
+          else
+            spec.shape.push_back(symbolic);
+        }
+        if (checked::product(spec.shape)) break;
       }
       if (isFloatingType(spec.dtype)) {
         spec.kind = InputSpec::Kind::Randn;
