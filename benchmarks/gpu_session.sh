@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# One device call's worth of GPU work (docs/perf.md): the gpu-labelled tests,
+# the pointwise workloads on the cuda backend (validated, then timed with CUDA
+# events), the same math in eager PyTorch and torch.compile, and the runtime
+# overhead benchmark. Results land in $OUT (or ./gpu-results).
+#   benchmarks/gpu_session.sh [BUILD_DIR]   (default build/gpu-rel, a Release
+#   build with the shared libraries the device lacks in BUILD_DIR/extlib)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build/gpu-rel}
+out=${OUT:-gpu-results}
+mkdir -p "$out"
+export LD_LIBRARY_PATH=$PWD/$build/extlib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export FUSEBOX_KERNEL_CACHE_DIR=${FUSEBOX_KERNEL_CACHE_DIR:-/tmp/fusebox-gpu-cache}
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv \
+  > "$out/gpu.txt" 2>&1
+python3 -c 'import torch; print("torch", torch.__version__)' >> "$out/gpu.txt" 2>&1
+
+ctest --test-dir "$build" -L gpu --output-on-failure -j8 > "$out/gpu_tests.log" 2>&1
+echo "ctest -L gpu exit $?" >> "$out/gpu_tests.log"
+
+workloads=(bias_gelu gelu_backward_pointwise bf16_cast_mul_add broadcast_heavy)
+{
+  for w in "${workloads[@]}"; do
+    echo "== $w"
+    "$build/bin/fusebox" run "benchmarks/workloads/$w.py" --no-ir --backend cuda --validate
+    "$build/bin/fusebox" run "benchmarks/workloads/$w.py" --no-ir --backend cuda --bench 100
+  done
+} > "$out/fusebox_pointwise.log" 2>&1
+
+python3 benchmarks/torch_pointwise.py --iters 100 > "$out/torch_pointwise.log" 2>&1
+
+"$build/bin/fusebox_runtime_overhead_benchmark" --benchmark_repetitions=5 \
+  --benchmark_report_aggregates_only=true > "$out/overhead.log" 2>&1
+tail -n 3 "$out"/*.log
