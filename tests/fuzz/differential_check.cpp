@@ -365,13 +365,18 @@ CheckResult DifferentialChecker::check(const std::string& script, BackendChoice 
       if (t == nullptr) continue;
       const Tensor& want = std::get<Tensor>(ref_inputs[i]);
       bool aliased = false, exact = true;
+      DataType precision = want.dtype();
       for (size_t k = 0; k < outs.size(); ++k)
         if (fusion.aliasedInput(outs[k]) == fusion.inputs()[i]) {
           aliased = true;
           exact = isExact(k);
+          // What was written holds the aliasing output's rounding (a float
+          // atanh cast to double), so it is compared as that output is.
+          precision = toleranceDtype(k, want.dtype());
         }
+      if (aliased && run > 0 && !exact && isFloatingType(want.dtype())) continue;
       Comparison c =
-          compareValues(*t, want, exact, reduction, options_.precision_slack, want.dtype());
+          compareValues(*t, want, exact, reduction, options_.precision_slack, precision);
       if (!c.ok && (!c.small || exact))
         return fail("input-modified",
                     fmt::format("input {} ({}) after the call: {}",
