@@ -240,6 +240,8 @@ CheckResult DifferentialChecker::check(const std::string& script, BackendChoice 
     return own;
   };
 
+  // The runtime keeps a pointer to its diagnostics stream for every call.
+  std::ostringstream diagnostics;
   std::unique_ptr<FusionRuntime> runtime;
   const int runs = !options_.second_run                                     ? 1
                    : options_.resized_run && backend == BackendChoice::Eval ? 3
@@ -274,8 +276,7 @@ CheckResult DifferentialChecker::check(const std::string& script, BackendChoice 
         RuntimeOptions ro;
         ro.backend = backend;
         ro.input_names = def.input_names;
-        std::ostringstream sink;
-        ro.diagnostics = &sink;
+        ro.diagnostics = &diagnostics;
         std::vector<NamedSetting> disabled;
         for (const auto& name : expect.disabled_passes)
           disabled.push_back({name, {"fuzz-disable-passes", 0, 0}});

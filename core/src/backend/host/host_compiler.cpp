@@ -89,7 +89,11 @@ void HostCompiler::probe(const std::filesystem::path& scratch) {
 std::vector<std::string> HostCompiler::flags(const KernelSource& kernel) const {
   std::vector<std::string> flags = {"-O2", "-std=c++20", "-shared", "-fPIC", "-fvisibility=hidden",
                                     // Kernels may carry CUDA's `#pragma unroll`.
-                                    "-Wno-unknown-pragmas"};
+                                    "-Wno-unknown-pragmas",
+                                    // GCC 12.2's SLP vectorizer turns a double -> float ->
+                                    // double round trip over a 2-double vector into a plain
+                                    // copy (found by the fuzzer; docs/backends.md).
+                                    "-fno-tree-slp-vectorize"};
   for (const std::string& option : kernel.options)
     if (option.rfind("-D", 0) == 0 || option.rfind("-U", 0) == 0) flags.push_back(option);
   return flags;
