@@ -100,8 +100,8 @@ void runAndCompare(const fs::path& script) {
   EXPECT_THAT(r.output, HasSubstr("Groups:"));
   EXPECT_THAT(r.output, HasSubstr("run 1: cache miss"));
 
+  const std::vector<OutputTolerance> tolerances = outputTolerances(*def.fusion, inputs);
   std::vector<Argument> expected = evaluateFusion(*def.fusion, inputs);
-  const int64_t reduction = largestReductionSize(*def.fusion, inputs);
   for (size_t k = 0; k < expected.size(); ++k) {
     Tensor saved = loadNpy((dir.path() / fmt::format("output_{}.npy", k)).string());
     if (const auto* s = std::get_if<ScalarValue>(&expected[k])) {
@@ -112,7 +112,7 @@ void runAndCompare(const fs::path& script) {
     // .npy has no bfloat16: such outputs are saved as float32 (exactly).
     if (e.dtype() == DataType::BFloat16 && saved.dtype() == DataType::Float)
       saved = asDtype(saved, DataType::BFloat16);
-    CloseResult close = checkClose(saved, e, reduction);
+    CloseResult close = checkClose(saved, e, tolerances[k]);
     EXPECT_TRUE(close.pass) << "output " << k << ": " << close.shape_error << close.first_mismatch
                             << " (max abs error " << close.max_abs_error << ")";
   }
