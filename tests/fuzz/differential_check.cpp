@@ -360,7 +360,9 @@ CheckResult DifferentialChecker::check(const std::string& script, BackendChoice 
       Comparison c = compareValues(a, e, isExact(k), tolerances[k], options_.precision_slack,
                                    toleranceDtype(k, e.dtype()));
       if (!c.ok) {
-        std::string kind = isExact(k) || !isFloatingType(e.dtype()) ? "exact-mismatch" : "mismatch";
+        const bool exact = isExact(k) || !isFloatingType(e.dtype()) ||
+                           tolerances[k].mode == OutputTolerance::Mode::Exact;
+        std::string kind = exact ? "exact-mismatch" : "mismatch";
         if (!c.small || isExact(k))
           return fail(kind,
                       fmt::format("output {} ({}): {}", out_name, dtypeName(e.dtype()), c.what));
