@@ -283,6 +283,77 @@ TEST(ToleranceModel, MatmulBoundIsTheCublasTestsRule) {
   expectWithinBound(backward, want, bound, "backward");
 }
 
+TEST(ToleranceModel, LinearCarriesTheBoundOfItsBias) {
+  // linear(x, w, bias) with the bias itself a sum: its bound adds to the
+  // contraction's. Simulated: float32 dot products plus a float32 bias sum.
+  Fusion f;
+  TensorView* x = defineSymbolicTensor(f, 2);
+  TensorView* w = defineSymbolicTensor(f, 2);
+  TensorView* parts = defineSymbolicTensor(f, 2);
+  f.addOutput(linear(x, w, sum(parts, {1})));
+  const int64_t m = 3, n = 4, k = 200, p = 500;
+  Tensor tx = uniformTensor(DataType::Float, {m, k}, 11),
+         tw = uniformTensor(DataType::Float, {n, k}, 12);
+  Tensor tp = uniformTensor(DataType::Float, {n, p}, 13);
+  auto t = outputTolerances(f, {tx, tw, tp});
+  ASSERT_EQ(t[0].reduction_size, p);
+  const std::vector<double> want = std::get<Tensor>(evaluateFusion(f, {tx, tw, tp})[0]).toDoubles();
+  const std::vector<double> bound = boundOf(t[0], m * n);
+  const std::vector<double> vx = tx.toDoubles(), vw = tw.toDoubles(), vp = tp.toDoubles();
+  std::vector<double> simulated;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      float acc = 0, bias = 0;
+      for (int64_t q = 0; q < k; ++q)
+        acc += static_cast<float>(vx[i * k + q]) * static_cast<float>(vw[j * k + q]);
+      for (int64_t q = p; q-- > 0;) bias += static_cast<float>(vp[j * p + q]);
+      simulated.push_back(acc + bias);
+    }
+  expectWithinBound(simulated, want, bound, "linear");
+  // The bias's share: its own sum's bound, at least (K + 1) u of sum |parts|.
+  for (int64_t j = 0; j < n; ++j) {
+    double parts_abs = 0;
+    for (int64_t q = 0; q < p; ++q) parts_abs += std::fabs(vp[j * p + q]);
+    EXPECT_GE(bound[j], (p + 1) * std::ldexp(1.0, -24) * parts_abs);
+  }
+}
+
+TEST(ToleranceModel, ElementwiseOpsCarryTheirOperandsBounds) {
+  // After a sum s with bound e (float32, so each rounding op adds (n u + 2 u)
+  // |y| with n = 1 for * and +, 8 for exp and tanh):
+  //   s * c (c exact)  |c| e           (a product's bound: |a| e_b + |b| e_a + e_a e_b)
+  //   s + s            2 e
+  //   exp(s) = y       the farther of exp(s - e) and exp(s + e) from y (monotone)
+  //   tanh(s)          e                (1-Lipschitz)
+  //   abs(s)           e, with no rounding of its own
+  Fusion f;
+  TensorView* x = defineSymbolicTensor(f, 2);
+  TensorView* c = defineSymbolicTensor(f, 1);
+  TensorView* s = sum(x, {1});
+  f.addOutput(s);
+  f.addOutput(mul(s, c));
+  f.addOutput(add(s, s));
+  f.addOutput(exp(s));
+  f.addOutput(tanh(s));
+  f.addOutput(unaryOp(UnaryOpType::Abs, s));
+  Tensor in = uniformTensor(DataType::Float, {3, 100}, 14, 0.0, 0.05);
+  Tensor factor = test::makeFloat({3}, {1000, -250, 0.5});
+  auto t = outputTolerances(f, {in, factor});
+  auto want = evaluateFusion(f, {in, factor});
+  const double u = std::ldexp(1.0, -24);
+  const std::vector<double> e = boundOf(t[0], 3), c_v = factor.toDoubles();
+  for (size_t i = 0; i < 3; ++i) {
+    auto y = [&](size_t k) { return std::fabs(std::get<Tensor>(want[k]).toDoubles()[i]); };
+    const double sv = std::get<Tensor>(want[0]).toDoubles()[i];
+    EXPECT_NEAR(boundOf(t[1], 3)[i], std::fabs(c_v[i]) * e[i] + 3 * u * y(1), 1e-15) << i;
+    EXPECT_NEAR(boundOf(t[2], 3)[i], 2 * e[i] + 3 * u * y(2), 1e-15) << i;
+    const double far_end = std::max(std::exp(sv + e[i]) - y(3), y(3) - std::exp(sv - e[i]));
+    EXPECT_NEAR(boundOf(t[3], 3)[i], far_end + 10 * u * y(3), 1e-13) << i;
+    EXPECT_NEAR(boundOf(t[4], 3)[i], e[i] + 10 * u * y(4), 1e-15) << i;
+    EXPECT_EQ(boundOf(t[5], 3)[i], e[i]) << i;
+  }
+}
+
 TEST(ToleranceModel, ADivisorThatMayVanishLeavesTheElementUnbounded) {
   Fusion f;
   TensorView* x = defineSymbolicTensor(f, 2);
