@@ -12,7 +12,6 @@
 #include <cmath>
 #include <numbers>
 #include <optional>
-#include <vector>
 
 #include "eval/error_bounds.h"
 
@@ -31,47 +30,60 @@ double distance(const Number& c, const Number& y) {
   return std::fabs(a - b);
 }
 
-// The ends of x's interval [x - e, x + e]: integers step by whole units, bools
-// take both values. nullopt when the ends leave int64.
-std::optional<std::vector<Number>> ends(const Number& x, double e) {
-  if (e == 0) return std::vector<Number>{x};
+// The ends of x's interval [x - e, x + e] (one point when e = 0): integers
+// step by whole units, bools take both values. False when the ends leave
+// int64.
+struct Ends {
+  Number at[2];
+  int count = 1;
+};
+
+bool ends(const Number& x, double e, Ends& out) {
+  out.at[0] = x;
+  out.count = 1;
+  if (e == 0) return true;
+  out.count = 2;
   switch (x.kind) {
     case Kind::Bool:
-      return std::vector<Number>{Number::ofBool(false), Number::ofBool(true)};
+      out.at[0] = Number::ofBool(false);
+      out.at[1] = Number::ofBool(true);
+      return true;
     case Kind::Int: {
-      if (!(e < 0x1p62)) return std::nullopt;
+      if (!(e < 0x1p62)) return false;
       const auto d = static_cast<int64_t>(std::ceil(e));
-      if (x.i > INT64_MAX - d || x.i < INT64_MIN + d) return std::nullopt;
-      return std::vector<Number>{Number::ofInt(x.i - d), Number::ofInt(x.i + d)};
+      if (x.i > INT64_MAX - d || x.i < INT64_MIN + d) return false;
+      out.at[0] = Number::ofInt(x.i - d);
+      out.at[1] = Number::ofInt(x.i + d);
+      return true;
     }
     case Kind::Float:
       break;
   }
-  return std::vector<Number>{Number::ofFloat(x.d - e), Number::ofFloat(x.d + e)};
+  out.at[0] = Number::ofFloat(x.d - e);
+  out.at[1] = Number::ofFloat(x.d + e);
+  return true;
 }
 
-// The largest |f(corner) - y| over the corners of the operand box. f may throw
-// UserError (an integer division by a corner that is 0): unbounded.
+// The largest |f(corner) - y| over the corners of the box of n <= 3 operands.
+// f may throw UserError (an integer division by a corner that is 0):
+// unbounded.
 template <class F>
 double cornerBound(F f, const Number* x, const double* e, size_t n, const Number& y) {
-  std::vector<std::vector<Number>> sides;
-  for (size_t k = 0; k < n; ++k) {
-    auto s = ends(x[k], e[k]);
-    if (!s) return kUnbounded;
-    sides.push_back(std::move(*s));
-  }
+  Ends sides[3];
+  for (size_t k = 0; k < n; ++k)
+    if (!ends(x[k], e[k], sides[k])) return kUnbounded;
   double worst = 0.0;
-  std::vector<size_t> pick(n, 0);
-  std::vector<Number> args(n);
+  int pick[3] = {0, 0, 0};
+  Number args[3];
   for (;;) {
-    for (size_t k = 0; k < n; ++k) args[k] = sides[k][pick[k]];
+    for (size_t k = 0; k < n; ++k) args[k] = sides[k].at[pick[k]];
     try {
-      worst = std::max(worst, distance(f(args.data()), y));
+      worst = std::max(worst, distance(f(args), y));
     } catch (const UserError&) {
       return kUnbounded;
     }
     size_t k = 0;
-    while (k < n && ++pick[k] == sides[k].size()) pick[k++] = 0;
+    while (k < n && ++pick[k] == sides[k].count) pick[k++] = 0;
     if (k == n) return worst;
   }
 }

@@ -149,87 +149,100 @@ void BoundRun::elementwise(const Expr* e) {
   for (const Val* in : e->inputs()) any_error |= in->isTensor() && error(in).defined();
   if (!any_error && ulps == 0) return;  // exact ops of exact operands stay exact
 
+  // Per operand: its values and bounds (null for a scalar, whose value is
+  // fixed), read in the op's compute type as the evaluator reads them.
   struct Operand {
-    const Tensor* value = nullptr;
-    Tensor error;
+    const void* value = nullptr;
+    DataType dtype = DataType::Float;
+    const double* error = nullptr;
     Number scalar;
     bool convert = false;
   };
-  std::vector<Operand> ops(e->inputs().size());
+  const size_t n_ops = e->inputs().size();
+  Operand ops[3];
   std::vector<std::vector<int64_t>> strides;
   Tensor bound = Tensor::empty(DataType::Double, out.sizes());
   strides.push_back(bound.strides());
   strides.push_back(out.strides());
-  for (size_t k = 0; k < ops.size(); ++k) {
+  for (size_t k = 0; k < n_ops; ++k) {
     const Val* in = e->input(k);
+    strides.emplace_back(out.dim(), 0);
+    strides.emplace_back(out.dim(), 0);
     if (!in->isTensor()) {
       // Scalars reach both sides rounded alike (to the compute type).
       ops[k].scalar = values_.number(in);
       if (convertsToComputeType(in->dtype(), false, compute))
         ops[k].scalar = numberFromScalar(scalarFromNumber(ops[k].scalar, compute), compute);
-      strides.emplace_back(out.dim(), 0);
-      strides.emplace_back(out.dim(), 0);
       continue;
     }
-    ops[k].value = &values_.tensor(in);
-    ops[k].error = error(in);
-    ops[k].convert = convertsToComputeType(ops[k].value->dtype(), true, compute);
-    strides.push_back(
-        broadcastStrides(ops[k].value->sizes(), ops[k].value->strides(), out.sizes()));
-    strides.push_back(ops[k].error.defined() ? broadcastStrides(ops[k].error.sizes(),
-                                                                ops[k].error.strides(), out.sizes())
-                                             : std::vector<int64_t>(out.dim(), 0));
+    const Tensor& v = values_.tensor(in);
+    ops[k].value = v.data();
+    ops[k].dtype = v.dtype();
+    ops[k].convert = convertsToComputeType(v.dtype(), true, compute);
+    strides[2 + 2 * k] = broadcastStrides(v.sizes(), v.strides(), out.sizes());
+    if (const Tensor err = error(in); err.defined()) {
+      ops[k].error = static_cast<const double*>(err.data());  // errors_ keeps it alive
+      strides[3 + 2 * k] = broadcastStrides(err.sizes(), err.strides(), out.sizes());
+    }
   }
   auto* dst = static_cast<double*>(bound.data());
-  const bool to_bool = isBoolType(out.dtype());
+  const void* out_base = out.data();
+  const DataType out_type = out.dtype();
+  const bool to_bool = isBoolType(out_type), to_floating = isFloatingType(out_type);
+  const auto unary = kind == OpType::Unary ? e->attr<UnaryOpType>() : UnaryOpType{};
+  const auto binary = kind == OpType::Binary ? e->attr<BinaryOpType>() : BinaryOpType{};
+  const auto ternary = kind == OpType::Ternary ? e->attr<TernaryOpType>() : TernaryOpType{};
+  std::vector<int64_t> step;
+  for (const auto& s : strides) step.push_back(s.empty() ? 0 : s.back());
   bool nonzero = false;
   Number x[3];
   double err[3] = {0, 0, 0};
-  for (detail::StridedWalk w(out.sizes(), strides); !w.done(); w.next()) {
-    for (size_t k = 0; k < ops.size(); ++k) {
-      const Operand& op = ops[k];
-      if (op.value == nullptr) {
-        x[k] = op.scalar;
-        continue;
+  detail::forEachRow(out.sizes(), strides, [&](const std::vector<int64_t>& start, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      for (size_t k = 0; k < n_ops; ++k) {
+        const Operand& op = ops[k];
+        if (op.value == nullptr) {
+          x[k] = op.scalar;
+          continue;
+        }
+        x[k] = loadNumber(op.value, op.dtype, start[2 + 2 * k] + i * step[2 + 2 * k]);
+        if (op.convert) x[k] = numberFromScalar(scalarFromNumber(x[k], compute), compute);
+        err[k] = op.error ? op.error[start[3 + 2 * k] + i * step[3 + 2 * k]] : 0.0;
       }
-      x[k] = loadNumber(op.value->data(), op.value->dtype(), w.offset(2 + 2 * k));
-      if (op.convert) x[k] = numberFromScalar(scalarFromNumber(x[k], compute), compute);
-      err[k] = op.error.defined() ? static_cast<const double*>(op.error.data())[w.offset(3 + 2 * k)]
-                                  : 0.0;
+      const Number y = loadNumber(out_base, out_type, start[1] + i * step[1]);
+      const double ay = std::fabs(y.asDouble());
+      double b = 0.0;
+      switch (kind) {
+        case OpType::Unary:
+          b = unaryBound(unary, x[0], err[0], y);
+          break;
+        case OpType::Binary:
+          b = binaryBound(binary, x[0], err[0], x[1], err[1], y);
+          break;
+        case OpType::Ternary:
+          b = ternaryBound(ternary, x, err, y);
+          break;
+        case OpType::Cast:
+          b = castBound(x[0], err[0], out_type);
+          // Equal values round alike; different ones may round apart.
+          if (err[0] > 0 && to_floating) b += storedRounding(out_type, ay);
+          break;
+        default:
+          b = err[0];  // set, segment_set
+          break;
+      }
+      if (lerp) {
+        const double scaled = std::fabs(x[2].asDouble() * (x[1].asDouble() - x[0].asDouble()));
+        b += ulps * u_c * (ay + scaled) + 2 * u_d * ay;
+      } else if (ulps > 0) {
+        b += (ulps * u_c + 2 * u_d) * ay;
+      }
+      if (std::isnan(b)) b = kUnbounded;
+      if (to_bool && b > 0) b = 1.0;  // a bool differs by one at most
+      nonzero |= b != 0;
+      dst[start[0] + i * step[0]] = b;
     }
-    const Number y = loadNumber(out.data(), out.dtype(), w.offset(1));
-    const double ay = std::fabs(y.asDouble());
-    double b = 0.0;
-    switch (kind) {
-      case OpType::Unary:
-        b = unaryBound(e->attr<UnaryOpType>(), x[0], err[0], y);
-        break;
-      case OpType::Binary:
-        b = binaryBound(e->attr<BinaryOpType>(), x[0], err[0], x[1], err[1], y);
-        break;
-      case OpType::Ternary:
-        b = ternaryBound(e->attr<TernaryOpType>(), x, err, y);
-        break;
-      case OpType::Cast:
-        b = castBound(x[0], err[0], out.dtype());
-        // Equal values round alike; different ones may round apart.
-        if (err[0] > 0 && isFloatingType(out.dtype())) b += storedRounding(out.dtype(), ay);
-        break;
-      default:
-        b = err[0];  // set, segment_set
-        break;
-    }
-    if (lerp) {
-      const double scaled = std::fabs(x[2].asDouble() * (x[1].asDouble() - x[0].asDouble()));
-      b += ulps * u_c * (ay + scaled) + 2 * u_d * ay;
-    } else if (ulps > 0) {
-      b += (ulps * u_c + 2 * u_d) * ay;
-    }
-    if (std::isnan(b)) b = kUnbounded;
-    if (to_bool && b > 0) b = 1.0;  // a bool differs by one at most
-    nonzero |= b != 0;
-    dst[w.offset(0)] = b;
-  }
+  });
   setError(out_tv, std::move(bound), nonzero);
 }
 
