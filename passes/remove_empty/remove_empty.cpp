@@ -26,10 +26,25 @@ Scalar* fillScalar(Fusion& f, DataType dtype, double value) {
   return f.constantInt(static_cast<int64_t>(value));
 }
 
+// full(...) of tv's shape that keeps its broadcast dims broadcast (expanded
+// where tv's are): a squeeze or an expand downstream may rely on them.
 TensorView* fullLike(TensorView* tv, Val* fill) {
-  std::vector<Val*> shape;
-  for (IterDomain* id : tv->logicalNoReductions()) shape.push_back(id->logicalExtent());
-  return full(*tv->fusion(), shape, fill, tv->dtype());
+  const auto ids = tv->logicalNoReductions();
+  std::vector<Val*> shape, expanded;
+  std::vector<bool> is_broadcast;
+  bool any_broadcast = false, any_expanded = false;
+  for (IterDomain* id : ids) {
+    is_broadcast.push_back(id->isBroadcast());
+    any_broadcast |= id->isBroadcast();
+    any_expanded |= id->isBroadcast() && id->hasExpandedExtent();
+    if (!id->isBroadcast()) shape.push_back(id->logicalExtent());
+    expanded.push_back(id->isBroadcast() && id->hasExpandedExtent() ? id->expandedExtent()
+                                                                    : tv->fusion()->constantInt(-1));
+  }
+  TensorView* out = full(*tv->fusion(), shape, fill, tv->dtype());
+  if (any_broadcast) out = broadcast(out, is_broadcast);
+  if (any_expanded) out = expand(out, expanded);
+  return out;
 }
 
 bool reducesEmptyAxis(const TensorView* in, const std::vector<int64_t>& axes) {

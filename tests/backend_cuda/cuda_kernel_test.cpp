@@ -1,6 +1,8 @@
 // Compiling and launching hand-written kernels in the calling convention:
 // elementwise, a shared-memory block reduction, more than 48 KB of dynamic
 // shared memory, scalar parameters, and the device properties schedulers read.
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include "backend_cuda/cuda_test_util.h"
@@ -14,19 +16,22 @@ using test::userErrorOf;
 using ::testing::HasSubstr;
 
 // out[i] = in[i] * f64[0] + i64[1] for i < i64[0]. Defines KernelParams itself
-// (no runtime header), as any source in the calling convention may.
-constexpr const char* kScaleAdd = R"(
-namespace fusebox {
-struct KernelParams { void* ptr[48]; long long i64[16]; double f64[16]; };
-}
-extern "C" __global__ void scale_add(fusebox::KernelParams p) {
+// (no runtime header), as any source in the calling convention may; the array
+// sizes come from the host's struct, so the layouts cannot drift apart.
+const std::string kScaleAdd = fmt::format(R"(
+namespace fusebox {{
+struct KernelParams {{ void* ptr[{}]; long long i64[{}]; double f64[{}]; }};
+}}
+extern "C" __global__ void scale_add(fusebox::KernelParams p) {{
   const float* in = static_cast<const float*>(p.ptr[0]);
   float* out = static_cast<float*>(p.ptr[1]);
   long long n = p.i64[0];
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = in[i] * (float)p.f64[0] + (float)p.i64[1];
-}
-)";
+}}
+)",
+                                          KernelParams::kMaxPointers, KernelParams::kMaxInts,
+                                          KernelParams::kMaxDoubles);
 
 KernelParams paramsOf(std::initializer_list<void*> ptrs, std::initializer_list<int64_t> ints = {},
                       std::initializer_list<double> doubles = {}) {

@@ -1,6 +1,8 @@
 // Hand-written kernels in the calling convention (kernel.h), run on the host
 // backend: vector loads with ragged tails, block and warp reductions, many
-// blocks, dynamic shared memory, and the errors the engine reports.
+// blocks, dynamic shared memory, and the errors the engine reports (misaligned
+// vector accesses included).
+#include <fmt/format.h>
 #include <fusebox/error.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -303,6 +305,69 @@ TEST(HostKernels, DeadlockAndTrapAreErrorsNamingTheKernelAndThread) {
   }
   // The backend still works afterwards.
   EXPECT_NO_THROW(launchFault(true, 0, 64));
+}
+
+// One vector of 4 floats copied from in + p.i64[0] to out + p.i64[1]; a
+// vector of 8 halves when p.i64[2] is 1. Element offsets that are no
+// multiple of the vector make misaligned accesses.
+const char* kMisalignedSource = R"(#include <fusebox_runtime.cuh>
+extern "C" __global__ void copy_one_vector(fusebox::KernelParams p) {
+  if (p.i64[2] == 0) {
+    const float* in = static_cast<const float*>(p.ptr[0]) + p.i64[0];
+    float* out = static_cast<float*>(p.ptr[1]) + p.i64[1];
+    fusebox::storeVec<4>(out, fusebox::loadVec<4>(in));
+  } else {
+    const fusebox::Half* in = static_cast<const fusebox::Half*>(p.ptr[0]) + p.i64[0];
+    fusebox::Half* out = static_cast<fusebox::Half*>(p.ptr[1]) + p.i64[1];
+    fusebox::storeVec<8>(out, fusebox::loadVec<8>(in));
+  }
+}
+)";
+
+// Copies one vector with the given element offsets; "" when it ran, else the error.
+std::string copyOneVector(int64_t in_offset, int64_t out_offset, bool half, Tensor& in,
+                          Tensor& out) {
+  auto kernel =
+      sharedHostBackend().compile(kernelSource("copy_one_vector", kMisalignedSource, false));
+  KernelParams p{};
+  p.ptr[0] = in.data();
+  p.ptr[1] = out.data();
+  p.i64[0] = in_offset;
+  p.i64[1] = out_offset;
+  p.i64[2] = half ? 1 : 0;
+  try {
+    kernel->launch(launchConfig({1, 1, 1}, {1, 1, 1}), p);
+  } catch (const InternalError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(HostKernels, MisalignedVectorAccessIsAnErrorNamingTheAccess) {
+  // Host storage is 64-byte aligned: float offsets 0, 4, 8 are 16-byte
+  // aligned, 1, 2, 3 are not.
+  Tensor in = Tensor::empty(DataType::Float, {16});
+  for (int64_t i = 0; i < 16; ++i) static_cast<float*>(in.data())[i] = static_cast<float>(i + 1);
+  Tensor out = Tensor::empty(DataType::Float, {16});
+  ASSERT_EQ(copyOneVector(4, 8, false, in, out), "");
+  for (int64_t i = 0; i < 4; ++i) EXPECT_EQ(static_cast<float*>(out.data())[8 + i], 5.0f + i);
+
+  const auto address = [](const Tensor& t, int64_t byte_offset) {
+    return fmt::format("0x{:x}", reinterpret_cast<uintptr_t>(t.data()) + byte_offset);
+  };
+  std::string error = copyOneVector(1, 0, false, in, out);
+  EXPECT_THAT(error, HasSubstr("kernel copy_one_vector made a misaligned vector access: "
+                               "loadVec<4> of 4-byte elements at address " +
+                               address(in, 4) + ", which is not a multiple of 16 bytes"));
+  EXPECT_THAT(error, HasSubstr("block (0, 0, 0), thread (0, 0, 0)"));
+  error = copyOneVector(0, 2, false, in, out);
+  EXPECT_THAT(error, HasSubstr("storeVec<4> of 4-byte elements at address " + address(out, 8) +
+                               ", which is not a multiple of 16 bytes"));
+  // Half: 8 per vector; an offset of 4 halves is 8 bytes, half a vector.
+  error = copyOneVector(4, 0, true, in, out);
+  EXPECT_THAT(error, HasSubstr("loadVec<8> of 2-byte elements at address " + address(in, 8) +
+                               ", which is not a multiple of 16 bytes"));
+  EXPECT_EQ(copyOneVector(8, 0, true, in, out), "");  // 16 bytes in: aligned
 }
 
 TEST(HostKernels, ZeroSizedGridRunsNothing) {

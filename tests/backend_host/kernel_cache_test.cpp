@@ -1,23 +1,30 @@
 // The kernel cache through the host backend: memory and disk hits, a second
-// process compiling nothing, corrupt and untrusted entries (another owner,
-// writable by others, mode 000, setuid, a FIFO) recompiled (never loaded), the
+// process compiling nothing, corrupt and untrusted entries (another owner, also
+// without root in a user namespace; writable by its group or others, mode 000,
+// setuid, a FIFO) recompiled (never loaded), untrusted folders unused, the
 // cache switched off, parallel compiles of duplicate kernels, compile errors
 // naming the file with the source and log.
+#include <fmt/format.h>
 #include <fusebox/backend/kernel_cache.h>
 #include <fusebox/error.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <sstream>
 
 #include "backend/sha256.h"
 #include "backend_host/host_test_util.h"
 #include "support/hang_guard.h"
 #include "support/scoped_env.h"
 #include "support/temp_dir.h"
+#include "support/user_namespace.h"
 
 namespace fusebox::testing {
 namespace {
@@ -228,6 +235,33 @@ TEST(KernelCache, EntryWritableByOthersIsRefused) {
       "writable by others (mode 0666)", 16);
 }
 
+TEST(KernelCache, EntryWritableByItsGroupIsRefused) {
+  // Another member of the group could rewrite it as well as anyone.
+  corruptAndExpectRecompile(
+      [](const std::filesystem::path& entry) { ASSERT_EQ(::chmod(entry.c_str(), 0660), 0); },
+      "writable by its group (mode 0660)", 40);
+  corruptAndExpectRecompile(
+      [](const std::filesystem::path& entry) { ASSERT_EQ(::chmod(entry.c_str(), 0620), 0); },
+      "writable by its group (mode 0620)", 41);
+}
+
+TEST(KernelCache, EntryReadableByOthersIsLoaded) {
+  // Reading is no threat: 0644 and 0640 entries are used.
+  for (mode_t mode : {0644, 0640}) {
+    TempDir dir;
+    WarningLog log;
+    const KernelSource kernel = tinyKernel(42);
+    auto writer = makeBackend(dir.path(), &log);
+    writer->compile(kernel);
+    ASSERT_EQ(::chmod(entryOf(*writer, kernel).c_str(), mode), 0);
+    auto reader = makeBackend(dir.path(), &log);
+    CompileTimings t;
+    EXPECT_EQ(runTiny(*reader->compile(kernel, &t)), 42);
+    EXPECT_TRUE(t.disk_cache_hit) << std::oct << mode;
+    EXPECT_EQ(log.all(), "");
+  }
+}
+
 TEST(KernelCache, EntryOfMode000IsRefused) {
   // Even where root could read it: fusebox writes entries 0600.
   corruptAndExpectRecompile(
@@ -267,13 +301,93 @@ TEST(KernelCache, FolderWritableByOthersIsRefused) {
   ::chmod(cache.c_str(), 0700);
 }
 
+TEST(KernelCache, FolderWritableByItsGroupIsRefused) {
+  for (mode_t mode : {0770, 0660, 0620}) {
+    TempDir dir;
+    WarningLog log;
+    const std::filesystem::path cache = dir.path() / "cache";
+    makeBackend(cache, &log)->compile(tinyKernel(43));
+    ASSERT_EQ(::chmod(cache.c_str(), mode), 0);
+    auto backend = makeBackend(cache, &log);
+    CompileTimings t;
+    EXPECT_EQ(runTiny(*backend->compile(tinyKernel(43), &t)), 43);
+    EXPECT_FALSE(t.disk_cache_hit) << std::oct << mode;
+    EXPECT_FALSE(hostKernelCache(*backend)->diskEnabled());
+    EXPECT_THAT(log.all(), HasSubstr(fmt::format("kernel cache folder {} is not used: it is "
+                                                 "writable by its group (mode {:04o})",
+                                                 cache.string(), mode)));
+    ::chmod(cache.c_str(), 0700);
+  }
+}
+
+TEST(KernelCache, FolderReadableByItsGroupIsUsed) {
+  TempDir dir;
+  WarningLog log;
+  const std::filesystem::path cache = dir.path() / "cache";
+  makeBackend(cache, &log)->compile(tinyKernel(44));
+  ASSERT_EQ(::chmod(cache.c_str(), 0750), 0);
+  auto backend = makeBackend(cache, &log);
+  CompileTimings t;
+  EXPECT_EQ(runTiny(*backend->compile(tinyKernel(44), &t)), 44);
+  EXPECT_TRUE(t.disk_cache_hit);
+  EXPECT_EQ(log.all(), "");
+}
+
 TEST(KernelCache, EntryOfAnotherUserIsRefused) {
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give a file to another user";
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "needs root to give a file to another user (without root: "
+                    "EntryOfAnotherUserIsRefusedInAUserNamespace)";
   corruptAndExpectRecompile(
       [](const std::filesystem::path& entry) {
         ASSERT_EQ(::chown(entry.c_str(), 65534, 65534), 0);
       },
       "belongs to user id 65534", 18);
+}
+
+TEST(KernelCache, EntryOfAnotherUserIsRefusedInAUserNamespace) {
+  // Without root no file can be given to another user; inside its own user
+  // and mount namespaces a process may bind-mount another user's file over
+  // the entry, which then shows that user's id (unmapped: the overflow id).
+  TempDir dir;
+  const std::filesystem::path cache = dir.path() / "cache";
+  NamespaceRun run = runInUserNamespace(dir.path(), [&]() -> std::string {
+    WarningLog log;
+    auto writer = makeBackend(cache, &log);
+    writer->compile(tinyKernel(45));
+    std::filesystem::path entry;
+    for (const auto& e : std::filesystem::directory_iterator(cache))
+      if (e.path().filename().string().rfind("host-", 0) == 0) entry = e.path();
+    if (entry.empty()) return "no entry was written";
+    std::string other;
+    struct stat st {};
+    for (const char* candidate : {"/etc/passwd", "/etc/group", "/etc/hosts"})
+      if (::stat(candidate, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid != ::geteuid()) {
+        other = candidate;
+        break;
+      }
+    if (other.empty()) return "skip: no file of another user to mount over the entry";
+    if (::mount(other.c_str(), entry.c_str(), nullptr, MS_BIND, nullptr) != 0)
+      return std::string("skip: bind mount failed: ") + std::strerror(errno);
+    if (::stat(entry.c_str(), &st) != 0) return "the mounted entry cannot be seen";
+    auto reader = makeBackend(cache, &log);
+    CompileTimings t;
+    const int value = runTiny(*reader->compile(tinyKernel(45), &t));
+    // value, disk hit, owner shown, this user, then the warnings.
+    return fmt::format("{} {} {} {}\n{}", value, t.disk_cache_hit ? 1 : 0, st.st_uid, ::geteuid(),
+                       log.all());
+  });
+  if (!run.ran) GTEST_SKIP() << run.text;
+  if (run.text.rfind("skip: ", 0) == 0) GTEST_SKIP() << run.text.substr(6);
+  std::istringstream answer(run.text);
+  int value = 0, hit = -1;
+  uid_t owner = 0, self = 0;
+  ASSERT_TRUE(answer >> value >> hit >> owner >> self) << run.text;
+  EXPECT_EQ(value, 45);
+  EXPECT_EQ(hit, 0) << run.text;
+  ASSERT_NE(owner, self) << run.text;
+  EXPECT_THAT(run.text,
+              HasSubstr(fmt::format(
+                  "is not loaded: it belongs to user id {}, not to this user ({})", owner, self)));
 }
 
 TEST(KernelCache, DisabledCacheCompilesEveryTime) {

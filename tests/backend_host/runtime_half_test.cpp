@@ -107,15 +107,15 @@ TEST(RuntimeHalf, DoubleNarrowingRoundsOnceAsHalfCpp) {
   EXPECT_EQ(Half(static_cast<float>(above)).bits, 0x3C00);  // float rounding ties, then even
 }
 
-TEST(RuntimeHalf, TypesAreTwoBytesAndTriviallyCopyable) {
-  static_assert(sizeof(Half) == 2 && alignof(Half) == 2);
-  static_assert(std::is_trivially_copyable_v<Half> &&
-                std::is_trivially_default_constructible_v<Half>);
-  static_assert(std::is_trivially_copyable_v<BFloat16>);
-  static_assert(alignof(Array<Half, 8>) == 16 && alignof(Array<float, 4>) == 16);
-  static_assert(alignof(Array<float, 3>) == 4 && alignof(Array<double, 2>) == 16);
-  static_assert(alignof(Array<float, 8>) == 16);  // capped at the widest access
-}
+// Layout, checked by this file's compiler (runtime_half_kernel_test.cpp runs
+// a kernel that reports it from the kernel's compile).
+static_assert(sizeof(Half) == 2 && alignof(Half) == 2);
+static_assert(std::is_trivially_copyable_v<Half> &&
+              std::is_trivially_default_constructible_v<Half>);
+static_assert(std::is_trivially_copyable_v<BFloat16>);
+static_assert(alignof(Array<Half, 8>) == 16 && alignof(Array<float, 4>) == 16);
+static_assert(alignof(Array<float, 3>) == 4 && alignof(Array<double, 2>) == 16);
+static_assert(alignof(Array<float, 8>) == 16);  // capped at the widest access
 
 }  // namespace
 }  // namespace fusebox::testing

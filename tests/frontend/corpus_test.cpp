@@ -1,16 +1,23 @@
 // The corpus under tests/data/corpus: every file parses into the structure its
 // header promises (hand-counted `# expect-...` lines), round-trips through the
-// printer, and runs on its own inputs list; together the files use every op
-// and every dtype.
+// printer, and runs on its own inputs list with the values `fusebox run
+// --backend eval` computes; together the files use every op and every dtype.
+#include <fmt/format.h>
 #include <fusebox/eval/evaluator.h>
 #include <fusebox/frontend/python_definition.h>
+#include <fusebox/npy.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
+
+#include "support/output_match.h"
+#include "support/run_command.h"
+#include "support/temp_dir.h"
 
 namespace fusebox {
 namespace {
@@ -105,6 +112,10 @@ TEST_P(CorpusTest, RoundTripsThroughThePrinter) {
 }
 
 TEST_P(CorpusTest, RunsOnItsOwnInputsList) {
+  // The evaluator on the file's inputs list, in this process, against an
+  // independent run: `fusebox run --backend eval`, which builds the inputs
+  // from the list itself and evaluates the fusion after passes and
+  // segmentation, one segment at a time. Same seeds, so every value agrees.
   fs::path path = corpusDir() / GetParam();
   PythonDefinition d = parsePythonFile(path.string());
   std::vector<Argument> args;
@@ -113,7 +124,36 @@ TEST_P(CorpusTest, RunsOnItsOwnInputsList) {
   EvaluatorOptions options;
   options.input_names = d.input_names;
   std::vector<Argument> outs = evaluateFusion(*d.fusion, args, options);
-  EXPECT_EQ(outs.size(), d.fusion->outputs().size());
+  ASSERT_EQ(outs.size(), d.fusion->outputs().size());
+
+  testing::TempDir dir;
+  const auto r = testing::runCommand(std::string(FUSEBOX_EXE) + " run " + path.string() +
+                                     " --backend eval --seed 1000 --no-ir --save-outputs " +
+                                     dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (size_t k = 0; k < outs.size(); ++k) {
+    SCOPED_TRACE("output " + std::to_string(k));
+    Tensor saved = loadNpy((dir.path() / fmt::format("output_{}.npy", k)).string());
+    const Val* declared = d.fusion->outputs()[k];
+    if (const auto* s = std::get_if<ScalarValue>(&outs[k])) {
+      ASSERT_FALSE(declared->isTensor());
+      EXPECT_EQ(saved.getDoubleLinear(0), toDouble(*s));
+      continue;
+    }
+    const Tensor& got = std::get<Tensor>(outs[k]);
+    // The dtype and rank the fusion declares.
+    ASSERT_TRUE(declared->isTensor());
+    EXPECT_EQ(got.dtype(), declared->dtype());
+    EXPECT_EQ(got.dim(),
+              static_cast<int64_t>(declared->as<TensorView>()->logicalNoReductions().size()));
+    // .npy has no bfloat16: the CLI saves it as float32, exactly.
+    if (got.dtype() == DataType::BFloat16 && saved.dtype() == DataType::Float) {
+      Tensor narrowed = Tensor::empty(DataType::BFloat16, saved.sizes());
+      copyInto(saved, narrowed);
+      saved = narrowed;
+    }
+    EXPECT_TRUE(testing::matchesExactly(saved, got)) << "output " << k;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, CorpusTest, ::testing::ValuesIn(corpusFiles()),

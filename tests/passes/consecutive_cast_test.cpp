@@ -69,6 +69,70 @@ TEST(ConsecutiveCast, Int32ThroughDoubleFoldsExactly) {
   expectSameResults(*a.before, f, {n});
 }
 
+TEST(ConsecutiveCast, Int64ThroughDoubleRoundsAndStays) {
+  // A double has 53 significand bits: 2^53 + 1 rounds to 2^53 (to even), so
+  // int64 -> double -> int64 is not a copy and must not fold away.
+  Fusion f;
+  auto* i0 = defineSymbolicTensor(f, 1, DataType::Int64);
+  f.addOutput(castOp(DataType::Int64, castOp(DataType::Double, i0)));
+  Applied a = applyPass("consecutive_cast", f);
+  EXPECT_FALSE(a.changed);
+  EXPECT_EQ(opsOf(f), "cast cast");
+
+  constexpr int64_t k2to53 = int64_t{1} << 53;
+  Tensor n = Tensor::empty(DataType::Int64, {3});
+  n.setInt({0}, k2to53 + 1);
+  n.setInt({1}, -(k2to53 + 1));
+  n.setInt({2}, k2to53 + 3);  // halfway between 2^53 + 2 and 2^53 + 4: even is + 4
+  auto out = evaluateFusion(f, {n});
+  const Tensor& got = std::get<Tensor>(out[0]);
+  ASSERT_EQ(got.dtype(), DataType::Int64);
+  EXPECT_EQ(got.getInt({0}), k2to53);
+  EXPECT_EQ(got.getInt({1}), -k2to53);
+  EXPECT_EQ(got.getInt({2}), k2to53 + 4);
+}
+
+// Whether every value of `from` is exactly a value of `to`, from the formats'
+// widths: int32 needs 31 magnitude bits, int64 63; half keeps 11 significand
+// bits with 5 exponent bits, bfloat16 8 with 8, float 24 with 8, double 53 with 11.
+bool representableByHand(DataType from, DataType to) {
+  using D = DataType;
+  if (from == to || from == D::Bool) return true;
+  switch (from) {
+    case D::Int32:
+      return to == D::Int64 || to == D::Double;
+    case D::Int64:
+      return false;  // 2^53 + 1 is no double, 2^24 + 1 no float
+    case D::Half:
+      return to == D::Float || to == D::Double;  // bfloat16: 11 bits > 8
+    case D::BFloat16:
+      return to == D::Float || to == D::Double;  // half: exponents up to 2^127 > 65504
+    case D::Float:
+      return to == D::Double;
+    default:
+      return false;  // double fits only in itself
+  }
+}
+
+TEST(ConsecutiveCast, FoldsARoundTripExactlyWhenTheMiddleTypeHoldsEveryValue) {
+  // For every pair of distinct dtypes t0 -> t1 -> t0: folded into a copy when
+  // t1 holds every t0 value, left as two casts otherwise.
+  for (DataType from : kAllDataTypes) {
+    for (DataType mid : kAllDataTypes) {
+      if (from == mid) continue;  // a cast to the same type is dropped on its own
+      SCOPED_TRACE(std::string(dtypeName(from)) + " -> " + std::string(dtypeName(mid)) + " -> " +
+                   std::string(dtypeName(from)));
+      Fusion f;
+      auto* t0 = defineSymbolicTensor(f, 1, from);
+      f.addOutput(castOp(from, castOp(mid, t0)));
+      Applied a = applyPass("consecutive_cast", f);
+      const bool lossless = representableByHand(from, mid);
+      EXPECT_EQ(a.changed, lossless);
+      EXPECT_EQ(opsOf(f), lossless ? "set" : "cast cast");
+    }
+  }
+}
+
 TEST(ConsecutiveCast, UpDownCastAroundAnIntermediateUse) {
   // bf16 -> float -> bf16 feeding an op: the op reads the input directly.
   Fusion f;

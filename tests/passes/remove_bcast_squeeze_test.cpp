@@ -119,7 +119,44 @@ TEST(RemoveBcastSqueeze, SeveralUnaryOpsMoveTogether) {
 }
 
 TEST(RemoveBcastSqueeze, UnaryOpWithAnotherUseStaysPut) {
-  // Moving relu would compute it twice; the chain is left as it is.
+  // relu's second use is an ordinary op, not a fusion output, so only the
+  // single-use guard stops the walk from broadcast -> relu -> squeeze; moving
+  // relu would compute it twice (once after the cancelled pair, once for neg).
+  Fusion f;
+  auto* t0 = defineSymbolicTensor(f, 1);
+  auto* r = unaryOp(UnaryOpType::Relu, broadcast(t0, {false, true}));
+  ASSERT_FALSE(r->isFusionOutput());
+  f.addOutput(squeeze(r, {1}));
+  f.addOutput(neg(r));
+  ASSERT_EQ(r->uses().size(), 2u);
+  Applied a = applyPass("remove_bcast_squeeze", f);
+  EXPECT_FALSE(a.changed);
+  EXPECT_EQ(opsOf(f), "broadcast relu squeeze neg");
+  int64_t relus = 0;
+  for (Expr* e : f.tensorExprs())
+    if (e->op() == OpType::Unary && e->attr<UnaryOpType>() == UnaryOpType::Relu) ++relus;
+  EXPECT_EQ(relus, 1);
+  expectSameIr(f, *a.before);
+
+  // Values by hand: relu([-1.5, 0, 2]) = [0, 0, 2]; neg of it as [3, 1].
+  Tensor x = Tensor::empty(DataType::Float, {3});
+  const double in[3] = {-1.5, 0.0, 2.0};
+  for (int64_t i = 0; i < 3; ++i) x.setDouble({i}, in[i]);
+  auto out = evaluateFusion(f, {x});
+  ASSERT_EQ(out.size(), 2u);
+  const Tensor& squeezed = std::get<Tensor>(out[0]);
+  const Tensor& negated = std::get<Tensor>(out[1]);
+  ASSERT_EQ(squeezed.sizes(), (std::vector<int64_t>{3}));
+  ASSERT_EQ(negated.sizes(), (std::vector<int64_t>{3, 1}));
+  const double relu[3] = {0.0, 0.0, 2.0};
+  for (int64_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(squeezed.getDouble({i}), relu[i]) << i;
+    EXPECT_EQ(negated.getDouble({i, 0}), -relu[i]) << i;
+  }
+}
+
+TEST(RemoveBcastSqueeze, UnaryOpThatIsAlsoAnOutputStaysPut) {
+  // The other guard on the walk: relu is itself a fusion output.
   Fusion f;
   auto* t0 = defineSymbolicTensor(f, 1);
   auto* r = unaryOp(UnaryOpType::Relu, broadcast(t0, {false, true}));

@@ -64,6 +64,32 @@ TEST(RemoveEmpty, VarianceOfNothingIsNaNAndWelfordIsEmpty) {
   EXPECT_EQ(std::get<Tensor>(out[4]).toDoubles(), (std::vector<double>{0, 0}));
 }
 
+// Found by the fuzzer: welford over the empty dim of a scalar expanded to
+// [4, 0, 5] leaves [4, 5] whose dims are expanded broadcasts; the full() that
+// replaces it must keep them so, or the squeeze after it is refused.
+TEST(RemoveEmpty, ReplacementKeepsExpandedBroadcastDims) {
+  Fusion f;
+  auto* t0 = defineTensor(f, {}, DataType::Float);
+  auto* b = broadcastInDim(t0, {f.constantInt(4), f.constantInt(0), f.constantInt(5)}, {});
+  auto w = welford(b, {1});
+  f.addOutput(squeeze(w.n, {0, 1}, /*squeeze_expanded=*/true));
+  f.addOutput(w.avg);
+  Applied a = applyPass("remove_empty", f);
+  EXPECT_TRUE(a.changed);
+  EXPECT_EQ(opsOf(f), "full broadcast expand full broadcast expand squeeze");
+  const auto* avg = f.outputs()[1]->as<TensorView>();
+  ASSERT_EQ(avg->nDims(), 2);
+  for (int64_t d = 0; d < 2; ++d) {
+    EXPECT_TRUE(avg->axis(d)->isBroadcast()) << d;
+    EXPECT_TRUE(avg->axis(d)->hasExpandedExtent()) << d;
+  }
+  std::vector<Argument> in = {sampleTensor(DataType::Float, {})};
+  expectSameResults(*a.before, f, in);
+  auto out = evaluateFusion(f, in);
+  EXPECT_EQ(std::get<Tensor>(out[0]).getInt({}), 0);
+  EXPECT_EQ(std::get<Tensor>(out[1]).sizes(), (std::vector<int64_t>{4, 5}));
+}
+
 TEST(RemoveEmpty, MaxOverAnEmptyAxisStaysAnError) {
   Fusion f;
   auto* t0 = defineTensor(f, {-1, 0}, DataType::Float);

@@ -30,11 +30,25 @@ TEST(ExprEval, AcceptsAnythingAndRunsTheEvaluator) {
   auto plan = entry.scheduler->schedule(f, *params, info);
   EXPECT_EQ(plan->describe(), "host evaluation of 2 tensor expressions (reference evaluator)");
 
-  std::vector<Argument> inputs = {sampleTensor({2, 3}, 1), sampleTensor({3, 4}, 2)};
+  // Small integers, so every product and sum is exact in float.
+  Tensor ta = Tensor::empty(DataType::Float, {2, 3});
+  Tensor tb = Tensor::empty(DataType::Float, {3, 4});
+  const double av[2][3] = {{1, 2, 3}, {4, 5, 6}};
+  const double bv[3][4] = {{1, 0, 2, -1}, {0, 1, 1, 2}, {3, -2, 0, 1}};
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t k = 0; k < 3; ++k) ta.setDouble({i, k}, av[i][k]);
+  for (int64_t k = 0; k < 3; ++k)
+    for (int64_t j = 0; j < 4; ++j) tb.setDouble({k, j}, bv[k][j]);
   auto* host = dynamic_cast<HostPlan*>(plan.get());
   ASSERT_NE(host, nullptr);
-  auto out = host->run(inputs);
-  expectSameValues(out[0], evaluateFusion(f, inputs)[0]);
+  auto out = host->run({ta, tb});
+  ASSERT_EQ(out.size(), 1u);
+  const Tensor& got = std::get<Tensor>(out[0]);
+  EXPECT_EQ(got.dtype(), DataType::Float);
+  ASSERT_EQ(got.sizes(), (std::vector<int64_t>{4}));
+  // By hand: a @ b = [[10, -4, 4, 6], [22, -7, 13, 12]]; summed over rows:
+  const double want[4] = {32, -11, 17, 18};
+  for (int64_t j = 0; j < 4; ++j) EXPECT_EQ(got.getDouble({j}), want[j]) << "column " << j;
 }
 
 TEST(ExprEval, ParamsAreTheSameOnlyForTheSameSegment) {

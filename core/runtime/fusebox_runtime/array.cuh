@@ -30,14 +30,46 @@ struct alignas(detail::vectorAlignment(static_cast<int>(sizeof(T)) * N)) Array {
   static constexpr int size() { return N; }
 };
 
+#if defined(FUSEBOX_HOST_COMPILER)
+namespace detail {
+
+// The message, kept out of line: the check itself stays one compare per access.
+[[noreturn]] __attribute__((noinline, cold)) inline void failMisalignedVec(
+    const char* what, int n, int element_size, unsigned long long address,
+    unsigned long long need) {
+  char message[200];
+  std::snprintf(message, sizeof message,
+                "made a misaligned vector access: %s<%d> of %d-byte elements at address 0x%llx, "
+                "which is not a multiple of %llu bytes (a GPU faults here)",
+                what, n, element_size, address, need);
+  ::fusebox::host::failAccess(message);
+}
+
+// A GPU faults on a misaligned vector access; a host compiler may emit
+// aligned moves that fault too, or plain ones that do not, depending on its
+// version and flags. So the host build checks on purpose: a vector width
+// the scheduler got wrong is an error naming the access on every compiler.
+template <int N, typename T>
+__forceinline__ void checkVecAlignment(const void* p, const char* what) {
+  constexpr unsigned long long need = alignof(Array<T, N>);
+  const unsigned long long address = reinterpret_cast<unsigned long long>(p);
+  if (__builtin_expect(address % need != 0, 0))
+    failMisalignedVec(what, N, static_cast<int>(sizeof(T)), address, need);
+}
+
+}  // namespace detail
+#endif
+
 // Loads N consecutive values starting at p, which must be aligned to
-// sizeof(T) * N (checked by the scheduler that chose the vector width).
+// sizeof(T) * N (up to 16 bytes) as the scheduler that chose the vector width
+// checked; the host build checks again at every access.
 template <int N, typename T>
 FUSEBOX_DEVICE Array<T, N> loadVec(const T* p) {
   static_assert(sizeof(T) * N <= 16, "vector accesses are at most 16 bytes");
 #if defined(FUSEBOX_CUDA_COMPILER)
   return *reinterpret_cast<const Array<T, N>*>(p);
 #else
+  detail::checkVecAlignment<N, T>(p, "loadVec");
   Array<T, N> v;  // memcpy: no aliasing questions for the host compiler
   __builtin_memcpy(&v, __builtin_assume_aligned(p, alignof(Array<T, N>)), sizeof(v));
   return v;
@@ -50,6 +82,7 @@ FUSEBOX_DEVICE void storeVec(T* p, const Array<T, N>& v) {
 #if defined(FUSEBOX_CUDA_COMPILER)
   *reinterpret_cast<Array<T, N>*>(p) = v;
 #else
+  detail::checkVecAlignment<N, T>(p, "storeVec");
   __builtin_memcpy(__builtin_assume_aligned(p, alignof(Array<T, N>)), &v, sizeof(v));
 #endif
 }

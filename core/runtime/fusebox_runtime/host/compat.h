@@ -15,6 +15,8 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "fusebox_runtime/host/abi.h"
@@ -76,6 +78,20 @@ inline unsigned warpBallot(unsigned mask, int predicate) {
     if (((lanes >> lane) & 1u) && self->warp_exchange[lane] != 0) bits |= 1u << lane;
   warpSync(self, mask);
   return bits;
+}
+
+// A broken precondition of a memory access (array.cuh's alignment check): an
+// error of the running kernel, reported by the engine with its block and
+// thread. Outside a launch (runtime code called directly, as some tests do)
+// there is no engine to report to: print and abort.
+[[noreturn]] inline void failAccess(const char* message) {
+  ThreadContext* self = currentThread();
+  if (self == nullptr) {
+    std::fprintf(stderr, "fusebox runtime: %s\n", message);
+    std::abort();
+  }
+  self->ops->fail(self, message);
+  __builtin_unreachable();
 }
 
 }  // namespace fusebox::host
