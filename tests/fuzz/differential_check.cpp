@@ -378,13 +378,18 @@ CheckResult DifferentialChecker::check(const std::string& script, BackendChoice 
       const Tensor& want = std::get<Tensor>(ref_inputs[i]);
       bool aliased = false, exact = true;
       OutputTolerance tol;  // unused for an input that must be untouched (exact)
+      DataType precision = want.dtype();
       for (size_t k = 0; k < outs.size(); ++k)
         if (fusion.aliasedInput(outs[k]) == fusion.inputs()[i]) {
           aliased = true;
           exact = isExact(k);
           tol = tolerances[k];
+          // What was written holds the aliasing output's rounding (a float
+          // atanh cast to double), so it is compared as that output is.
+          precision = toleranceDtype(k, want.dtype());
         }
-      Comparison c = compareValues(*t, want, exact, tol, options_.precision_slack, want.dtype());
+      if (aliased && run > 0 && !exact && isFloatingType(want.dtype())) continue;
+      Comparison c = compareValues(*t, want, exact, tol, options_.precision_slack, precision);
       if (!c.ok && (!c.small || exact))
         return fail("input-modified",
                     fmt::format("input {} ({}) after the call: {}",

@@ -96,6 +96,55 @@ TEST_P(Backends, OperandsOfSymbolicSizesThatDisagreeAreAnError) {
   EXPECT_THAT(error, HasSubstr("from input T1"));
 }
 
+// A dim that may be a broadcast (a slice's symbolic extent) and is 1 at run
+// time stretches where the fusion takes the output's size from another
+// operand (a constant), and is refused where the output's size is its own; a
+// dim declared -1 never stretches. The evaluator rules the same way.
+TEST_P(Backends, ASymbolicDimOfSizeOneStretchesOnlyWhereTheFusionCanTell) {
+  const std::string slice =
+      "    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)\n"
+      "    T2 = fd.ops.slice(T0, start_indices=[2], end_indices=[3], strides=[1])\n";
+  PythonDefinition def = parse(slice +
+                               "    T1 = fd.define_tensor(shape=[4], contiguity=[True], "
+                               "dtype=DataType.Float)\n"
+                               "    T4 = fd.ops.add(T2, T1)\n"
+                               "    fd.add_output(T4)\n");
+  Captured captured;
+  auto rt = runtimeFor(std::move(def.fusion), captured, GetParam(), def.input_names);
+  std::vector<Argument> out = rt->run({iotaTensor({8}), iotaTensor({4})});
+  const Tensor& t = std::get<Tensor>(out[0]);
+  ASSERT_EQ(t.sizes(), (std::vector<int64_t>{4}));
+  for (int64_t i = 0; i < 4; ++i) EXPECT_EQ(t.getDouble({i}), 2.0 + static_cast<double>(i));
+
+  const std::string own_size = runError(
+      slice +
+          "    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)\n"
+          "    T3 = fd.ops.slice(T1, start_indices=[0], end_indices=[5], strides=[1])\n"
+          "    T4 = fd.ops.add(T2, T3)\n"
+          "    fd.add_output(T4)\n",
+      {iotaTensor({8}), iotaTensor({8})});
+  EXPECT_THAT(own_size, HasSubstr("would stretch dim 0 of the output"));
+
+  const std::string declared = runError(
+      "    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)\n"
+      "    T1 = fd.define_tensor(shape=[4], contiguity=[True], dtype=DataType.Float)\n"
+      "    T2 = fd.ops.add(T0, T1)\n"
+      "    fd.add_output(T2)\n",
+      {iotaTensor({1}), iotaTensor({4})});
+  EXPECT_THAT(declared, HasSubstr("operand sizes differ"));
+  EXPECT_THAT(declared, HasSubstr("size 1, from input T0"));
+}
+
+TEST_P(Backends, MaxOverAnEmptyDimIsAnErrorEvenWhenTheOutputIsEmpty) {
+  const std::string error = runError(
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)\n"
+      "    T1 = fd.ops.max(T0, dims=[1], keepdim=False)\n"
+      "    fd.add_output(T1)\n",
+      {iotaTensor({0, 0})});
+  EXPECT_THAT(error, HasSubstr("max of an empty set"));
+  EXPECT_THAT(error, HasSubstr("dim 1 of T0"));
+}
+
 TEST_P(Backends, AReshapeThatChangesTheElementCountIsAnError) {
   const std::string error = runError(
       "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)\n"

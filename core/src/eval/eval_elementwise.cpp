@@ -126,6 +126,12 @@ void evalElementwise(EvalContext& ctx, const Expr* e) {
     }
   }
   const int64_t out_step = sizes.empty() ? 0 : out.strides().back();
+  // A half or bfloat16 result of float32 math is the float32 result rounded
+  // again, as PyTorch (and a kernel) computes it; rounding the double result
+  // once would differ at ties. One double op rounded to float32 is the
+  // correctly rounded float32 op, so this matches them exactly.
+  const bool via_float = compute == DataType::Float &&
+                         (out_type == DataType::Half || out_type == DataType::BFloat16);
   detail::forEachRow(sizes, strides, [&](const std::vector<int64_t>& start, int64_t n) {
     for (int64_t i = 0; i < n; ++i) {
       for (size_t k = 0; k < n_ops; ++k) {
@@ -148,6 +154,7 @@ void evalElementwise(EvalContext& ctx, const Expr* e) {
           r = vals[0];
           break;  // set, segment_set, cast: the store converts
       }
+      if (via_float && r.isFloat()) r.d = static_cast<double>(static_cast<float>(r.d));
       storeNumber(out_base, out_type, start[0] + i * out_step, r);
     }
   });

@@ -41,6 +41,9 @@ class ShapeChecker {
       case OpType::Linear:
         checkLinear(e);
         return;
+      case OpType::Reduction:
+        checkExtremum(e);
+        return;
       default:
         return;
     }
@@ -76,9 +79,12 @@ class ShapeChecker {
     std::vector<std::pair<const Val*, size_t>> fixed_by(rank);
     for (const Val* t : tensors) {
       auto s = sizes(t);
+      const auto ids = t->as<TensorView>()->logicalNoReductions();
       const int64_t align = rank - static_cast<int64_t>(s.size());
       for (size_t d = 0; d < s.size(); ++d) {
-        if (!s[d] || *s[d] == 1) continue;
+        // Only a dim that may be a broadcast stretches (as the evaluator
+        // rules): an input dim declared -1 of size 1 does not.
+        if (!s[d] || (*s[d] == 1 && canStretch(ids[d]))) continue;
         const size_t od = d + align;
         if (!fixed[od]) {
           fixed[od] = s[d];
@@ -89,6 +95,35 @@ class ShapeChecker {
             *fixed[od] == *s[d], "{}: operand sizes differ: {} but {}", describeExpr(e),
             dimText(fixed_by[od].first, fixed_by[od].second, *fixed[od]), dimText(t, d, *s[d]));
       }
+    }
+    // The output's extent names one operand's dim; where that one is 1 at
+    // run time and another operand's is larger, the op would stretch a dim
+    // the fusion does not know is a broadcast.
+    const Val* out = e->output(0);
+    auto o = sizes(out);
+    for (int64_t od = 0; od < rank; ++od)
+      FUSEBOX_USER_CHECK(!fixed[od] || !o[od] || *o[od] == *fixed[od],
+                         "{}: {} would stretch dim {} of the output, whose size the fusion takes "
+                         "from an operand of size {} there; a dim that is 1 at run time stretches "
+                         "only where the fusion can tell (declare it with size 1, a broadcast, "
+                         "or give the operands equal sizes)",
+                         describeExpr(e), dimText(fixed_by[od].first, fixed_by[od].second,
+                                                  *fixed[od]),
+                         od, *o[od]);
+  }
+
+  // max and min of nothing are errors (as in PyTorch), even where the
+  // output is empty and no kernel would compute one.
+  void checkExtremum(const Expr* e) {
+    const auto& attr = e->attr<ReductionAttr>();
+    if (attr.op != ReductionOpType::Max && attr.op != ReductionOpType::Min) return;
+    const Val* in = e->input(0);
+    auto s = sizes(in);
+    for (int64_t a : attr.axes) {
+      if (a < 0 || a >= static_cast<int64_t>(s.size()) || !s[a]) continue;
+      FUSEBOX_USER_CHECK(*s[a] != 0,
+                         "{}: {} of an empty set: {} (max and min need at least one element)",
+                         describeExpr(e), toString(attr.op), dimText(in, a, 0));
     }
   }
 
@@ -104,6 +139,19 @@ class ShapeChecker {
                          "{}: the shape asks for size {} in dim {}, but {} is not a broadcast "
                          "and cannot change size",
                          describeExpr(e), w, d, dimText(in, d, *s[d]));
+    }
+    // A symbolic dim of size 1 asked for another size stretches to it; the
+    // output's extent must say so (it does when the size asked is a constant).
+    auto o = sizes(e->output(0));
+    for (size_t d = 0; d < s.size(); ++d) {
+      auto want = ee_.evaluate(e->input(d + 1));
+      if (!want || !s[d] || !o[d] || *s[d] != 1) continue;
+      const int64_t w = toInt(*want);
+      FUSEBOX_USER_CHECK(w == -1 || w == *o[d],
+                         "{}: the shape asks for size {} in dim {}, where {} would stretch to "
+                         "it, but the fusion gives the output size {} there; declare the dim "
+                         "with size 1 (a broadcast) to stretch it",
+                         describeExpr(e), w, d, dimText(in, d, 1), *o[d]);
     }
   }
 

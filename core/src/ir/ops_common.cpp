@@ -292,9 +292,11 @@ IterDomain* unifyDims(const std::vector<IterDomain*>& ids, const std::vector<std
       continue;
     }
     any_iteration |= id->isIteration();
-    // Prefer a dim that does not stretch, then Iteration over Symbolic, then a constant.
+    // Prefer a dim that does not stretch, then a constant (a symbolic dim
+    // beside a constant other than 1 can only be 1 or that constant, so the
+    // constant is the output's size either way), then Iteration over Symbolic.
     int score = (broadcasting && isConstInt(id->extent(), 1) ? 0 : 4) +
-                (id->isIteration() ? 2 : 0) + (constInt(id->extent()) ? 1 : 0);
+                (constInt(id->extent()) ? 2 : 0) + (id->isIteration() ? 1 : 0);
     if (score > best_score) {
       best = id;
       best_score = score;

@@ -195,7 +195,11 @@ TensorView* expand(TensorView* x, const std::vector<Val*>& shape) {
   for (size_t d = 0; d < in.size(); ++d) {
     IterDomain* id = in[d];
     Scalar* size = sizes[d];
-    if (!id->isBroadcast() || isConstInt(size, -1)) {
+    if (!id->isBroadcast() && !constInt(id->extent()) && constInt(size) && !isConstInt(size, -1)) {
+      // A symbolic dim asked for a constant size: at run time it is that size
+      // or 1 (stretched to it; checked then), so the output has that size.
+      domain.push_back(f.newIterDomain(size, id->iterType()));
+    } else if (!id->isBroadcast() || isConstInt(size, -1)) {
       domain.push_back(cloneDomain(id));
     } else if (isConstInt(size, 1)) {
       domain.push_back(f.newIterDomain(id->extent(), IterType::Broadcast));
