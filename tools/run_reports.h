@@ -10,8 +10,10 @@
 namespace fusebox::cli {
 
 // Checks every output against evaluateFusion of the fusion as defined, with
-// checkClose's tolerances; prints one line per output and a verdict. Returns
-// true when every output passed.
+// the tolerance model's per-output tolerances (fusebox/eval/tolerance.h);
+// prints one line per output and a verdict. `inputs` must be the inputs as
+// they were before the run (aliased outputs overwrite them). Returns true
+// when every output passed.
 bool validateOutputs(const Fusion& fusion, const std::vector<Argument>& inputs,
                      const std::vector<Argument>& outputs, std::ostream& out);
 

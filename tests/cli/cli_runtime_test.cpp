@@ -17,6 +17,7 @@
 #include <regex>
 #include <sstream>
 
+#include "support/output_match.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"
 
@@ -127,33 +128,6 @@ std::vector<bool> exactOutputs(const std::string& dump) {
   return exact;
 }
 
-// Every element equal, bit for bit in effect: integers as integers, floats
-// with NaN equal to NaN and the sign of zero counted.
-void expectIdentical(const Tensor& got, const Tensor& want, size_t k) {
-  ASSERT_EQ(got.dtype(), want.dtype()) << "output " << k;
-  ASSERT_EQ(got.sizes(), want.sizes()) << "output " << k;
-  std::vector<int64_t> index(got.dim(), 0);
-  int reported = 0;
-  for (int64_t i = 0; i < got.numel() && reported < 5; ++i) {
-    int64_t rest = i;
-    for (size_t d = index.size(); d-- > 0;) {
-      index[d] = rest % got.sizes()[d];
-      rest /= got.sizes()[d];
-    }
-    if (!isFloatingType(want.dtype())) {
-      if (got.getInt(index) != want.getInt(index) && reported++ < 5)
-        ADD_FAILURE() << "output " << k << " element " << i << ": " << got.getInt(index)
-                      << ", expected exactly " << want.getInt(index);
-      continue;
-    }
-    const double g = got.getDouble(index), w = want.getDouble(index);
-    const bool same = std::isnan(g) ? std::isnan(w) : g == w && std::signbit(g) == std::signbit(w);
-    if (!same && reported++ < 5)
-      ADD_FAILURE() << "output " << k << " element " << i << ": " << g << ", expected exactly "
-                    << w;
-  }
-}
-
 // Runs `script` with `fusebox run --dump=segmented_fusion --save-outputs` and
 // compares every saved output with evaluateFusion on the definition as parsed
 // (no passes) and the same inputs: exactly where only the evaluator and views
@@ -191,8 +165,8 @@ void runAndCompare(const fs::path& script, int* exact_outputs) {
   EXPECT_THAT(r.output, HasSubstr("Groups:"));
   EXPECT_THAT(r.output, HasSubstr("run 1: cache miss"));
 
+  const std::vector<OutputTolerance> tolerances = outputTolerances(*def.fusion, inputs);
   std::vector<Argument> expected = evaluateFusion(*def.fusion, inputs);
-  const int64_t reduction = largestReductionSize(*def.fusion, inputs);
   const std::vector<bool> exact = exactOutputs(r.output);
   ASSERT_EQ(exact.size(), expected.size()) << r.output;
   for (size_t k = 0; k < expected.size(); ++k) {
@@ -207,10 +181,10 @@ void runAndCompare(const fs::path& script, int* exact_outputs) {
       saved = asDtype(saved, DataType::BFloat16);
     if (exact[k]) {
       ++*exact_outputs;
-      expectIdentical(saved, e, k);
+      EXPECT_TRUE(testing::matchesExactly(saved, e)) << "output " << k;
       continue;
     }
-    CloseResult close = checkClose(saved, e, reduction);
+    CloseResult close = checkClose(saved, e, tolerances[k]);
     EXPECT_TRUE(close.pass) << "output " << k << ": " << close.shape_error << close.first_mismatch
                             << " (max abs error " << close.max_abs_error << ")";
   }

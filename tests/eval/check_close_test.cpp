@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 
 #include <cmath>
+#include <limits>
 
 namespace fusebox {
 namespace {
@@ -25,14 +26,18 @@ Tensor filled(DataType dtype, std::vector<int64_t> sizes, std::vector<double> va
   return t;
 }
 
-TEST(CheckClose, TolerancePerDtypeGrowsWithTheSquareRootOfTheReduction) {
-  EXPECT_EQ(toleranceFor(DataType::Float).atol, 2e-5);
-  EXPECT_EQ(toleranceFor(DataType::Half).rtol, 4e-3);
-  EXPECT_EQ(toleranceFor(DataType::BFloat16).atol, 3.2e-2);
-  EXPECT_EQ(toleranceFor(DataType::Double).rtol, 1e-12);
-  EXPECT_DOUBLE_EQ(toleranceFor(DataType::Float, 100).atol, 2e-4);  // sqrt(100) = 10
-  EXPECT_EQ(toleranceFor(DataType::Int64, 100).atol, 0);
+TEST(CheckClose, TheBaseToleranceIsAFewRoundoffsOfTheDtype) {
+  // 8 units of roundoff for the 16-bit types (2^-11 and 2^-8), none for integers.
+  EXPECT_NEAR(toleranceFor(DataType::Half).rtol, 8 * std::ldexp(1.0, -11), 1e-4);
+  EXPECT_NEAR(toleranceFor(DataType::BFloat16).atol, 8 * std::ldexp(1.0, -8), 1e-3);
+  EXPECT_LT(toleranceFor(DataType::Double).rtol, 1e-10);
+  EXPECT_EQ(toleranceFor(DataType::Int64).atol, 0);
   EXPECT_EQ(toleranceFor(DataType::Bool).rtol, 0);
+  // 1 + u is the next float of each dtype after 1, rounded down: u = half an ulp.
+  for (DataType t : {DataType::Half, DataType::BFloat16, DataType::Float}) {
+    Tensor x = filled(t, {2}, {1 + 2 * unitRoundoff(t), 1 + unitRoundoff(t)});
+    EXPECT_EQ(x.toDoubles(), (std::vector<double>{1 + 2 * unitRoundoff(t), 1})) << dtypeName(t);
+  }
 }
 
 TEST(CheckClose, PassesWithinToleranceAndReportsErrors) {
@@ -71,20 +76,74 @@ TEST(CheckClose, IntegersAreExactAndShapesMustAgree) {
       checkClose(filled(DataType::Half, {1}, {1}), filled(DataType::Float, {1}, {1})).pass);
 }
 
-TEST(CheckClose, LargestReductionCountsSumsAndMatmulK) {
-  Fusion f;
-  TensorView* a = defineSymbolicTensor(f, 2);
-  TensorView* b = defineSymbolicTensor(f, 2);
-  f.addOutput(sum(a, {0, 1}));
-  f.addOutput(matmul(a, b));
-  std::vector<Argument> inputs = {filled(DataType::Float, {3, 7}, {}),
-                                  filled(DataType::Float, {7, 2}, {})};
-  EXPECT_EQ(largestReductionSize(f, inputs), 21);  // the sum over 3 x 7
-  Fusion g;
-  TensorView* c = defineSymbolicTensor(g, 2);
-  TensorView* d = defineSymbolicTensor(g, 2);
-  g.addOutput(matmul(c, d));
-  EXPECT_EQ(largestReductionSize(g, inputs), 7);  // K
+TEST(CheckClose, Int64ComparesAsIntegersAbove2To53) {
+  // 2^53 + 1 and 2^53 are the same double: compared through double they match.
+  const int64_t big = int64_t{1} << 53;
+  ASSERT_EQ(static_cast<double>(big + 1), static_cast<double>(big));
+  Tensor want = Tensor::empty(DataType::Int64, {2});
+  Tensor got = Tensor::empty(DataType::Int64, {2});
+  want.setInt({0}, 7);
+  got.setInt({0}, 7);
+  want.setInt({1}, big);
+  got.setInt({1}, big + 1);
+  CloseResult r = checkClose(got, want);
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.mismatches, 1);
+  EXPECT_EQ(r.first_mismatch,
+            "element [1]: got " + std::to_string(big + 1) + ", expected " + std::to_string(big));
+  EXPECT_FALSE(checkExact(got, want).pass);
+  EXPECT_TRUE(checkExact(want, want.clone()).pass);
+  // The extremes of int64 differ by 2^64 - 1 without overflowing the check.
+  Tensor lo = Tensor::empty(DataType::Int64, {1}), hi = Tensor::empty(DataType::Int64, {1});
+  lo.setInt({0}, std::numeric_limits<int64_t>::min());
+  hi.setInt({0}, std::numeric_limits<int64_t>::max());
+  EXPECT_FALSE(checkClose(lo, hi).pass);
+  // Scalar outputs too.
+  OutputTolerance exact_int;
+  exact_int.dtype = DataType::Int64;
+  EXPECT_FALSE(
+      checkClose(Argument(ScalarValue(big + 1)), Argument(ScalarValue(big)), exact_int).pass);
+  EXPECT_TRUE(checkClose(Argument(ScalarValue(big)), Argument(ScalarValue(big)), exact_int).pass);
+}
+
+TEST(CheckClose, SignedZerosCountOnlyBitForBit) {
+  Tensor pos = filled(DataType::Float, {2}, {0.0, 1.0});
+  Tensor neg = filled(DataType::Float, {2}, {-0.0, 1.0});
+  ASSERT_TRUE(std::signbit(neg.toDoubles()[0]));
+  CloseResult r = checkExact(neg, pos);
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.first_mismatch, "element [0]: got -0, expected 0");
+  EXPECT_TRUE(checkClose(neg, pos).pass);  // as values they are equal
+  // NaN matches NaN at the same position, bit for bit as well.
+  Tensor nan = filled(DataType::Half, {2}, {NAN, 2.0});
+  EXPECT_TRUE(checkExact(nan, nan.clone()).pass);
+  EXPECT_FALSE(checkExact(filled(DataType::Half, {2}, {2.0, NAN}), nan).pass);
+}
+
+TEST(CheckClose, AnInfinityMatchesOnlyItself) {
+  Tensor inf = filled(DataType::Float, {1}, {INFINITY});
+  EXPECT_TRUE(checkClose(inf, inf.clone()).pass);
+  // atol + rtol * inf would let any finite value pass.
+  EXPECT_FALSE(checkClose(filled(DataType::Float, {1}, {3e38}), inf).pass);
+  EXPECT_FALSE(checkClose(inf, filled(DataType::Float, {1}, {-INFINITY})).pass);
+}
+
+TEST(CheckClose, ABoundRaisesTheToleranceElementByElement) {
+  OutputTolerance t;
+  t.mode = OutputTolerance::Mode::Bounded;
+  t.dtype = DataType::Float;
+  t.base = toleranceFor(DataType::Float);
+  t.bound = filled(DataType::Double, {3}, {0.5, 0.0, INFINITY});
+  Tensor want = filled(DataType::Float, {3}, {10, 10, 10});
+  // 0.4 off passes where the bound is 0.5, not where it is 0; anything goes
+  // where it is unbounded.
+  CloseResult ok = checkClose(filled(DataType::Float, {3}, {10.4, 10, NAN}), want, t);
+  EXPECT_TRUE(ok.pass) << ok.first_mismatch;
+  EXPECT_EQ(ok.unbounded, 1);
+  CloseResult bad = checkClose(filled(DataType::Float, {3}, {10, 10.4f, 10}), want, t);
+  EXPECT_FALSE(bad.pass);
+  EXPECT_THAT(bad.first_mismatch, HasSubstr("element [1]"));
+  EXPECT_THAT(bad.tolerance, HasSubstr("up to 0.5; 1 element unbounded"));
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 
+#include "support/output_match.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"
 
@@ -110,34 +111,6 @@ TEST_P(CorpusTest, RoundTripsThroughThePrinter) {
   EXPECT_EQ(printPythonDefinition(*back.fusion, options), printed);
 }
 
-// Equal element for element: integers and bools as integers, floats with NaN
-// equal to NaN and the sign of zero counted.
-void expectIdentical(const Tensor& got, const Tensor& want, size_t k) {
-  ASSERT_EQ(got.dtype(), want.dtype()) << "output " << k;
-  ASSERT_EQ(got.sizes(), want.sizes()) << "output " << k;
-  std::vector<int64_t> index(got.sizes().size(), 0);
-  int reported = 0;
-  for (int64_t i = 0; i < got.numel(); ++i) {
-    int64_t rest = i;
-    for (size_t d = index.size(); d-- > 0;) {
-      index[d] = rest % got.sizes()[d];
-      rest /= got.sizes()[d];
-    }
-    bool same;
-    std::string shown;
-    if (isFloatingType(want.dtype())) {
-      const double g = got.getDouble(index), w = want.getDouble(index);
-      same = std::isnan(g) ? std::isnan(w) : g == w && std::signbit(g) == std::signbit(w);
-      shown = fmt::format("{} vs {}", g, w);
-    } else {
-      same = got.getInt(index) == want.getInt(index);
-      shown = fmt::format("{} vs {}", got.getInt(index), want.getInt(index));
-    }
-    if (!same && reported++ < 5)
-      ADD_FAILURE() << "output " << k << " element " << i << ": " << shown;
-  }
-}
-
 TEST_P(CorpusTest, RunsOnItsOwnInputsList) {
   // The evaluator on the file's inputs list, in this process, against an
   // independent run: `fusebox run --backend eval`, which builds the inputs
@@ -179,7 +152,7 @@ TEST_P(CorpusTest, RunsOnItsOwnInputsList) {
       copyInto(saved, narrowed);
       saved = narrowed;
     }
-    expectIdentical(saved, got, k);
+    EXPECT_TRUE(testing::matchesExactly(saved, got)) << "output " << k;
   }
 }
 

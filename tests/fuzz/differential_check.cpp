@@ -96,18 +96,21 @@ struct Comparison {
   std::string what;
 };
 
-// Values of `actual` against `expected` (same dtype and sizes): exactly, or
-// within the dtype's tolerance.
+// Values of `actual` against `expected` (same dtype and sizes): exactly (as
+// values: -0.0 equals 0.0), or as the tolerance model says, with the base
+// tolerance of `tolerance_dtype` where a case asks for a coarser one.
 Comparison compareValues(const Tensor& actual, const Tensor& expected, bool exact,
-                         int64_t reduction, double slack, DataType tolerance_dtype) {
+                         const OutputTolerance& model, double slack, DataType tolerance_dtype) {
   Comparison c;
   const DataType dtype = expected.dtype();
   if (!isFloatingType(dtype)) exact = true;
-  // Inexact floats in their own dtype's tolerance: the project's comparison
-  // decides; the loop below only says how far off a failure is.
-  if (!exact && tolerance_dtype == dtype && checkClose(actual, expected, reduction).pass) return c;
+  OutputTolerance tol = model;
+  if (tolerance_dtype != dtype) tol.base = toleranceFor(tolerance_dtype);
+  // Inexact floats: the project's comparison decides; the loop below only
+  // says how far off a failure is.
+  if (!exact && checkClose(actual, expected, tol).pass) return c;
+  const bool bitwise = !exact && tol.mode == OutputTolerance::Mode::Exact;
   const int64_t n = expected.numel();
-  Tolerance tol = toleranceFor(tolerance_dtype, reduction);
   std::vector<int64_t> index(static_cast<size_t>(expected.dim()), 0);
   for (int64_t linear = 0; linear < n; ++linear) {
     int64_t rest = linear;
@@ -128,13 +131,18 @@ Comparison compareValues(const Tensor& actual, const Tensor& expected, bool exac
       want = fmt::format("{}", e);
       if (exact) {
         equal = sameBits(a, e);
+      } else if (bitwise) {
+        equal = sameBits(a, e) && (std::isnan(a) || std::signbit(a) == std::signbit(e));
+        c.small = c.small && equal;
       } else if (sameBits(a, e)) {
         equal = true;
+      } else if (std::isinf(tol.allowed(linear, e))) {
+        equal = true;  // the model has no bound here
       } else if (std::isnan(a) || std::isnan(e) || std::isinf(a) || std::isinf(e)) {
         equal = false;
         c.small = false;
       } else {
-        double bound = tol.atol + tol.rtol * std::fabs(e);
+        double bound = tol.allowed(linear, e);
         equal = std::fabs(a - e) <= bound;
         if (std::fabs(a - e) > slack * bound) c.small = false;
       }
@@ -250,6 +258,7 @@ CheckResult DifferentialChecker::check(const std::string& script, BackendChoice 
   for (int run = 0; run < runs; ++run) {
     std::vector<Argument> inputs, ref_inputs;
     std::vector<Argument> expected, actual;
+    std::vector<OutputTolerance> tolerances;
     std::string ref_error, rt_error;
     try {
       for (size_t i = 0; i < def.inputs.size(); ++i)
@@ -265,6 +274,8 @@ CheckResult DifferentialChecker::check(const std::string& script, BackendChoice 
       return fail("internal-error", fmt::format("making inputs: {}", e.what()));
     }
     try {
+      // Before the evaluator writes aliased outputs into its inputs.
+      tolerances = outputTolerances(fusion, ref_inputs);
       expected = evaluateFusion(fusion, ref_inputs);
     } catch (const UserError& e) {
       ref_error = e.what();
@@ -314,7 +325,6 @@ CheckResult DifferentialChecker::check(const std::string& script, BackendChoice 
     const auto& outs = fusion.outputs();
     if (actual.size() != expected.size())
       return fail("shape", fmt::format("{} outputs, expected {}", actual.size(), expected.size()));
-    const int64_t reduction = largestReductionSize(fusion, inputs);
     for (size_t k = 0; k < expected.size(); ++k) {
       std::string out_name = k < names.size() ? names[k] : fmt::format("#{}", k);
       if (actual[k].index() != expected[k].index())
@@ -348,10 +358,12 @@ CheckResult DifferentialChecker::check(const std::string& script, BackendChoice 
       // The generator keeps inexact values small and away from edges for the
       // first call's values only: later calls compare what must be exact.
       if (run > 0 && !isExact(k) && isFloatingType(e.dtype())) continue;
-      Comparison c = compareValues(a, e, isExact(k), reduction, options_.precision_slack,
+      Comparison c = compareValues(a, e, isExact(k), tolerances[k], options_.precision_slack,
                                    toleranceDtype(k, e.dtype()));
       if (!c.ok) {
-        std::string kind = isExact(k) || !isFloatingType(e.dtype()) ? "exact-mismatch" : "mismatch";
+        const bool exact = isExact(k) || !isFloatingType(e.dtype()) ||
+                           tolerances[k].mode == OutputTolerance::Mode::Exact;
+        std::string kind = exact ? "exact-mismatch" : "mismatch";
         if (!c.small || isExact(k))
           return fail(kind,
                       fmt::format("output {} ({}): {}", out_name, dtypeName(e.dtype()), c.what));
@@ -366,18 +378,19 @@ CheckResult DifferentialChecker::check(const std::string& script, BackendChoice 
       if (t == nullptr) continue;
       const Tensor& want = std::get<Tensor>(ref_inputs[i]);
       bool aliased = false, exact = true;
+      OutputTolerance tol;  // unused for an input that must be untouched (exact)
       DataType precision = want.dtype();
       for (size_t k = 0; k < outs.size(); ++k)
         if (fusion.aliasedInput(outs[k]) == fusion.inputs()[i]) {
           aliased = true;
           exact = isExact(k);
+          tol = tolerances[k];
           // What was written holds the aliasing output's rounding (a float
           // atanh cast to double), so it is compared as that output is.
           precision = toleranceDtype(k, want.dtype());
         }
       if (aliased && run > 0 && !exact && isFloatingType(want.dtype())) continue;
-      Comparison c =
-          compareValues(*t, want, exact, reduction, options_.precision_slack, precision);
+      Comparison c = compareValues(*t, want, exact, tol, options_.precision_slack, precision);
       if (!c.ok && (!c.small || exact))
         return fail("input-modified",
                     fmt::format("input {} ({}) after the call: {}",

@@ -7,6 +7,7 @@
 
 #include <fusebox/backend/backend.h>
 #include <fusebox/eval/evaluator.h>
+#include <fusebox/eval/tolerance.h>
 #include <fusebox/kernel_launch.h>
 #include <fusebox/kernel_plan.h>
 #include <fusebox/plugin/plugin_registry.h>
@@ -14,6 +15,8 @@
 #include <fusebox/scheduler.h>
 
 #include <gtest/gtest.h>
+
+#include "support/output_match.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -115,26 +118,10 @@ inline PointwiseRun runPointwise(Backend& backend, const Fusion& fusion,
   return r;
 }
 
-// Tolerance for comparing a kernel's value (float math for 16-bit types) with
-// the evaluator's (double math, one rounding).
-inline double tolerance(DataType t, double expected) {
-  const double mag = std::fabs(expected);
-  switch (t) {
-    case DataType::Half:
-      return 2e-3 + 2e-3 * mag;
-    case DataType::BFloat16:
-      return 1.6e-2 + 1.6e-2 * mag;
-    case DataType::Float:
-      return 1e-5 + 1e-5 * mag;
-    case DataType::Double:
-      return 1e-12 + 1e-12 * mag;
-    default:
-      return 0.0;
-  }
-}
-
-// Runs on the backend and compares every output with evaluateFusion, including
-// its layout (the OutputSpec strides).
+// Runs on the backend and compares every output with evaluateFusion: values
+// as the tolerance model says (fusebox/eval/tolerance.h: data movement bit for
+// bit, integers exactly, other floats within the dtype's tolerance), and the
+// layout with the evaluator's (the layout the fusion asks for).
 inline PointwiseRun expectMatchesEvaluator(Backend& backend, const Fusion& fusion,
                                            const std::vector<Argument>& inputs,
                                            const DeviceProperties& device = {}) {
@@ -144,25 +131,17 @@ inline PointwiseRun expectMatchesEvaluator(Backend& backend, const Fusion& fusio
   EXPECT_TRUE(r.compile_time.accepted()) << r.compile_time.reason();
   EXPECT_TRUE(r.run_time.accepted()) << r.run_time.reason();
   if (!r.compile_time || !r.run_time) return r;
+  const std::vector<OutputTolerance> tolerances = outputTolerances(fusion, inputs);
   const std::vector<Argument> expected = evaluateFusion(fusion, inputs);
   EXPECT_EQ(expected.size(), r.outputs.size());
   for (size_t k = 0; k < expected.size() && k < r.outputs.size(); ++k) {
     const Tensor& want = std::get<Tensor>(expected[k]);
     const Tensor& got = r.outputs[k];
-    EXPECT_EQ(want.dtype(), got.dtype()) << "output " << k;
-    EXPECT_EQ(want.sizes(), got.sizes()) << "output " << k;
-    EXPECT_EQ(r.plan.outputs[k].strides, got.strides()) << "output " << k;
-    if (want.sizes() != got.sizes()) continue;
-    const std::vector<double> w = want.toDoubles(), g = got.toDoubles();
-    int reported = 0;
-    for (size_t i = 0; i < w.size(); ++i) {
-      const bool same = (std::isnan(w[i]) && std::isnan(g[i])) || w[i] == g[i] ||
-                        std::fabs(w[i] - g[i]) <= tolerance(want.dtype(), w[i]);
-      if (!same && reported++ < 5)
-        ADD_FAILURE() << "output " << k << " element " << i << ": got " << g[i] << ", expected "
-                      << w[i] << "\n"
-                      << (reported == 1 ? r.source : std::string());
+    if (want.sizes() == got.sizes()) {
+      EXPECT_EQ(want.strides(), got.strides()) << "output " << k;
     }
+    EXPECT_TRUE(testing::matchesWithin(got, want, tolerances[k])) << "output " << k << "\n"
+                                                                  << r.source;
   }
   return r;
 }

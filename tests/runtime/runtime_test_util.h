@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/output_match.h"
+
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -58,18 +60,10 @@ inline Tensor sampleTensor(const std::vector<int64_t>& sizes, int salt = 0,
   return t;
 }
 
+// Bit for bit (NaN equals NaN; -0.0 is not 0.0; integers as integers).
 inline void expectSameValues(const Argument& actual, const Argument& expected,
                              const std::string& what = {}) {
-  ASSERT_EQ(actual.index(), expected.index()) << what;
-  if (const auto* s = std::get_if<ScalarValue>(&expected)) {
-    EXPECT_EQ(toDouble(std::get<ScalarValue>(actual)), toDouble(*s)) << what;
-    return;
-  }
-  const Tensor& a = std::get<Tensor>(actual);
-  const Tensor& e = std::get<Tensor>(expected);
-  ASSERT_EQ(a.sizes(), e.sizes()) << what;
-  EXPECT_EQ(a.dtype(), e.dtype()) << what;
-  EXPECT_EQ(a.toDoubles(), e.toDoubles()) << what;
+  EXPECT_TRUE(testing::matchesExactly(actual, expected)) << what;
 }
 
 // Runtime options on the host backend, whatever the machine has: this suite's

@@ -43,8 +43,8 @@ TEST_F(RuntimeCuda, EveryExampleAndWorkloadMatchesTheEvaluator) {
     SCOPED_TRACE(w.file);
     PythonDefinition def = parsePythonFile((fs::path(FUSEBOX_SOURCE_DIR) / w.file).string());
     std::vector<Argument> inputs = inputsFor(def, w);
+    const std::vector<OutputTolerance> tolerances = outputTolerances(*def.fusion, inputs);
     std::vector<Argument> expected = evaluateFusion(*def.fusion, inputs);
-    const int64_t reduction = largestReductionSize(*def.fusion, inputs);
     auto rt = runtime(def.fusion->clone(), /*outputs_on_host=*/true);
     EXPECT_EQ(rt->backendChoice(), BackendChoice::Cuda);
     std::vector<Argument> got = rt->run(inputs);
@@ -53,7 +53,7 @@ TEST_F(RuntimeCuda, EveryExampleAndWorkloadMatchesTheEvaluator) {
     expectRanAsExpected(w, ran);
     ASSERT_EQ(got.size(), expected.size());
     for (size_t k = 0; k < got.size(); ++k) {
-      CloseResult r = checkClose(got[k], expected[k], def.fusion->outputs()[k]->dtype(), reduction);
+      CloseResult r = checkClose(got[k], expected[k], tolerances[k]);
       EXPECT_TRUE(r.pass) << "output " << k << ": " << r.shape_error << r.first_mismatch;
     }
   }
@@ -94,8 +94,9 @@ TEST_F(RuntimeCuda, MatmulRunsThroughCublas) {
   std::vector<Argument> inputs = {sampleTensor({16, 24}), sampleTensor({24, 8}, 1)};
   auto got = rt->run(inputs);
   EXPECT_THAT(captured.dump.str(), HasSubstr("plan: cuBLAS matmul on the device (no copies)"));
-  EXPECT_TRUE(
-      checkClose(got[0], evaluateFusion(rt->fusion(), inputs)[0], DataType::Float, 24).pass);
+  const auto tolerances = outputTolerances(rt->fusion(), inputs);
+  EXPECT_EQ(tolerances[0].reduction_size, 24);
+  EXPECT_TRUE(checkClose(got[0], evaluateFusion(rt->fusion(), inputs)[0], tolerances[0]).pass);
 }
 
 TEST_F(RuntimeCuda, OtherExprEvalSegmentsSayTheyCopy) {

@@ -11,8 +11,9 @@
 
 #include <gtest/gtest.h>
 
+#include "support/output_match.h"
+
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -160,33 +161,12 @@ inline std::vector<SegmentToRun> segmentsOf(const SegmentedFusion& sf) {
   return out;
 }
 
-inline bool sameValue(double a, double b) {
-  return (std::isnan(a) && std::isnan(b)) || a == b;
-}
-
-// Same dtype, sizes and values (NaN equals NaN).
+// Same dtype, sizes and values, bit for bit (NaN equals NaN).
 inline void expectSameOutputs(const std::vector<Argument>& got, const std::vector<Argument>& want,
                               const std::string& context) {
   ASSERT_EQ(got.size(), want.size()) << context;
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (std::holds_alternative<ScalarValue>(want[i])) {
-      ASSERT_TRUE(std::holds_alternative<ScalarValue>(got[i])) << context << " output " << i;
-      EXPECT_EQ(toDouble(std::get<ScalarValue>(got[i])), toDouble(std::get<ScalarValue>(want[i])))
-          << context << " output " << i;
-      continue;
-    }
-    const Tensor& g = std::get<Tensor>(got[i]);
-    const Tensor& w = std::get<Tensor>(want[i]);
-    EXPECT_EQ(g.dtype(), w.dtype()) << context << " output " << i;
-    ASSERT_EQ(g.sizes(), w.sizes()) << context << " output " << i;
-    auto gv = g.toDoubles(), wv = w.toDoubles();
-    int64_t mismatches = 0;
-    for (size_t k = 0; k < gv.size(); ++k)
-      if (!sameValue(gv[k], wv[k]) && mismatches++ < 3)
-        ADD_FAILURE() << context << " output " << i << " element " << k << ": " << gv[k] << " vs "
-                      << wv[k];
-    EXPECT_EQ(mismatches, 0) << context << " output " << i;
-  }
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_TRUE(testing::matchesExactly(got[i], want[i])) << context << " output " << i;
 }
 
 }  // namespace fusebox::segmenter_testing

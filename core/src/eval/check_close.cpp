@@ -1,4 +1,4 @@
-// Tolerant comparison with the evaluator's results.
+// Element-by-element comparison with the evaluator's results (check_close.h).
 #include <fusebox/error.h>
 #include <fusebox/eval/check_close.h>
 
@@ -7,124 +7,144 @@
 #include <algorithm>
 #include <cmath>
 
+#include "eval/eval_internal.h"
+#include "strided_walk.h"
+
 namespace fusebox {
-
-Tolerance toleranceFor(DataType dtype, int64_t reduction_size) {
-  double base = 0;
-  switch (dtype) {
-    case DataType::Half:
-      base = 4e-3;
-      break;
-    case DataType::BFloat16:
-      base = 3.2e-2;
-      break;
-    case DataType::Float:
-      base = 2e-5;
-      break;
-    case DataType::Double:
-      base = 1e-12;
-      break;
-    default:
-      return {};
-  }
-  const double scale = reduction_size > 1 ? std::sqrt(static_cast<double>(reduction_size)) : 1.0;
-  return {base * scale, base * scale};
-}
-
 namespace {
 
-std::string position(const std::vector<int64_t>& sizes, int64_t linear) {
-  std::vector<int64_t> index(sizes.size(), 0);
-  for (size_t d = sizes.size(); d-- > 0;) {
-    if (sizes[d] == 0) break;
-    index[d] = linear % sizes[d];
-    linear /= sizes[d];
-  }
+std::string position(const std::vector<int64_t>& index) {
   return fmt::format("[{}]", fmt::join(index, ", "));
 }
 
-void compareValues(const std::vector<double>& got, const std::vector<double>& want,
-                   const std::vector<int64_t>& sizes, CloseResult& r) {
-  for (size_t i = 0; i < want.size(); ++i) {
-    const double g = got[i], w = want[i];
-    bool same = (std::isnan(g) && std::isnan(w)) || g == w;
-    if (!same) {
-      const double err = std::fabs(g - w);
-      if (std::isfinite(err)) {
-        r.max_abs_error = std::max(r.max_abs_error, err);
-        if (w != 0) r.max_rel_error = std::max(r.max_rel_error, err / std::fabs(w));
-      } else {
-        r.max_abs_error = r.max_rel_error = INFINITY;
-      }
-      same = err <= r.tolerance.atol + r.tolerance.rtol * std::fabs(w);
-    }
-    if (!same) {
-      if (r.mismatches++ == 0)
-        r.first_mismatch = fmt::format("element {}: got {}, expected {}",
-                                       position(sizes, static_cast<int64_t>(i)), g, w);
-      r.pass = false;
-    }
+void recordError(CloseResult& r, double err, double expected) {
+  if (!std::isfinite(err)) {
+    r.max_abs_error = r.max_rel_error = INFINITY;
+    return;
   }
+  r.max_abs_error = std::max(r.max_abs_error, err);
+  if (expected != 0) r.max_rel_error = std::max(r.max_rel_error, err / std::fabs(expected));
 }
 
-}  // namespace
+template <class Where>
+void mismatch(CloseResult& r, const Where& where, const std::string& got, const std::string& want) {
+  if (r.mismatches++ == 0)
+    r.first_mismatch = fmt::format("element {}: got {}, expected {}", where(), got, want);
+  r.pass = false;
+}
 
-CloseResult checkClose(const Tensor& actual, const Tensor& expected, int64_t reduction_size) {
+// Integers and bools: exact int64 differences, within the allowance (0
+// unless a bound after a reduction says more).
+template <class Where>
+void compareInts(CloseResult& r, const OutputTolerance& tol, int64_t linear, int64_t g, int64_t w,
+                 const Where& where) {
+  // |g - w| in uint64: exact for any two int64 values.
+  const uint64_t diff = g > w ? static_cast<uint64_t>(g) - static_cast<uint64_t>(w)
+                              : static_cast<uint64_t>(w) - static_cast<uint64_t>(g);
+  if (diff == 0) return;
+  const double allowed = tol.allowed(linear, static_cast<double>(w));
+  recordError(r, static_cast<double>(diff), static_cast<double>(w));
+  if (allowed > 0 && static_cast<double>(diff) <= allowed) return;
+  mismatch(r, where, std::to_string(g), std::to_string(w));
+}
+
+template <class Where>
+void compareFloats(CloseResult& r, const OutputTolerance& tol, int64_t linear, double g, double w,
+                   const Where& where) {
+  if (std::isnan(g) && std::isnan(w)) return;
+  bool same;
+  if (tol.mode == OutputTolerance::Mode::Exact) {
+    same = g == w && std::signbit(g) == std::signbit(w);
+  } else if (g == w) {
+    same = true;  // -0.0 == 0.0, inf == inf
+  } else {
+    const double allowed = tol.allowed(linear, w);
+    same = std::isinf(allowed) ||
+           (std::isfinite(g) && std::isfinite(w) && std::fabs(g - w) <= allowed);
+  }
+  if (g != w) recordError(r, std::fabs(g - w), w);
+  if (!same) mismatch(r, where, fmt::format("{}", g), fmt::format("{}", w));
+}
+
+void countUnbounded(CloseResult& r, const OutputTolerance& tol) {
+  if (tol.mode != OutputTolerance::Mode::Bounded || !tol.bound.defined()) return;
+  const auto* b = static_cast<const double*>(tol.bound.data());
+  for (int64_t i = 0; i < tol.bound.numel(); ++i) r.unbounded += std::isinf(b[i]) ? 1 : 0;
+}
+
+CloseResult compareTensors(const Tensor& actual, const Tensor& expected,
+                           const OutputTolerance& tol) {
   CloseResult r;
-  r.tolerance = toleranceFor(expected.dtype(), reduction_size);
+  r.tolerance = tol.describe();
   if (actual.dtype() != expected.dtype() || actual.sizes() != expected.sizes()) {
     r.pass = false;
     r.shape_error = fmt::format("got {}, expected {}", actual.describe(), expected.describe());
     return r;
   }
-  compareValues(actual.toDoubles(), expected.toDoubles(), expected.sizes(), r);
+  FUSEBOX_USER_CHECK(actual.device() == Device::Host && expected.device() == Device::Host,
+                     "checkClose compares host tensors, got {} and {}", actual.describe(),
+                     expected.describe());
+  FUSEBOX_CHECK(!tol.bound.defined() || tol.bound.numel() == expected.numel(),
+                "a bound of {} elements for {}", tol.bound.numel(), expected.describe());
+  countUnbounded(r, tol);
+  const DataType dtype = expected.dtype();
+  const bool floating = isFloatingType(dtype);
+  int64_t linear = 0;
+  for (detail::StridedWalk w(expected.sizes(), {actual.strides(), expected.strides()}); !w.done();
+       w.next(), ++linear) {
+    const auto g = eval_detail::loadNumber(actual.data(), dtype, w.offset(0));
+    const auto e = eval_detail::loadNumber(expected.data(), dtype, w.offset(1));
+    auto where = [&] { return position(w.index()); };
+    if (floating)
+      compareFloats(r, tol, linear, g.d, e.d, where);
+    else
+      compareInts(r, tol, linear, g.i, e.i, where);
+  }
   return r;
 }
 
-CloseResult checkClose(const Argument& actual, const Argument& expected, DataType dtype,
-                       int64_t reduction_size) {
+CloseResult compareScalars(const ScalarValue& actual, const ScalarValue& expected,
+                           const OutputTolerance& tol) {
+  CloseResult r;
+  r.tolerance = tol.describe();
+  auto where = [] { return std::string("[]"); };
+  if (std::holds_alternative<double>(expected) || std::holds_alternative<double>(actual))
+    compareFloats(r, tol, 0, toDouble(actual), toDouble(expected), where);
+  else
+    compareInts(r, tol, 0, toInt(actual), toInt(expected), where);
+  return r;
+}
+
+}  // namespace
+
+CloseResult checkClose(const Argument& actual, const Argument& expected,
+                       const OutputTolerance& tolerance) {
   const auto* a = std::get_if<Tensor>(&actual);
   const auto* e = std::get_if<Tensor>(&expected);
-  if (a != nullptr && e != nullptr) return checkClose(*a, *e, reduction_size);
+  if (a != nullptr && e != nullptr) return compareTensors(*a, *e, tolerance);
+  if (a == nullptr && e == nullptr)
+    return compareScalars(std::get<ScalarValue>(actual), std::get<ScalarValue>(expected),
+                          tolerance);
   CloseResult r;
-  r.tolerance = toleranceFor(dtype, reduction_size);
-  if (a != nullptr || e != nullptr) {
-    r.pass = false;
-    r.shape_error =
-        a != nullptr ? "got a tensor, expected a scalar" : "got a scalar, expected a tensor";
-    return r;
-  }
-  compareValues({toDouble(std::get<ScalarValue>(actual))},
-                {toDouble(std::get<ScalarValue>(expected))}, {}, r);
+  r.tolerance = tolerance.describe();
+  r.pass = false;
+  r.shape_error =
+      a != nullptr ? "got a tensor, expected a scalar" : "got a scalar, expected a tensor";
   return r;
 }
 
-int64_t largestReductionSize(const Fusion& fusion, const std::vector<Argument>& inputs) {
-  ExpressionEvaluator ee;
-  for (size_t i = 0; i < inputs.size() && i < fusion.inputs().size(); ++i) {
-    const Val* in = fusion.inputs()[i];
-    if (const auto* t = std::get_if<Tensor>(&inputs[i]))
-      ee.bindTensor(in->as<TensorView>(), *t, in->toString());
-    else
-      ee.bind(in, std::get<ScalarValue>(inputs[i]), in->toString());
-  }
-  auto extent = [&](const IterDomain* id) -> int64_t {
-    auto v = ee.evaluate(id->logicalExtent());
-    return v ? toInt(*v) : 1;
-  };
-  int64_t largest = 1;
-  for (const TensorView* tv : fusion.allTensors()) {
-    int64_t n = 1;
-    for (const IterDomain* id : tv->logical())
-      if (id->isReduction()) n *= std::max<int64_t>(extent(id), 1);
-    largest = std::max(largest, n);
-  }
-  for (const Expr* e : fusion.tensorExprs()) {
-    if (e->op() != OpType::Matmul && e->op() != OpType::Linear) continue;
-    const auto dims = e->inputs()[0]->as<TensorView>()->logicalNoReductions();
-    if (!dims.empty()) largest = std::max(largest, extent(dims.back()));
-  }
-  return largest;
+CloseResult checkClose(const Tensor& actual, const Tensor& expected) {
+  OutputTolerance tol;
+  tol.dtype = expected.dtype();
+  tol.base = toleranceFor(tol.dtype);
+  return compareTensors(actual, expected, tol);
+}
+
+CloseResult checkExact(const Argument& actual, const Argument& expected) {
+  OutputTolerance tol;
+  tol.mode = OutputTolerance::Mode::Exact;
+  if (const auto* e = std::get_if<Tensor>(&expected)) tol.dtype = e->dtype();
+  return checkClose(actual, expected, tol);
 }
 
 }  // namespace fusebox

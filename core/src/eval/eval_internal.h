@@ -98,6 +98,13 @@ class EvalContext {
   const Fusion& fusion() const { return fusion_; }
   ExpressionEvaluator& ee() { return ee_; }
 
+  // Error-bound mode (the tolerance model, error_bounds.cpp): the data
+  // movement and matmul kernels run on float64 error bounds instead of values,
+  // so every tensor is allocated as float64 and pads fill 0 (the fill value is
+  // exact).
+  void setErrorBoundMode(bool on) { error_bounds_ = on; }
+  bool errorBoundMode() const { return error_bounds_; }
+
   void setTensor(const Val* v, Tensor t) { tensors_[v] = std::move(t); }
   // Drops an intermediate once nothing reads it any more, to bound memory.
   void releaseTensor(const Val* v) { tensors_.erase(v); }
@@ -117,6 +124,7 @@ class EvalContext {
   const Fusion& fusion_;
   ExpressionEvaluator& ee_;
   std::unordered_map<const Val*, Tensor> tensors_;
+  bool error_bounds_ = false;
 };
 
 // The layout an output tensor gets: required stride order, else the allocation
@@ -132,6 +140,8 @@ void evalReduction(EvalContext& ctx, const Expr* e);  // Reduction, Var, VarMean
 void evalResize(EvalContext& ctx, const Expr* e);     // Slice, Pad, Cat
 void evalCreation(EvalContext& ctx, const Expr* e);   // Full, Iota, Rand
 void evalMatmul(EvalContext& ctx, const Expr* e);     // Matmul, Linear
+// Dispatches to the family of `e` (a tensor expression).
+void evalTensorExpr(EvalContext& ctx, const Expr* e);
 
 // Input binding shared by validateInputs and evaluateFusion. Validation reads
 // only metadata, so device tensors pass; evaluation needs host memory.

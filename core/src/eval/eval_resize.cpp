@@ -54,7 +54,7 @@ struct Overlap {
 void evalPad(EvalContext& ctx, const Expr* e) {
   const Tensor& in = ctx.tensor(e->input(0));
   const int64_t rank = in.dim();
-  const Number value = ctx.number(e->input(1));
+  const Number value = ctx.errorBoundMode() ? Number::ofFloat(0.0) : ctx.number(e->input(1));
   const int64_t npairs = (static_cast<int64_t>(e->inputs().size()) - 2) / 2;
   FUSEBOX_CHECK(npairs <= rank, "pad of rank {} with {} width pairs", rank, npairs);
   std::vector<int64_t> sizes = in.sizes();

@@ -57,12 +57,11 @@ Tensor EvalContext::allocate(const TensorView* out, const std::vector<int64_t>& 
     FUSEBOX_USER_CHECK(expected.empty(), "output {} dim {} has size {}, expected {}",
                        out->toString(), d, sizes[d], expected);
   }
+  const DataType dtype = error_bounds_ ? DataType::Double : out->dtype();
   auto order = outputStrideOrder(fusion_, out);
-  if (order.empty()) return Tensor::empty(out->dtype(), sizes);
-  return Tensor::emptyWithStrideOrder(out->dtype(), sizes, order);
+  if (order.empty()) return Tensor::empty(dtype, sizes);
+  return Tensor::emptyWithStrideOrder(dtype, sizes, order);
 }
-
-namespace {
 
 void evalTensorExpr(EvalContext& ctx, const Expr* e) {
   switch (e->op()) {
@@ -104,6 +103,8 @@ void evalTensorExpr(EvalContext& ctx, const Expr* e) {
   }
   throw InternalError(fmt::format("no evaluator for {}", describeExpr(e)));
 }
+
+namespace {
 
 // A fresh copy in the layout the output asks for.
 Tensor freshCopy(const Fusion& fusion, const TensorView* tv, const Tensor& t) {

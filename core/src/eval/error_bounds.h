@@ -1,0 +1,44 @@
+// The error bounds behind the tolerance model (fusebox/eval/tolerance.h).
+// For every element of a tensor, a bound E on how far the value a correct
+// kernel computes may be from the evaluator's: kernels compute in float32
+// (float64 for double), accumulate in another order and may keep or round
+// intermediates, while the evaluator computes in float64 and rounds each
+// tensor to its dtype. Inputs are exact (E = 0); each op carries its
+// operands' bounds forward (bound_rules.cpp) and adds its own rounding.
+#pragma once
+
+#include <limits>
+
+#include "eval/eval_internal.h"
+
+namespace fusebox::eval_detail {
+
+inline constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+
+// ---- one element (bound_rules.cpp) ------------------------------------------
+// How far the op's result may move when operand k, of value x_k, may be off by
+// e_k (>= 0, +inf when unbounded). y is the op's result at the x_k. Returns a
+// bound >= 0, or +inf where none exists (an operand interval that holds a
+// pole, or a discontinuity of unbounded jump). Rounding is not included.
+double unaryBound(UnaryOpType op, const Number& x, double e, const Number& y);
+double binaryBound(BinaryOpType op, const Number& a, double ea, const Number& b, double eb,
+                   const Number& y);
+double ternaryBound(TernaryOpType op, const Number* x, const double* e, const Number& y);
+// A cast of x (off by e) to `to`.
+double castBound(const Number& x, double e, DataType to);
+
+// The op's own rounding, in units of roundoff of its compute type, relative to
+// |result|: 0 for exact ops (abs, comparisons, max...), 1 for correctly
+// rounded ones (+ - * / sqrt), 8 for library functions (exp, tanh, pow...).
+int unaryUlps(UnaryOpType op);
+int binaryUlps(BinaryOpType op, bool floating);
+
+// ---- whole tensors (error_bounds.cpp) ---------------------------------------
+// Per output of `fusion` that `wanted` selects: E for each element, as a
+// float64 tensor of the output's sizes (row-major); an undefined tensor where
+// every element is exact (E = 0) and for scalar and unwanted outputs. Only
+// the expressions the wanted outputs depend on are evaluated.
+std::vector<Tensor> outputErrorBounds(const Fusion& fusion, const std::vector<Argument>& inputs,
+                                      const std::vector<bool>& wanted);
+
+}  // namespace fusebox::eval_detail
