@@ -6,3 +6,5 @@ add_dependencies(${target} ${pass_targets} ${scheduler_targets})
 add_dependencies(${target} fusebox_test_schedulers)
 target_compile_definitions(${target} PRIVATE
   FUSEBOX_TEST_SCHEDULERS_DIR="${CMAKE_BINARY_DIR}/lib/fusebox/test_schedulers")
+# runtime_plan_fit_test checks an internal rule of the runtime (runtime_internal.h).
+target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/core/src)
