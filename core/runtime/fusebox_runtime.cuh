@@ -23,4 +23,5 @@
 #include "fusebox_runtime/warp_reduce.cuh"
 #include "fusebox_runtime/block_reduce.cuh"
 #include "fusebox_runtime/welford.cuh"
+#include "fusebox_runtime/grid_reduce.cuh"
 // clang-format on
