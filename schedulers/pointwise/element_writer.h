@@ -298,10 +298,10 @@ class Writer {
   }
 
   // uniform / normal: element i (row-major in the op's shape) from the Philox
-  // word stream exactly as docs/random.md specifies (the helpers are in
-  // kRandomHelpers); the arithmetic is in double, rounded once to the dtype.
+  // word stream exactly as docs/random.md specifies (the device runtime's
+  // fusebox_runtime/philox.cuh, which the evaluator shares); the arithmetic
+  // is in double, rounded once to the dtype.
   std::string randomValue(const Expr* e, const Index& idx) {
-    uses_random_ = true;
     const auto& attr = e->attr<RandAttr>();
     const auto* tv = e->output(0)->as<TensorView>();
     const auto& sizes = sizesOf(tv);
@@ -321,27 +321,23 @@ class Writer {
     const bool wide = tv->dtype() == DataType::Double;
     const std::string element = fmt::format("static_cast<uint64_t>({})", i);
     auto draw = [&](const std::string& k) {
-      return fmt::format("fusebox_pointwise_rng::draw({}, {}, {}, {})", seed, offset, k,
+      return fmt::format("fusebox::philox::draw({}, {}, {}, {})", seed, offset, k,
                          wide ? "true" : "false");
     };
     std::string value;
     if (attr.dist == RandomDistribution::Uniform) {
-      value = fmt::format("{} + fusebox_pointwise_rng::mulRounded({} - {}, {})", a, b, a,
-                          draw(element));
+      value = fmt::format("{} + fusebox::philox::mulRounded({} - {}, {})", a, b, a, draw(element));
     } else {
       const std::string u1 = newVar("u"), u2 = newVar("u");
       body.line(fmt::format("const double {} = 1.0 - {};", u1, draw("2 * " + element)));
       body.line(fmt::format("const double {} = {};", u2, draw("2 * " + element + " + 1")));
       value = fmt::format(
-          "{} + fusebox_pointwise_rng::mulRounded({}, fusebox::op::sqrt(-2.0 * "
+          "{} + fusebox::philox::mulRounded({}, fusebox::op::sqrt(-2.0 * "
           "fusebox::op::log({})) * fusebox::op::cos(2.0 * 3.141592653589793116 * {}))",
           a, b, u1, u2);
     }
     return declare(tv->dtype(), roundTo(tv->dtype(), value));
   }
-
- public:
-  bool usesRandom() const { return uses_random_; }
 
  private:
   const Fusion& f_;
@@ -353,7 +349,6 @@ class Writer {
   bool fast_ = false;
   int cond_depth_ = 0;
   int counter_ = 0;
-  bool uses_random_ = false;
   std::vector<int> group_of_;
   std::unordered_map<const Val*, int> input_ptr_;
   std::unordered_map<const Val*, ParamBinding> scalar_slot_;
