@@ -24,8 +24,8 @@ Decision checkCompileTime(const Fusion& segment);
 bool scalarGoesToDouble(DataType t);
 
 struct SegmentFacts {
-  // Concrete sizes of every tensor of the segment (shape inference with the
-  // evaluator's rules on the run-time input sizes).
+  // Concrete sizes of every tensor of the segment (RuntimeInfo::sizes: the
+  // evaluator's shape rules on the run-time input sizes).
   std::unordered_map<const TensorView*, std::vector<int64_t>> sizes;
   // Run-time layout of each tensor input.
   std::unordered_map<const TensorView*, TensorArgInfo> inputs;
