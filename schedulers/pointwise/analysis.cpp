@@ -2,17 +2,14 @@
 #include "analysis.h"
 
 #include <fmt/format.h>
-#include <fusebox/backend/kernel.h>
 #include <fusebox/checked_math.h>
+
+#include "kernelgen/kernel_params.h"
 
 namespace fusebox::pointwise {
 
 int64_t product(const std::vector<int64_t>& v) {
   return checked::orThrow(checked::product(v), "pointwise: the number of elements");
-}
-
-bool scalarGoesToDouble(DataType t) {
-  return isFloatingType(t);
 }
 
 Decision checkCompileTime(const Fusion& segment) {
@@ -45,23 +42,8 @@ Decision checkCompileTime(const Fusion& segment) {
       return Decision::reject(fmt::format(
           "output {} aliases an input (written in place); pointwise allocates fresh outputs",
           out->toString()));
-  SlotCounts slots;
-  for (const Val* in : segment.inputs()) {
-    if (in->isTensor())
-      ++slots.pointers;
-    else if (scalarGoesToDouble(in->dtype()))
-      ++slots.doubles;
-    else
-      ++slots.ints;
-  }
-  for (const Val* out : segment.outputs()) slots.pointers += out->isTensor() ? 1 : 0;
-  if (slots.pointers > KernelParams::kMaxPointers || slots.ints > KernelParams::kMaxInts ||
-      slots.doubles > KernelParams::kMaxDoubles)
-    return Decision::reject(fmt::format(
-        "the kernel would need {} pointers, {} integer and {} double scalars; KernelParams holds "
-        "{}, {} and {}",
-        slots.pointers, slots.ints, slots.doubles, KernelParams::kMaxPointers,
-        KernelParams::kMaxInts, KernelParams::kMaxDoubles));
+  if (std::string problem = kernelgen::paramLimitProblem(segment); !problem.empty())
+    return Decision::reject(problem);
   for (const Val* out : segment.outputs())
     if (!out->isTensor())
       return Decision::reject(fmt::format(
@@ -69,35 +51,12 @@ Decision checkCompileTime(const Fusion& segment) {
   return Decision::accept();
 }
 
-int64_t evaluateShapeScalar(RuntimeInfo& info, const Val* v, const char* what) {
-  auto value = info.evaluator().evaluate(v);
-  FUSEBOX_USER_CHECK(value.has_value(), "pointwise: the {} {} is not known at run time", what,
-                     v->toString());
-  return toInt(*value);
-}
-
 SegmentFacts computeFacts(const Fusion& segment, RuntimeInfo& info) {
   SegmentFacts facts;
-  const auto& args = info.inputs();
-  FUSEBOX_CHECK(args.size() == segment.inputs().size(), "runtime info has {} inputs, segment {}",
-                args.size(), segment.inputs().size());
-  for (size_t k = 0; k < args.size(); ++k) {
-    const Val* in = segment.inputs()[k];
-    if (!in->isTensor()) continue;
-    const auto* arg = std::get_if<TensorArgInfo>(&args[k]);
-    FUSEBOX_USER_CHECK(arg != nullptr, "pointwise: input {} ({}) must be a tensor", k,
-                       in->toString());
-    const auto* tv = in->as<TensorView>();
-    FUSEBOX_USER_CHECK(static_cast<int64_t>(arg->sizes.size()) == tv->nDims(),
-                       "pointwise: input {} ({}) has rank {}, expected {}", k, in->toString(),
-                       arg->sizes.size(), tv->nDims());
-    facts.inputs[tv] = *arg;
-  }
-  for (const Val* in : segment.inputs())
-    if (in->isTensor()) facts.sizes[in->as<TensorView>()] = info.sizes(in->as<TensorView>());
-  for (const Expr* e : segment.exprs())
-    for (const Val* out : e->outputs())
-      if (out->isTensor()) facts.sizes[out->as<TensorView>()] = info.sizes(out->as<TensorView>());
+  const std::vector<const TensorArgInfo*> args = kernelgen::tensorInputArgs(segment, info);
+  for (size_t k = 0; k < args.size(); ++k)
+    if (args[k] != nullptr) facts.inputs[segment.inputs()[k]->as<TensorView>()] = *args[k];
+  facts.sizes = kernelgen::tensorSizes(segment, info);
   int64_t best = -1;
   for (size_t k = 0; k < segment.outputs().size(); ++k) {
     const auto* tv = segment.outputs()[k]->as<TensorView>();
@@ -113,14 +72,7 @@ SegmentFacts computeFacts(const Fusion& segment, RuntimeInfo& info) {
   facts.numel = best;
   for (const Val* out : segment.outputs()) {
     const auto* tv = out->as<TensorView>();
-    const auto& sizes = facts.sizes.at(tv);
-    std::vector<int64_t> order;
-    if (const auto* required = segment.requiredStrideOrder(tv))
-      order = *required;
-    else if (tv->hasAllocation())
-      order = tv->strideOrder();
-    facts.output_strides.push_back(order.empty() ? contiguousStrides(sizes)
-                                                 : stridesForOrder(sizes, order));
+    facts.output_strides.push_back(kernelgen::outputStrides(segment, tv, facts.sizes.at(tv)));
   }
   return facts;
 }
