@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <fusebox/checked_math.h>
+#include <fusebox/pass_utils.h>
 
 #include "kernelgen/kernel_params.h"
 
@@ -12,11 +13,22 @@ int64_t product(const std::vector<int64_t>& v) {
   return checked::orThrow(checked::product(v), "pointwise: the number of elements");
 }
 
+bool isTrivialReduction(const Expr* e) {
+  if (e->op() != OpType::Reduction) return false;
+  const auto* in = e->input(0)->as<TensorView>();
+  for (int64_t a : e->attr<ReductionAttr>().axes) {
+    const std::optional<int64_t> extent = constantInt(in->axis(a)->logicalExtent());
+    if (!extent || *extent != 1) return false;
+  }
+  return true;
+}
+
 Decision checkCompileTime(const Fusion& segment) {
   bool has_tensor_output = false;
   for (const Val* out : segment.outputs()) has_tensor_output |= out->isTensor();
   if (!has_tensor_output) return Decision::reject("the segment has no tensor output");
   for (const Expr* e : segment.exprs()) {
+    if (isTrivialReduction(e)) continue;
     switch (e->op()) {
       case OpType::Reduction:
       case OpType::Var:
@@ -42,6 +54,8 @@ Decision checkCompileTime(const Fusion& segment) {
       return Decision::reject(fmt::format(
           "output {} aliases an input (written in place); pointwise allocates fresh outputs",
           out->toString()));
+  if (std::string problem = kernelgen::kernelSizeProblem(segment); !problem.empty())
+    return Decision::reject(problem);
   if (std::string problem = kernelgen::paramLimitProblem(segment); !problem.empty())
     return Decision::reject(problem);
   for (const Val* out : segment.outputs())

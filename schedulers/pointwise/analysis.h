@@ -12,6 +12,10 @@
 
 namespace fusebox::pointwise {
 
+// A sum/prod/max/min whose reduced dims all have the constant extent 1: one
+// element each, so elementwise (a chain of them stays one kernel).
+bool isTrivialReduction(const Expr* e);
+
 // Accepts segments of elementwise and data-movement ops with at least one
 // tensor output; rejects reductions, matmul and too many parameters.
 Decision checkCompileTime(const Fusion& segment);

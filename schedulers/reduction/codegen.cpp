@@ -383,7 +383,7 @@ GeneratedKernel KernelWriter::write() {
   k.append(w_.prologue);
   const int64_t smem = sharedMemoryBytes(st_, p_);
   if (smem > 0 && block_sync_)
-    k.line(fmt::format("__shared__ alignas(16) unsigned char fusebox_reduction_smem[{}];", smem));
+    k.line(fmt::format("alignas(16) __shared__ unsigned char fusebox_reduction_smem[{}];", smem));
   k.text += main.text;
 
   std::string params_comment;

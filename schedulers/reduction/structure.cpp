@@ -3,7 +3,8 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <fusebox/backend/kernel.h>
+
+#include "kernelgen/kernel_params.h"
 
 namespace fusebox::reduction {
 
@@ -41,27 +42,6 @@ std::unordered_set<const TensorView*> reductionAncestors(const std::vector<const
   return seen;
 }
 
-Decision checkSlots(const Fusion& segment) {
-  int pointers = 1, ints = 0, doubles = 0;  // one pointer for a grid reduction's scratch
-  for (const Val* in : segment.inputs()) {
-    if (in->isTensor())
-      ++pointers;
-    else if (isFloatingType(in->dtype()))
-      ++doubles;
-    else
-      ++ints;
-  }
-  for (const Val* out : segment.outputs()) pointers += out->isTensor() ? 1 : 0;
-  if (pointers > KernelParams::kMaxPointers || ints > KernelParams::kMaxInts ||
-      doubles > KernelParams::kMaxDoubles)
-    return Decision::reject(fmt::format(
-        "the kernel would need {} pointer, {} integer and {} floating parameters (at most {}, {} "
-        "and {})",
-        pointers, ints, doubles, KernelParams::kMaxPointers, KernelParams::kMaxInts,
-        KernelParams::kMaxDoubles));
-  return Decision::accept();
-}
-
 }  // namespace
 
 Decision analyzeStructure(const Fusion& segment, ReductionStructure& out) {
@@ -84,19 +64,6 @@ Decision analyzeStructure(const Fusion& segment, ReductionStructure& out) {
   if (out.reductions.empty())
     return Decision::reject("the segment has no reduction (the pointwise scheduler's job)");
 
-  const Expr* first = out.reductions.front();
-  out.rank = first->input(0)->as<TensorView>()->nDims();
-  out.axes = reducedAxes(first);
-  for (const Expr* r : out.reductions) {
-    const int64_t rank = r->input(0)->as<TensorView>()->nDims();
-    if (rank != out.rank || reducedAxes(r) != out.axes)
-      return Decision::reject(fmt::format(
-          "{} (expr {}) reduces axes {} of a rank-{} input, {} (expr {}) axes {} of a rank-{} "
-          "input; one kernel reduces one iteration/reduction structure",
-          r->opName(), r->name(), reducedAxes(r), rank, first->opName(), first->name(),
-          out.axes, out.rank));
-  }
-
   // The epilogue: everything computed from a reduction's output.
   for (const Expr* e : exprs) {
     bool downstream = isReductionExpr(e);
@@ -109,6 +76,19 @@ Decision analyzeStructure(const Fusion& segment, ReductionStructure& out) {
           e->opName(), e->name()));
     for (const Val* o : e->outputs())
       if (o->isTensor()) out.after.insert(o->as<TensorView>());
+  }
+
+  const Expr* first = out.reductions.front();
+  out.rank = first->input(0)->as<TensorView>()->nDims();
+  out.axes = reducedAxes(first);
+  for (const Expr* r : out.reductions) {
+    const int64_t rank = r->input(0)->as<TensorView>()->nDims();
+    if (rank != out.rank || reducedAxes(r) != out.axes)
+      return Decision::reject(fmt::format(
+          "{} (expr {}) reduces axes {} of a rank-{} input, {} (expr {}) axes {} of a rank-{} "
+          "input; one kernel reduces one iteration/reduction structure",
+          r->opName(), r->name(), reducedAxes(r), rank, first->opName(), first->name(),
+          out.axes, out.rank));
   }
 
   // A reduced value combined with a value of the unreduced domain that the
@@ -157,7 +137,12 @@ Decision analyzeStructure(const Fusion& segment, ReductionStructure& out) {
     const auto* tv = o->as<TensorView>();
     (out.after.count(tv) > 0 ? out.reduced_outputs : out.loop_outputs).push_back(tv);
   }
-  return checkSlots(segment);
+  if (std::string problem = kernelgen::kernelSizeProblem(segment); !problem.empty())
+    return Decision::reject(problem);
+  // One pointer more at run time when the reduction is split across blocks.
+  if (std::string problem = kernelgen::paramLimitProblem(segment); !problem.empty())
+    return Decision::reject(problem);
+  return Decision::accept();
 }
 
 }  // namespace fusebox::reduction

@@ -173,6 +173,23 @@ ElementWriter::ValueStep ElementWriter::start(ValueTask& t) {
       }
       return forwardTo(t, std::move(in));
     }
+    case OpType::Reduction: {
+      // Only over dims of extent 1 (schedulers take no other here): the one
+      // element, converted to the output's dtype.
+      const auto& axes = e->attr<ReductionAttr>().axes;
+      const auto& in_sizes = sizesOf(e->input(0));
+      Index in;
+      size_t k = 0;
+      for (size_t d = 0; d < in_sizes.size(); ++d) {
+        const bool reduced = std::find(axes.begin(), axes.end(), static_cast<int64_t>(d)) != axes.end();
+        FUSEBOX_CHECK(!reduced || in_sizes[d] == 1,
+                      "kernelgen: {} reduces dim {} of extent {}; only a reduction over extent-1 "
+                      "dims is elementwise",
+                      tv->toString(), d, in_sizes[d]);
+        in.push_back(reduced ? IndexExpr::constant(0, space_.rank()) : idx[k++]);
+      }
+      return forwardTo(t, std::move(in));
+    }
     case OpType::Expand:
       return forwardTo(t, alignRight(idx, sizesOf(e->input(0)), space_));
     case OpType::Permute: {

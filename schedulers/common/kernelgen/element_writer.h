@@ -18,6 +18,7 @@
 #include <functional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "access.h"
@@ -42,6 +43,13 @@ class ElementWriter {
   void provide(const TensorView* tv, ValueSource source);
 
   const IterSpace& space() const { return space_; }
+  // Writes code over another iteration space from now on (a reduction's
+  // epilogue over the kept dims, after its loop over the input's dims);
+  // forgets the values computed so far, keeps the scalars.
+  void setSpace(IterSpace space) {
+    space_ = std::move(space);
+    beginElement();
+  }
   // Forgets the values computed so far: code for a new element (or a new
   // copy of the element loop) follows. Scalars stay in the prologue.
   void beginElement();

@@ -33,6 +33,15 @@ std::string paramLimitProblem(const Fusion& segment, int scratch_buffers) {
       KernelParams::kMaxDoubles);
 }
 
+std::string kernelSizeProblem(const Fusion& segment) {
+  const auto exprs = static_cast<int64_t>(segment.exprs().size());
+  if (exprs <= kMaxKernelExprs) return "";
+  return fmt::format(
+      "the segment has {} ops; one generated kernel holds at most {} (compile time grows "
+      "quadratically with a kernel's length), so it runs as several kernels",
+      exprs, kMaxKernelExprs);
+}
+
 ParamLayout::ParamLayout(const Fusion& segment) : segment_(segment) {
   int ints = 0, doubles = 0;
   for (size_t k = 0; k < segment.inputs().size(); ++k) {

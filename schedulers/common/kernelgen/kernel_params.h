@@ -23,6 +23,16 @@ bool scalarGoesToDouble(DataType t);
 // fit KernelParams, or "" when they do.
 std::string paramLimitProblem(const Fusion& segment, int scratch_buffers = 0);
 
+// Most exprs (tensor and scalar ops) one generated kernel holds. The host
+// compiler's time grows quadratically with a kernel's length (GCC 12 -O2 on
+// chains of bfloat16 negations, vectorized: 256 ops 16 s, 1,024 ops 90 s;
+// the fuzzer's 14,000-op chain did not finish in 10 minutes), so a longer
+// segment is refused and the segmenter splits it into several kernels.
+inline constexpr int64_t kMaxKernelExprs = 512;
+
+// Why the segment is too long for one kernel, or "" when it is not.
+std::string kernelSizeProblem(const Fusion& segment);
+
 class ParamLayout {
  public:
   explicit ParamLayout(const Fusion& segment);
