@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device call's worth of GPU work (docs/perf.md): the gpu-labelled tests,
-# the pointwise workloads on the cuda backend (validated, then timed with CUDA
+# the pointwise and reduction workloads on the cuda backend (validated, then timed with CUDA
 # events), the same math in eager PyTorch and torch.compile, and the runtime
 # overhead benchmark. Results land in $OUT (or ./gpu-results).
 #   benchmarks/gpu_session.sh [BUILD_DIR]   (default build/gpu-rel, a Release
@@ -30,6 +30,19 @@ workloads=(bias_gelu gelu_backward_pointwise bf16_cast_mul_add broadcast_heavy)
 } > "$out/fusebox_pointwise.log" 2>&1
 
 python3 benchmarks/torch_pointwise.py --iters 100 > "$out/torch_pointwise.log" 2>&1
+
+reductions=(sum_rows_f32 sum_cols_f32 sum_rows_bf16 gelu_bias_grad sum_cols_wide_f32
+            sum_short_rows_f32)
+{
+  for w in "${reductions[@]}"; do
+    echo "== $w"
+    "$build/bin/fusebox" run "benchmarks/workloads/$w.py" --no-ir --backend cuda --validate \
+      --dump segmenter_log,scheduler_params
+    "$build/bin/fusebox" run "benchmarks/workloads/$w.py" --no-ir --backend cuda --bench 100
+  done
+} > "$out/fusebox_reduction.log" 2>&1
+
+(cd benchmarks && python3 torch_reduction.py --iters 100) > "$out/torch_reduction.log" 2>&1
 
 "$build/bin/fusebox_runtime_overhead_benchmark" --benchmark_repetitions=5 \
   --benchmark_report_aggregates_only=true > "$out/overhead.log" 2>&1

@@ -7,7 +7,10 @@
 # hidden visibility, so the only exported symbol is the plugin's entry
 # (fusebox_plugin_info). Options:
 #   SOURCES file...          the plugin's sources (required)
-#   LIBRARIES lib...         more libraries to link privately
+#   LIBRARIES lib...         more libraries to link privately (a scheduler's
+#                            fusebox_kernelgen, schedulers/common/kernelgen: a
+#                            static PIC library built with hidden visibility,
+#                            so the plugin still exports its entry alone)
 #   OUTPUT_DIRECTORY dir     where the library goes (default: the built-in
 #                            plugin folder ${CMAKE_BINARY_DIR}/lib/fusebox/plugins)
 #   NO_INSTALL               build only (test plugins)

@@ -19,8 +19,10 @@
 #include "fusebox_runtime/shared_memory.cuh"
 #include "fusebox_runtime/math.cuh"
 #include "fusebox_runtime/cast.cuh"
+#include "fusebox_runtime/philox.cuh"
 #include "fusebox_runtime/shuffle.cuh"
 #include "fusebox_runtime/warp_reduce.cuh"
 #include "fusebox_runtime/block_reduce.cuh"
 #include "fusebox_runtime/welford.cuh"
+#include "fusebox_runtime/grid_reduce.cuh"
 // clang-format on

@@ -5,28 +5,24 @@
 #include <fusebox/scheduler.h>
 
 #include <cstdint>
-#include <map>
 #include <unordered_map>
 #include <vector>
 
+#include "kernelgen/shapes.h"
+
 namespace fusebox::pointwise {
 
-// Most KernelParams slots the kernel may need (kernel.h's limits).
-struct SlotCounts {
-  int pointers = 0, ints = 0, doubles = 0;
-};
+// A sum/prod/max/min whose reduced dims all have the constant extent 1: one
+// element each, so elementwise (a chain of them stays one kernel).
+bool isTrivialReduction(const Expr* e);
 
 // Accepts segments of elementwise and data-movement ops with at least one
 // tensor output; rejects reductions, matmul and too many parameters.
 Decision checkCompileTime(const Fusion& segment);
 
-// Whether a scalar segment input goes to KernelParams::f64 (else i64).
-bool scalarGoesToDouble(DataType t);
-
 struct SegmentFacts {
-  // Concrete sizes of every tensor of the segment (shape inference with the
-  // evaluator's rules on the run-time input sizes).
-  std::unordered_map<const TensorView*, std::vector<int64_t>> sizes;
+  // Concrete sizes of every tensor of the segment (RuntimeInfo::sizes).
+  kernelgen::TensorSizes sizes;
   // Run-time layout of each tensor input.
   std::unordered_map<const TensorView*, TensorArgInfo> inputs;
   // The output whose logical index the kernel iterates over: the first output
@@ -40,9 +36,6 @@ struct SegmentFacts {
 
 // Throws UserError when the inputs do not fit the segment.
 SegmentFacts computeFacts(const Fusion& segment, RuntimeInfo& info);
-
-// The value of a scalar that shapes depend on (slice bounds, pad widths...).
-int64_t evaluateShapeScalar(RuntimeInfo& info, const Val* v, const char* what);
 
 int64_t product(const std::vector<int64_t>& v);
 

@@ -1,7 +1,7 @@
 // The pointwise kernel generator (codegen.h): the kernel around the
-// per-element code of element_writer.h, i.e. the parameter prelude, the
-// merged-index arithmetic, the 1-D or 2-D loop structure, the vector chunk and
-// its scalar tail.
+// per-element code the shared walker writes (kernelgen/element_writer.h),
+// i.e. the parameter prelude, the merged-index arithmetic, the 1-D or 2-D
+// loop structure, the vector chunk and its scalar tail.
 #include "codegen.h"
 
 #include <fmt/format.h>
@@ -9,112 +9,38 @@
 #include <functional>
 #include <string>
 
-#include "codegen_ops.h"
-#include "element_writer.h"
+#include "kernelgen/element_writer.h"
+#include "kernelgen/merged_dims.h"
 
 namespace fusebox::pointwise {
 
-using detail::Buffer;
-using detail::Writer;
+using kernelgen::Buffer;
+using kernelgen::ElementWriter;
+using kernelgen::IterSpace;
+using kernelgen::MergedDims;
+using kernelgen::VectorPlacement;
 
-std::vector<Access> collectAccesses(const Fusion& segment, const SegmentFacts& facts,
-                                    RuntimeInfo& info) {
-  Writer w(segment, facts, nullptr, info);
-  if (facts.numel > 0) w.elementCode(false);
-  return std::move(w.accesses());
+std::vector<kernelgen::Access> collectAccesses(const Fusion& segment, const SegmentFacts& facts,
+                                               RuntimeInfo& info) {
+  const kernelgen::ParamLayout params(segment);
+  ElementWriter w(segment, facts.sizes, params, info, IterSpace::named(facts.iter_sizes));
+  if (facts.numel > 0) {
+    kernelgen::ScalarPlacement scalar(w.space());
+    w.storeOutputs(facts.output_strides, scalar);
+  }
+  return w.accesses();
 }
 
 namespace {
 
-// Merged indices of groups [begin, end) from the linear position `lin` over
-// them; the innermost merged index of the whole space is named `mb`.
-void decompose(Buffer& out, const PointwiseParams& p, const std::string& lin, size_t begin,
-               size_t end) {
-  const size_t m = p.groups.size();
-  int64_t inner = 1;
-  for (size_t g = end; g-- > begin;) {
-    std::string t = lin;
-    if (inner != 1) t = fmt::format("({} / {})", t, inner);
-    if (g != begin) t = fmt::format("({} % {})", t, p.group_extents[g]);
-    out.line(fmt::format("[[maybe_unused]] const idx_t {} = {};",
-                         g + 1 == m ? std::string("mb") : fmt::format("m{}", g), t));
-    inner *= p.group_extents[g];
-  }
+MergedDims mergedDims(const PointwiseParams& p) {
+  MergedDims dims;
+  dims.groups = p.groups;
+  dims.extents = p.group_extents;
+  dims.vector_width = p.vector_width;
+  dims.row_groups = p.break_point;
+  return dims;
 }
-
-// Iteration indices i<d> of the dims of group g from its merged index.
-void iterIndices(Buffer& out, const PointwiseParams& p, size_t g) {
-  const auto& dims = p.groups[g];
-  int64_t inner = 1;
-  for (size_t j = dims.size(); j-- > 0;) {
-    const size_t d = static_cast<size_t>(dims[j]);
-    std::string t = fmt::format("m{}", g);
-    if (inner != 1) t = fmt::format("({} / {})", t, inner);
-    if (j != 0) t = fmt::format("({} % {})", t, p.iter_sizes[d]);
-    out.line(fmt::format("[[maybe_unused]] const idx_t i{} = {};", d, t));
-    inner *= p.iter_sizes[d];
-  }
-}
-
-void append(Buffer& out, const Buffer& in) {
-  const std::string pad(static_cast<size_t>(out.indent) * 2, ' ');
-  size_t start = 0;
-  while (start < in.text.size()) {
-    const size_t end = in.text.find('\n', start);
-    out.text += pad + in.text.substr(start, end - start) + "\n";
-    start = end + 1;
-  }
-}
-
-}  // namespace
-
-// Philox4x32-10 and the [0, 1) draws of docs/random.md, emitted into kernels
-// that draw random numbers.
-constexpr const char* kRandomHelpers = R"(
-namespace fusebox_pointwise_rng {
-// Word j of the stream: lane j % 4 of Philox4x32-10 with counter
-// {lo(j / 4), hi(j / 4), lo(offset), hi(offset)} and key {lo(seed), hi(seed)}.
-FUSEBOX_DEVICE uint32_t word(uint64_t seed, uint64_t offset, uint64_t j) {
-  const uint64_t block = j / 4;
-  uint32_t c0 = static_cast<uint32_t>(block), c1 = static_cast<uint32_t>(block >> 32);
-  uint32_t c2 = static_cast<uint32_t>(offset), c3 = static_cast<uint32_t>(offset >> 32);
-  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
-  for (int r = 0; r < 10; ++r) {
-    if (r > 0) {
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
-    }
-    const uint64_t p0 = static_cast<uint64_t>(0xD2511F53u) * c0;
-    const uint64_t p1 = static_cast<uint64_t>(0xCD9E8D57u) * c2;
-    const uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c1 ^ k0;
-    const uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c3 ^ k1;
-    c1 = static_cast<uint32_t>(p1);
-    c3 = static_cast<uint32_t>(p0);
-    c0 = n0;
-    c2 = n2;
-  }
-  const uint32_t lane = static_cast<uint32_t>(j % 4);
-  return lane == 0 ? c0 : lane == 1 ? c1 : lane == 2 ? c2 : c3;
-}
-// Draw k in [0, 1): the top 24 bits of word k, or (wide) the top 53 bits of
-// words 2k (low) and 2k + 1 (high).
-FUSEBOX_DEVICE double draw(uint64_t seed, uint64_t offset, uint64_t k, bool wide) {
-  if (!wide) return static_cast<double>(word(seed, offset, k) >> 8) * 5.9604644775390625e-08;
-  const uint64_t lo = word(seed, offset, 2 * k), hi = word(seed, offset, 2 * k + 1);
-  return static_cast<double>(((hi << 32) | lo) >> 11) * 1.1102230246251565404e-16;
-}
-// a * b rounded on its own: never contracted with a following add into an
-// FMA, so the value matches the evaluator's separately rounded steps.
-FUSEBOX_DEVICE double mulRounded(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  volatile double product = a * b;
-  return product;
-#endif
-}
-}  // namespace fusebox_pointwise_rng
-)";
 
 std::string paramsComment(const PointwiseParams& p) {
   std::string out;
@@ -129,24 +55,32 @@ std::string paramsComment(const PointwiseParams& p) {
   return out;
 }
 
+}  // namespace
+
 GeneratedKernel generateKernel(const Fusion& segment, const SegmentFacts& facts,
                                const PointwiseParams& p, RuntimeInfo& info) {
-  Writer w(segment, facts, &p, info);
-  const size_t m = p.groups.size();
+  const kernelgen::ParamLayout params(segment);
+  ElementWriter w(segment, facts.sizes, params, info, IterSpace::named(p.iter_sizes));
+  const IterSpace& space = w.space();
+  const MergedDims dims = mergedDims(p);
+  const size_t m = dims.groups.size();
   const int v = p.vector_width;
-  const bool tail = v > 1 && m > 0 && p.group_extents.back() % v != 0;
+  const bool tail = dims.tailPossible();
 
+  // The element code twice: vectorized for whole chunks, scalar for a partial one.
   Buffer fast_pre_row, fast_pre, fast_body, fast_post, tail_body;
   if (facts.numel > 0) {
-    w.elementCode(true);
-    fast_pre_row = w.pre_row;
-    fast_pre = w.pre_chunk;
-    fast_body = w.body;
-    fast_post = w.post_chunk;
-    w.pre_row = w.pre_chunk = w.body = w.post_chunk = Buffer{};
+    VectorPlacement fast(dims, space, true);
+    w.storeOutputs(facts.output_strides, fast);
+    fast_pre_row = fast.pre_row;
+    fast_pre = fast.pre_chunk;
+    fast_body = w.sink.body;
+    fast_post = fast.post_chunk;
+    w.sink.body = Buffer{};
     if (tail) {
-      w.elementCode(false);
-      tail_body = w.body;
+      VectorPlacement scalar(dims, space, false);
+      w.storeOutputs(facts.output_strides, scalar);
+      tail_body = w.sink.body;
     }
   }
 
@@ -155,29 +89,29 @@ GeneratedKernel generateKernel(const Fusion& segment, const SegmentFacts& facts,
   auto perElement = [&](Buffer& out, const Buffer& element) {
     if (m > 0) {
       out.line(fmt::format("[[maybe_unused]] const idx_t m{} = mb + v;", m - 1));
-      iterIndices(out, p, m - 1);
+      kernelgen::declareIterIndices(out, dims, space, m - 1);
     }
-    append(out, element);
+    out.append(element);
   };
   if (tail) {
-    chunk.line(fmt::format("if (mb + {} <= {}) {{", v, p.group_extents.back()));
+    chunk.line(fmt::format("if (mb + {} <= {}) {{", v, dims.extents.back()));
     ++chunk.indent;
   }
-  append(chunk, fast_pre);
+  chunk.append(fast_pre);
   chunk.line("FUSEBOX_UNROLL");
   chunk.line(fmt::format("for (int v = 0; v < {}; ++v) {{", v));
   ++chunk.indent;
   perElement(chunk, fast_body);
   --chunk.indent;
   chunk.line("}");
-  append(chunk, fast_post);
+  chunk.append(fast_post);
   if (tail) {
     --chunk.indent;
     chunk.line("} else {");
     ++chunk.indent;
     chunk.line(fmt::format("for (int v = 0; v < {}; ++v) {{", v));
     ++chunk.indent;
-    chunk.line(fmt::format("if (mb + v >= {}) break;", p.group_extents.back()));
+    chunk.line(fmt::format("if (mb + v >= {}) break;", dims.extents.back()));
     perElement(chunk, tail_body);
     --chunk.indent;
     chunk.line("}");
@@ -188,24 +122,11 @@ GeneratedKernel generateKernel(const Fusion& segment, const SegmentFacts& facts,
   Buffer k;
   k.indent = 1;
   k.line(fmt::format("using idx_t = {};", p.index32 ? "int32_t" : "int64_t"));
-  for (size_t i = 0; i < segment.inputs().size(); ++i) {
-    const Val* in = segment.inputs()[i];
-    if (!in->isTensor()) continue;
-    const std::string st = storageType(in->dtype());
-    const int slot = w.bindings()[i].slot;
-    k.line(fmt::format(
-        "[[maybe_unused]] const {}* __restrict__ in{} = static_cast<const {}*>(p.ptr[{}]);", st,
-        slot, st, slot));
-  }
-  for (size_t o = 0; o < segment.outputs().size(); ++o) {
-    const std::string st = storageType(segment.outputs()[o]->dtype());
-    const int slot = w.bindings()[segment.inputs().size() + o].slot;
-    k.line(fmt::format("[[maybe_unused]] {}* __restrict__ out{} = static_cast<{}*>(p.ptr[{}]);", st,
-                       o, st, slot));
-  }
-  for (size_t d = 0; d < p.iter_sizes.size(); ++d)
-    if (p.iter_sizes[d] == 1) k.line(fmt::format("[[maybe_unused]] const idx_t i{} = 0;", d));
-  append(k, w.prologue);
+  params.declarePointers(k);
+  for (size_t d = 0; d < space.rank(); ++d)
+    if (space.sizes[d] == 1)
+      k.line(fmt::format("[[maybe_unused]] const idx_t {} = 0;", space.names[d]));
+  k.append(w.prologue);
 
   if (facts.numel == 0) {
     k.line("// no elements: nothing to do");
@@ -220,9 +141,9 @@ GeneratedKernel generateKernel(const Fusion& segment, const SegmentFacts& facts,
                     p.unroll, v));
     k.line(fmt::format("if (s >= {}) break;", facts.numel));
     if (m == 0) k.line("[[maybe_unused]] const idx_t mb = s;");
-    decompose(k, p, "s", 0, m);
-    for (size_t g = 0; g + 1 < m; ++g) iterIndices(k, p, g);
-    append(k, chunk);
+    kernelgen::declareMergedIndices(k, dims, "s", 0, m);
+    for (size_t g = 0; g + 1 < m; ++g) kernelgen::declareIterIndices(k, dims, space, g);
+    k.append(chunk);
     --k.indent;
     k.line("}");
   } else {
@@ -232,18 +153,18 @@ GeneratedKernel generateKernel(const Fusion& segment, const SegmentFacts& facts,
         "static_cast<idx_t>(threadIdx.x)) * {};",
         v));
     k.line(fmt::format("if (s >= {}) return;", p.innerExtent()));
-    decompose(k, p, "s", b, m);
-    for (size_t g = b; g + 1 < m; ++g) iterIndices(k, p, g);
+    kernelgen::declareMergedIndices(k, dims, "s", b, m);
+    for (size_t g = b; g + 1 < m; ++g) kernelgen::declareIterIndices(k, dims, space, g);
     k.line("// loads that no row dim moves: once per thread, reused for every row");
-    append(k, fast_pre_row);
+    k.append(fast_pre_row);
     k.line(fmt::format("for (idx_t r = 0; r < {}; ++r) {{", p.rows_per_block));
     ++k.indent;
     k.line(
         fmt::format("const idx_t o = static_cast<idx_t>(blockIdx.y) * {} + r;", p.rows_per_block));
     k.line(fmt::format("if (o >= {}) break;", p.outerExtent()));
-    decompose(k, p, "o", 0, b);
-    for (size_t g = 0; g < b; ++g) iterIndices(k, p, g);
-    append(k, chunk);
+    kernelgen::declareMergedIndices(k, dims, "o", 0, b);
+    for (size_t g = 0; g < b; ++g) kernelgen::declareIterIndices(k, dims, space, g);
+    k.append(chunk);
     --k.indent;
     k.line("}");
   }
@@ -256,11 +177,11 @@ GeneratedKernel generateKernel(const Fusion& segment, const SegmentFacts& facts,
   out.source.source = fmt::format(
       "// Generated by the fusebox pointwise scheduler.\n"
       "{}"
-      "#include <fusebox_runtime.cuh>\n{}\n"
+      "#include <fusebox_runtime.cuh>\n\n"
       "extern \"C\" __global__ void {}([[maybe_unused]] fusebox::KernelParams p) {{\n{}}}\n",
-      paramsComment(p), w.usesRandom() ? kRandomHelpers : "", name, body);
+      paramsComment(p), name, body);
   out.source.uses_block_sync = false;
-  out.bindings = w.bindings();
+  out.bindings = params.bindings();
   return out;
 }
 

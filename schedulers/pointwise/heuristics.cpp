@@ -7,8 +7,6 @@
 #include <algorithm>
 #include <functional>
 
-#include "codegen.h"
-
 namespace fusebox::pointwise {
 
 int64_t PointwiseParams::outerExtent() const {
@@ -56,6 +54,9 @@ std::string PointwiseParams::toString() const {
       fmt::join(group_extents, ", "), schedule, break_point, vector_width, unroll, threads,
       rows_per_block, grid[0], grid[1], grid[2], index32 ? "int32" : "int64");
 }
+
+using kernelgen::Access;
+using kernelgen::Affine;
 
 namespace {
 

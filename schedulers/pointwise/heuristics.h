@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "analysis.h"
-#include "index_math.h"
+#include "kernelgen/access.h"
 
 namespace fusebox::pointwise {
 
@@ -42,9 +42,8 @@ class PointwiseParams final : public HeuristicParams {
   std::string toString() const override;
 };
 
-struct Access;
 PointwiseParams computePointwiseParams(const SegmentFacts& facts,
-                                       const std::vector<Access>& accesses,
+                                       const std::vector<kernelgen::Access>& accesses,
                                        const DeviceProperties& device);
 
 }  // namespace fusebox::pointwise

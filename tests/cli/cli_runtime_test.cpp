@@ -195,9 +195,8 @@ TEST(CliRuntime, EveryExampleMatchesTheEvaluator) {
   ASSERT_GE(files.size(), 7u);
   int exact = 0;
   for (const auto& f : files) runAndCompare(f, &exact);
-  // cast_squeeze_issue3635.py's output (a view) and segmented_issue785.py's
-  // sum (on the evaluator, from an input) at least.
-  EXPECT_GE(exact, 2);
+  // cast_squeeze_issue3635.py's output (a view) at least.
+  EXPECT_GE(exact, 1);
 }
 
 TEST(CliRuntime, EveryCorpusFileMatchesTheEvaluator) {
@@ -205,9 +204,9 @@ TEST(CliRuntime, EveryCorpusFileMatchesTheEvaluator) {
   ASSERT_GE(files.size(), 16u);
   int exact = 0;
   for (const auto& f : files) runAndCompare(f, &exact);
-  // At least reductions.py's 10 outputs and matmul_linear.py's 3, which no
-  // generated kernel touches.
-  EXPECT_GE(exact, 13);
+  // At least matmul_linear.py's 3 outputs, which no generated kernel touches
+  // (reductions.py's now come from reduction kernels, compared within tolerance).
+  EXPECT_GE(exact, 3);
 }
 
 TEST(CliRuntime, RepeatShowsTheCacheAtWork) {
@@ -344,8 +343,9 @@ TEST(CliRuntime, PluginsListsTheSchedulersAndTheirOrder) {
   EXPECT_THAT(r.output, HasSubstr("expr_eval  scheduler  1.0  "));
   EXPECT_THAT(r.output, HasSubstr("libfusebox_scheduler_expr_eval.so"));
   EXPECT_THAT(r.output, HasSubstr("pointwise  scheduler  1.0  "));
-  EXPECT_THAT(r.output, HasSubstr("scheduler order: position 3"));
-  EXPECT_THAT(r.output, HasSubstr("scheduler order: no_op, pointwise, expr_eval"));
+  EXPECT_THAT(r.output, HasSubstr("reduction  scheduler  1.0  "));
+  EXPECT_THAT(r.output, HasSubstr("scheduler order: position 4"));
+  EXPECT_THAT(r.output, HasSubstr("scheduler order: no_op, pointwise, reduction, expr_eval"));
 }
 
 TEST(CliRuntime, BadSchedulersConfigNamesFileLineAndColumn) {

@@ -32,6 +32,30 @@ TEST(PointwiseRejects, ReductionWithReason) {
   EXPECT_NE(d.reason().find("is a reduction"), std::string::npos) << d.reason();
 }
 
+TEST(PointwiseRejects, ReductionOverADimThatMayBeLongerThanOne) {
+  Fusion f;
+  TensorView* x = defineTensor(f, {-1, -1}, DataType::Float);  // extent of dim 1 unknown
+  f.addOutput(sum(x, {1}));
+  CompileTimeCache cache;
+  const Decision d = pointwiseScheduler()->canScheduleCompileTime(f, cache);
+  EXPECT_NE(d.reason().find("is a reduction"), std::string::npos) << d.reason();
+}
+
+TEST(PointwiseRejects, SegmentLongerThanOneKernelHolds) {
+  // Issue 8's fuzzer: a chain of 14,000 bfloat16 ops took the host compiler
+  // over ten minutes as one kernel (its time grows quadratically).
+  Fusion f;
+  TensorView* t = defineTensor(f, {-1}, DataType::BFloat16);
+  for (int k = 0; k < 513; ++k) t = neg(t);
+  f.addOutput(t);
+  CompileTimeCache cache;
+  const Decision d = pointwiseScheduler()->canScheduleCompileTime(f, cache);
+  EXPECT_FALSE(d.accepted());
+  EXPECT_NE(d.reason().find("the segment has 513 ops; one generated kernel holds at most 512"),
+            std::string::npos)
+      << d.reason();
+}
+
 TEST(PointwiseRejects, MatmulWithReason) {
   Fusion f;
   TensorView* a = defineTensor(f, {-1, -1}, DataType::Float);

@@ -58,6 +58,25 @@ TEST_P(DeepChainRuntime, WithTheDefaultPipelineOnTheHostBackend) {
   EXPECT_EQ(captured.diagnostics.str(), "");
 }
 
+// A chain longer than one kernel holds (kernelgen's kMaxKernelExprs, 512)
+// runs as several pointwise kernels of bounded compile time: 1,100
+// negations are at least 3.
+TEST(DeepChainKernels, ALongChainIsSplitIntoKernelsOfBoundedLength) {
+  auto f = std::make_unique<Fusion>();
+  TensorView* t = defineTensor(*f, {-1}, DataType::Float);
+  for (int k = 0; k < 1100; ++k) t = neg(t);
+  f->addOutput(t);
+  Captured captured;
+  auto rt = runtimeFor(std::move(f), captured, BackendChoice::Host);
+  Tensor x = Tensor::empty(DataType::Float, {5});
+  for (int64_t i = 0; i < 5; ++i) x.setDouble({i}, 0.5 * static_cast<double>(i) - 1.0);
+  const std::vector<Argument> out = rt->run({x});
+  EXPECT_TRUE(testing::matchesExactly(out.at(0), x));  // an even number of negations
+  const auto& segments = rt->lastRun().segments;
+  EXPECT_GE(segments.size(), 3u);
+  for (const auto& s : segments) EXPECT_EQ(s.scheduler, "pointwise");
+}
+
 INSTANTIATE_TEST_SUITE_P(Chains, DeepChainRuntime,
                          ::testing::Range<size_t>(0, deep_chains::allDeepChains().size()),
                          [](const auto& info) { return deep_chains::chainTestName(info.param); });

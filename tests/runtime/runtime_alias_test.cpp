@@ -85,9 +85,11 @@ TEST_P(AliasBackends, ALaterSegmentReadsTheOldValue) {
       "    T1 = fd.ops.neg(T0)\n"
       "    T2 = fd.ops.sum(T0, dims=[1])\n"
       "    T3 = fd.ops.mul(T0, T0)\n"
+      "    T4 = fd.ops.sum(T0, dims=[0])\n"
       "    fd.add_output(T1, alias_input=T0)\n"
       "    fd.add_output(T2)\n"
-      "    fd.add_output(T3)\n");
+      "    fd.add_output(T3)\n"
+      "    fd.add_output(T4)\n");
   Captured captured;
   auto rt = runtimeFor(std::move(def.fusion), captured, GetParam(), def.input_names);
   Tensor x = filled({3, 5}, 1.0);
@@ -98,6 +100,14 @@ TEST_P(AliasBackends, ALaterSegmentReadsTheOldValue) {
   }
   const Tensor& sums = std::get<Tensor>(out[1]);
   const Tensor& squares = std::get<Tensor>(out[2]);
+  // Reductions over different axes are separate kernels: the write to T0
+  // must wait for both.
+  const Tensor& column_sums = std::get<Tensor>(out[3]);
+  for (int64_t c = 0; c < 5; ++c) {
+    double expected = 0;
+    for (int64_t r = 0; r < 3; ++r) expected += before.getDouble({r, c});
+    EXPECT_DOUBLE_EQ(column_sums.getDouble({c}), expected) << c;
+  }
   for (int64_t r = 0; r < 3; ++r) {
     double expected = 0;
     for (int64_t c = 0; c < 5; ++c) expected += before.getDouble({r, c});

@@ -290,12 +290,13 @@ TEST(Semantics, ManyIndependentOutputsRunInFewKernels) {
   }
 }
 
-// A part no kernel scheduler takes (a reduction, for now) beside two
-// independent pointwise outputs: the two share one kernel.
+// A part no kernel scheduler takes (a matmul) beside two independent
+// pointwise outputs: the two share one kernel.
 TEST(Semantics, IndependentPointwiseGroupsBesideAFallbackMerge) {
   PythonDefinition def = parse(
       "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)\n"
-      "    T1 = fd.ops.sum(T0, dims=[1])\n"
+      "    T4 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)\n"
+      "    T1 = fd.ops.matmul(T0, T4)\n"
       "    T2 = fd.ops.relu(T0)\n"
       "    T3 = fd.ops.exp(T0)\n"
       "    fd.add_output(T1)\n"
@@ -303,7 +304,7 @@ TEST(Semantics, IndependentPointwiseGroupsBesideAFallbackMerge) {
       "    fd.add_output(T3)\n");
   Captured captured;
   auto rt = runtimeFor(std::move(def.fusion), captured, BackendChoice::Host);
-  rt->run({iotaTensor({2, 3})});
+  rt->run({iotaTensor({2, 3}), iotaTensor({3, 2})});
   std::vector<std::string> ran;
   for (const auto& s : rt->lastRun().segments) ran.push_back(s.scheduler);
   EXPECT_THAT(ran, ::testing::UnorderedElementsAre("expr_eval", "pointwise"));

@@ -16,23 +16,28 @@ namespace fusebox::runtime_testing {
 struct Workload {
   std::string file;
   std::map<std::string, std::vector<int64_t>> smaller;  // input name -> sizes
-  // One per segment, in run order; empty for fusions with a reduction (see below).
+  // One per segment, in run order.
   std::vector<std::string> schedulers;
 };
 
 // Which scheduler runs each segment, by hand: fusions without reductions or
 // matmuls are one pointwise kernel; the cast chain of issue 3635 folds away
-// into a view (no_op). How a fusion with a reduction is split is the
-// segmenter's choice, but no kernel scheduler takes reductions yet, so some
-// segment runs on expr_eval (expectRanAsExpected checks it).
+// into a view (no_op); a reduction with its pointwise prologue, epilogue and
+// outputs beside it is one reduction kernel (nvFuser issue 785); layer norm
+// needs a persistent buffer, so its statistics are one reduction kernel and
+// the normalization a pointwise one.
 inline const std::vector<Workload> kWorkloads = {
     {"examples/bias_gelu.py", {{"T0", {8, 64}}, {"T1", {64}}}, {"pointwise"}},
     {"examples/cast_squeeze_issue3635.py", {}, {"no_op"}},
     {"examples/channels_last_relu.py", {}, {"pointwise"}},
-    {"examples/gelu_bias_grad.py", {{"T0", {2, 8, 16}}, {"T1", {2, 8, 16}}, {"T2", {16}}}, {}},
-    {"examples/layer_norm.py", {{"T0", {4, 32}}, {"T1", {32}}, {"T2", {32}}}, {}},
+    {"examples/gelu_bias_grad.py",
+     {{"T0", {2, 8, 16}}, {"T1", {2, 8, 16}}, {"T2", {16}}},
+     {"reduction"}},
+    {"examples/layer_norm.py",
+     {{"T0", {4, 32}}, {"T1", {32}}, {"T2", {32}}},
+     {"reduction", "no_op", "pointwise"}},
     {"examples/rope.py", {}, {"pointwise"}},
-    {"examples/segmented_issue785.py", {{"T4", {2, 8, 16}}, {"T6", {2, 8, 16}}}, {}},
+    {"examples/segmented_issue785.py", {{"T4", {2, 8, 16}}, {"T6", {2, 8, 16}}}, {"reduction"}},
     {"benchmarks/workloads/bf16_cast_mul_add.py",
      {{"T0", {8, 66}}, {"T1", {8, 66}}, {"T2", {8, 66}}},
      {"pointwise"}},
@@ -45,16 +50,10 @@ inline const std::vector<Workload> kWorkloads = {
      {"pointwise"}},
 };
 
-// The schedulers of a run's segments against the table: exactly those listed,
-// or, for a fusion with a reduction, at least one expr_eval segment and only
-// the default schedulers.
+// The schedulers of a run's segments against the table: exactly those listed
+// (none is expr_eval: every segment of these workloads is a kernel or a view).
 inline void expectRanAsExpected(const Workload& w, const std::vector<std::string>& ran) {
-  if (!w.schedulers.empty()) {
-    EXPECT_EQ(ran, w.schedulers);
-    return;
-  }
-  EXPECT_THAT(ran, ::testing::Contains("expr_eval"));
-  EXPECT_THAT(ran, ::testing::Each(::testing::AnyOf("no_op", "pointwise", "expr_eval")));
+  EXPECT_EQ(ran, w.schedulers);
 }
 
 inline std::vector<Argument> inputsFor(const PythonDefinition& def, const Workload& w) {

@@ -63,7 +63,7 @@ void evalIota(EvalContext& ctx, const Expr* e) {
 //   draw k in [0, 1): narrow dtypes: (word(k) >> 8) * 2^-24;
 //                     double: ((word(2k+1) << 32 | word(2k)) >> 11) * 2^-53,
 //   where word(j) is lane j % 4 of Philox4x32-10(counter = {lo(j/4), hi(j/4),
-//   lo(offset), hi(offset)}, key = {lo(seed), hi(seed)}) (philox.h);
+//   lo(offset), hi(offset)}, key = {lo(seed), hi(seed)}) (fusebox_runtime/philox.cuh);
 //   uniform: low + (high - low) * draw(i);
 //   normal:  mean + std * sqrt(-2 ln(1 - draw(2i))) * cos(2 pi draw(2i + 1)),
 // in double, rounded once to the dtype. docs/random.md is the full contract.
@@ -88,8 +88,8 @@ void evalRand(EvalContext& ctx, const Expr* e) {
   PhiloxStream stream(seed, offset);
   // The k-th uniform draw of the stream, in [0, 1).
   auto draw = [&](uint64_t k) {
-    return wide ? unitFromWords(stream.word(2 * k), stream.word(2 * k + 1))
-                : unitFromWord(stream.word(k));
+    return wide ? philox::unitFromWords(stream.word(2 * k), stream.word(2 * k + 1))
+                : philox::unitFromWord(stream.word(k));
   };
   if (attr.dist == RandomDistribution::Uniform) {
     fillRowMajor(out, [&](int64_t i) {

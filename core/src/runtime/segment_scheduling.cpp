@@ -121,15 +121,17 @@ ScheduledSegment scheduleGroup(CacheEntry& entry, size_t g, std::vector<Argument
                 "group {} was given to scheduler '{}', which the runtime does not have", group.id,
                 group.scheduler);
   std::vector<std::string> failures;
-  // Refusals of kernels under --backend eval are what the user asked for: no
-  // warning when that is all that happened.
-  bool only_eval_refusals = true;
+  // A warning when a scheduler that took the segment failed to plan it. Not
+  // for refusals of kernels under --backend eval (what the user asked for),
+  // nor for the plain refusals of the schedulers tried after it (the
+  // reduction scheduler refusing a segment without reductions is no news).
+  bool warn = false;
   // Logged in the entry (for later dumps) and, with segmenter_log on, printed
   // now: the segmenter's part of the log was printed before the first run.
-  auto note = [&](const SchedulerEntry& e, const std::string& reason) {
+  auto note = [&](const SchedulerEntry& e, const std::string& reason, bool failed) {
     entry.log.push_back({"scheduling", {group.id}, {groupLabel(group)}, e.plugin.name, reason});
     failures.push_back(fmt::format("'{}': {}", e.plugin.name, reason));
-    if (reason != kEvalRefusal) only_eval_refusals = false;
+    if (failed && reason != kEvalRefusal) warn = true;
     if (ctx.options.dumpSegmenterLog())
       ctx.streams.dump << fmt::format("segmenter log: scheduling group {} ({}): {}: {}\n", group.id,
                                       groupLabel(group), e.plugin.name, reason);
@@ -138,7 +140,7 @@ ScheduledSegment scheduleGroup(CacheEntry& entry, size_t g, std::vector<Argument
     CompileTimeCache& cache = ctx.segmenter.compileTimeCache(it->plugin.name, segment);
     if (it != first) {
       if (auto refusal = checkAccepts(*it, segment, info, cache)) {
-        note(*it, *refusal);
+        note(*it, *refusal, false);
         continue;
       }
     }
@@ -147,7 +149,7 @@ ScheduledSegment scheduleGroup(CacheEntry& entry, size_t g, std::vector<Argument
     if (!failure) {
       if (it != first) {
         ++ctx.counters.fallbacks;
-        if (!only_eval_refusals)
+        if (warn)
           ctx.streams.diagnostics << fmt::format(
               "warning: group {} falls back to scheduler '{}': {}\n", group.id, it->plugin.name,
               fmt::join(failures, "; "));
@@ -159,7 +161,7 @@ ScheduledSegment scheduleGroup(CacheEntry& entry, size_t g, std::vector<Argument
       scheduled.made_for = made_for;
       return scheduled;
     }
-    note(*it, *failure);
+    note(*it, *failure, true);
   }
   throw UserError(fmt::format("group {} ({}) could not be scheduled: {}", group.id,
                               groupLabel(group), fmt::join(failures, "; ")));

@@ -1,14 +1,17 @@
 // The value walk of the element writer (element_writer.h): from a tensor at
-// an index back through every op to the segment inputs, and scalars back to
-// kernel parameters and literals. Both keep their own stack instead of
-// recursing, so a segment that is a chain of 100,000 ops generates like a
-// short one; each step emits the same code, in the same order, as a
-// recursive walk would.
+// an index back through every op to the segment inputs (or a value source).
+// It keeps its own stack instead of recursing, so a segment that is a chain
+// of 100,000 ops generates like a short one; each step emits the same code,
+// in the same order, as a recursive walk would.
 #include "element_writer.h"
 
-#include <optional>
+#include <fmt/format.h>
+#include <fusebox/checked_math.h>
+#include <fusebox/ir/compute_type.h>
 
-namespace fusebox::pointwise::detail {
+#include <algorithm>
+
+namespace fusebox::kernelgen {
 
 namespace {
 
@@ -28,7 +31,7 @@ struct ValueBranch {
 };
 
 // A pending value: tensor `tv` at `idx`, and how far its expression got.
-struct Writer::ValueTask {
+struct ElementWriter::ValueTask {
   enum class Stage { Start, Operands, Power, Forward, PassThrough, Branches };
   const TensorView* tv = nullptr;
   Index idx;
@@ -43,26 +46,26 @@ struct Writer::ValueTask {
 
 // What a task does next: finish with a value, or wait for the value of
 // another tensor at an index.
-struct Writer::ValueStep {
+struct ElementWriter::ValueStep {
   bool finished = false;
   std::string value;
   const TensorView* tv = nullptr;
   Index idx;
 };
 
-Writer::ValueStep Writer::finished(std::string value) {
+ElementWriter::ValueStep ElementWriter::finished(std::string value) {
   ValueStep s;
   s.finished = true;
   s.value = std::move(value);
   return s;
 }
 
-std::string Writer::tensorValue(const TensorView* tv, const Index& idx) {
+std::string ElementWriter::tensorValue(const TensorView* tv, const Index& idx) {
   std::vector<ValueTask> stack;
   std::string value;  // the value last found in the memo or finished
   // The memoized value of (t, i) into `value` (true), or a new task for it.
   auto request = [&](const TensorView* t, Index i) {
-    std::string key = fmt::format("T{}@{}", t->name(), indexKey(i));
+    std::string key = fmt::format("T{}@{}", t->name(), indexKey(i, space_));
     if (const std::string* hit = lookup(key)) {
       value = *hit;
       return true;
@@ -91,7 +94,7 @@ std::string Writer::tensorValue(const TensorView* tv, const Index& idx) {
   }
 }
 
-Writer::ValueStep Writer::advance(ValueTask& t, const std::string* operand) {
+ElementWriter::ValueStep ElementWriter::advance(ValueTask& t, const std::string* operand) {
   switch (t.stage) {
     case ValueTask::Stage::Start:
       return start(t);
@@ -113,14 +116,14 @@ Writer::ValueStep Writer::advance(ValueTask& t, const std::string* operand) {
     case ValueTask::Stage::Branches:
       return closeBranch(t, *operand);
   }
-  throw InternalError("pointwise: a value task in an unknown stage");
+  throw InternalError("kernelgen: a value task in an unknown stage");
 }
 
-Writer::ValueStep Writer::need(const TensorView* tv, Index idx) {
+ElementWriter::ValueStep ElementWriter::need(const TensorView* tv, Index idx) {
   for (IndexExpr& d : idx)
     if (!d.affine && d.text.size() > kMaxIndexText) {
-      const std::string var = newVar("x");
-      body.line(fmt::format("[[maybe_unused]] const idx_t {} = {};", var, d.text));
+      const std::string var = sink.newVar("x");
+      sink.body.line(fmt::format("[[maybe_unused]] const idx_t {} = {};", var, d.text));
       d = IndexExpr::opaque(var);
     }
   ValueStep s;
@@ -129,12 +132,14 @@ Writer::ValueStep Writer::need(const TensorView* tv, Index idx) {
   return s;
 }
 
-Writer::ValueStep Writer::start(ValueTask& t) {
+ElementWriter::ValueStep ElementWriter::start(ValueTask& t) {
   const TensorView* tv = t.tv;
   const Index& idx = t.idx;
+  if (auto source = sources_.find(tv); source != sources_.end())
+    return finished(source->second(idx));
   if (tv->isFusionInput()) return finished(load(tv, idx));
   const Expr* e = tv->definition();
-  FUSEBOX_CHECK(e != nullptr, "pointwise: {} has no definition", tv->toString());
+  FUSEBOX_CHECK(e != nullptr, "kernelgen: {} has no definition", tv->toString());
   const DataType out = tv->dtype();
   switch (e->op()) {
     case OpType::Unary:
@@ -145,7 +150,7 @@ Writer::ValueStep Writer::start(ValueTask& t) {
     case OpType::SegmentSet:
       if (const TensorView* base = smallPowerBase(e)) {
         t.stage = ValueTask::Stage::Power;
-        return need(base, alignRight(idx, sizesOf(base), n_));
+        return need(base, alignRight(idx, sizesOf(base), space_));
       }
       t.stage = ValueTask::Stage::Operands;
       return nextOperand(t);
@@ -162,14 +167,31 @@ Writer::ValueStep Writer::start(ValueTask& t) {
       size_t k = 0;
       for (size_t d = 0; d < sizesOf(e->input(0)).size(); ++d) {
         if (std::find(dims.begin(), dims.end(), static_cast<int64_t>(d)) != dims.end())
-          in.push_back(IndexExpr::constant(0, n_));
+          in.push_back(IndexExpr::constant(0, space_.rank()));
         else
           in.push_back(idx[k++]);
       }
       return forwardTo(t, std::move(in));
     }
+    case OpType::Reduction: {
+      // Only over dims of extent 1 (schedulers take no other here): the one
+      // element, converted to the output's dtype.
+      const auto& axes = e->attr<ReductionAttr>().axes;
+      const auto& in_sizes = sizesOf(e->input(0));
+      Index in;
+      size_t k = 0;
+      for (size_t d = 0; d < in_sizes.size(); ++d) {
+        const bool reduced = std::find(axes.begin(), axes.end(), static_cast<int64_t>(d)) != axes.end();
+        FUSEBOX_CHECK(!reduced || in_sizes[d] == 1,
+                      "kernelgen: {} reduces dim {} of extent {}; only a reduction over extent-1 "
+                      "dims is elementwise",
+                      tv->toString(), d, in_sizes[d]);
+        in.push_back(reduced ? IndexExpr::constant(0, space_.rank()) : idx[k++]);
+      }
+      return forwardTo(t, std::move(in));
+    }
     case OpType::Expand:
-      return forwardTo(t, alignRight(idx, sizesOf(e->input(0)), n_));
+      return forwardTo(t, alignRight(idx, sizesOf(e->input(0)), space_));
     case OpType::Permute: {
       const auto& dims = e->attr<PermuteAttr>().dims;
       Index in(dims.size());
@@ -177,7 +199,7 @@ Writer::ValueStep Writer::start(ValueTask& t) {
       return forwardTo(t, std::move(in));
     }
     case OpType::Reshape:
-      return forwardTo(t, reshapeIndex(idx, sizesOf(tv), sizesOf(e->input(0)), n_));
+      return forwardTo(t, reshapeIndex(idx, sizesOf(tv), sizesOf(e->input(0)), space_));
     case OpType::Slice:
       return forwardTo(t, sliceIndex(e, idx));
     case OpType::Pad:
@@ -186,35 +208,21 @@ Writer::ValueStep Writer::start(ValueTask& t) {
       return startCat(t);
     case OpType::Full:
       return finished(declare(out, roundTo(out, scalarText(e->input(0)))));
-    case OpType::Iota: {
-      const std::string i = idx.at(0).str();
-      const std::string start = scalarText(e->input(1)), step = scalarText(e->input(2));
-      if (isFloatingType(out))
-        return finished(declare(
-            out,
-            roundTo(out, fmt::format("fusebox::Cast<double>::from({}) + "
-                                     "static_cast<double>({}) * fusebox::Cast<double>::from({})",
-                                     start, i, step))));
-      return finished(declare(
-          out, roundTo(out, fmt::format("static_cast<int64_t>(static_cast<uint64_t>("
-                                        "fusebox::Cast<int64_t>::from({})) + "
-                                        "static_cast<uint64_t>({}) * "
-                                        "static_cast<uint64_t>(fusebox::Cast<int64_t>::from({})))",
-                                        start, i, step))));
-    }
+    case OpType::Iota:
+      return finished(iotaValue(e, idx));
     case OpType::Rand:
       return finished(randomValue(e, idx));
     default:
       break;
   }
-  throw InternalError(fmt::format("pointwise: cannot generate {}", e->opName()));
+  throw InternalError(fmt::format("kernelgen: cannot generate {}", e->opName()));
 }
 
-Writer::ValueStep Writer::nextOperand(ValueTask& t) {
+ElementWriter::ValueStep ElementWriter::nextOperand(ValueTask& t) {
   const Expr* e = t.tv->definition();
   while (t.next < e->inputs().size()) {
     const Val* in = e->input(t.next++);
-    if (in->isTensor()) return need(in->as<TensorView>(), alignRight(t.idx, sizesOf(in), n_));
+    if (in->isTensor()) return need(in->as<TensorView>(), alignRight(t.idx, sizesOf(in), space_));
     // A scalar operand is read in the op's compute type (float32 for a
     // float32 op), as the evaluator and PyTorch read it.
     const DataType compute = elementwiseComputeType(e);
@@ -226,12 +234,12 @@ Writer::ValueStep Writer::nextOperand(ValueTask& t) {
   return finished(declare(t.tv->dtype(), opText(e, t.ops, t.tv->dtype())));
 }
 
-Writer::ValueStep Writer::forwardTo(ValueTask& t, Index in) {
+ElementWriter::ValueStep ElementWriter::forwardTo(ValueTask& t, Index in) {
   t.stage = ValueTask::Stage::Forward;
   return need(t.tv->definition()->input(0)->as<TensorView>(), std::move(in));
 }
 
-Index Writer::sliceIndex(const Expr* e, const Index& idx) {
+Index ElementWriter::sliceIndex(const Expr* e, const Index& idx) {
   const auto& in_sizes = sizesOf(e->input(0));
   const auto& out_sizes = sizesOf(e->output(0));
   const size_t r = in_sizes.size();
@@ -244,9 +252,9 @@ Index Writer::sliceIndex(const Expr* e, const Index& idx) {
     // With one output element the index is `start` whatever the step (which
     // may be near 2^63); with more, step < the input's size, so no product overflows.
     if (in_sizes[d] == 1)
-      in.push_back(IndexExpr::constant(0, n_));
+      in.push_back(IndexExpr::constant(0, space_.rank()));
     else if (out_sizes[d] <= 1)
-      in.push_back(IndexExpr::constant(start, n_));
+      in.push_back(IndexExpr::constant(start, space_.rank()));
     else
       in.push_back(idx[d].scaled(start, step));
   }
@@ -257,7 +265,7 @@ Index Writer::sliceIndex(const Expr* e, const Index& idx) {
 // general pow is dozens of instructions (GELU's x^3), a product one. The
 // evaluator rounds pow once in double; the products round two or three
 // times in the compute type, well inside the comparison tolerances.
-const TensorView* Writer::smallPowerBase(const Expr* e) {
+const TensorView* ElementWriter::smallPowerBase(const Expr* e) {
   if (e->op() != OpType::Binary || e->attr<BinaryOpType>() != BinaryOpType::Pow) return nullptr;
   const DataType out = e->output(0)->dtype();
   if (!isFloatingType(out) || !e->input(0)->isTensor() || e->input(1)->isTensor()) return nullptr;
@@ -268,7 +276,7 @@ const TensorView* Writer::smallPowerBase(const Expr* e) {
   return e->input(0)->as<TensorView>();
 }
 
-std::string Writer::smallPowerText(const Expr* e, std::string base) {
+std::string ElementWriter::smallPowerText(const Expr* e, std::string base) {
   const DataType out = e->output(0)->dtype();
   const double k = toDouble(*e->input(1)->as<Scalar>()->value());
   const std::string ct = computeTypeName(out);
@@ -279,7 +287,7 @@ std::string Writer::smallPowerText(const Expr* e, std::string base) {
 }
 
 // pad: the input's value where the index falls inside it, else the pad value.
-Writer::ValueStep Writer::startPad(ValueTask& t) {
+ElementWriter::ValueStep ElementWriter::startPad(ValueTask& t) {
   const Expr* e = t.tv->definition();
   const Index& idx = t.idx;
   const auto* src = e->input(0)->as<TensorView>();
@@ -297,22 +305,22 @@ Writer::ValueStep Writer::startPad(ValueTask& t) {
     const auto shift = checked::neg(left);
     if (in_sizes[d] == 0 || !shift) {
       conds.push_back("false");
-      in[d] = IndexExpr::constant(0, n_);
+      in[d] = IndexExpr::constant(0, space_.rank());
       continue;
     }
     in[d] = idx[d].plus(*shift);
-    const std::string s = in[d].str();
+    const std::string s = in[d].str(space_);
     if (left <= 0)
       conds.push_back(fmt::format("{} < {}", s, in_sizes[d]));
     else
       conds.push_back(fmt::format("{} >= 0 && {} < {}", s, s, in_sizes[d]));
-    if (in_sizes[d] == 1) in[d] = IndexExpr::constant(0, n_);
+    if (in_sizes[d] == 1) in[d] = IndexExpr::constant(0, space_.rank());
   }
   const DataType out = e->output(0)->dtype();
   const std::string pad_value = roundTo(out, scalarText(e->input(1)));
   if (conds.empty()) return forwardTo(t, std::move(in));
-  t.var = newVar("v");
-  body.line(fmt::format("{} {};", computeTypeName(out), t.var));
+  t.var = sink.newVar("v");
+  sink.body.line(fmt::format("{} {};", computeTypeName(out), t.var));
   t.branches = {{fmt::format("if ({}) {{", fmt::join(conds, " && ")), src, std::move(in)}};
   t.tail = {"} else {", fmt::format("  {} = {};", t.var, pad_value), "}"};
   t.stage = ValueTask::Stage::Branches;
@@ -321,7 +329,7 @@ Writer::ValueStep Writer::startPad(ValueTask& t) {
 
 // cat: the value of the input whose range along the dim holds the index; the
 // last input takes everything past the others, with no condition.
-Writer::ValueStep Writer::startCat(ValueTask& t) {
+ElementWriter::ValueStep ElementWriter::startCat(ValueTask& t) {
   const Expr* e = t.tv->definition();
   const Index& idx = t.idx;
   const size_t dim = static_cast<size_t>(e->attr<CatAttr>().dim);
@@ -334,12 +342,12 @@ Writer::ValueStep Writer::startCat(ValueTask& t) {
     const int64_t size = sizesOf(src).at(dim);
     if (size == 0) continue;
     Index in = idx;
-    in[dim] = size == 1 ? IndexExpr::constant(0, n_) : idx[dim].plus(-at);
+    in[dim] = size == 1 ? IndexExpr::constant(0, space_.rank()) : idx[dim].plus(-at);
     at += size;
-    conds.push_back(fmt::format("{} < {}", idx[dim].str(), at));
+    conds.push_back(fmt::format("{} < {}", idx[dim].str(space_), at));
     branches.push_back({"", src, std::move(in)});
   }
-  FUSEBOX_CHECK(!branches.empty(), "pointwise: cat of empty tensors has elements");
+  FUSEBOX_CHECK(!branches.empty(), "kernelgen: cat of empty tensors has elements");
   if (branches.size() == 1) {
     t.stage = ValueTask::Stage::PassThrough;
     return need(branches[0].src, std::move(branches[0].idx));
@@ -347,8 +355,8 @@ Writer::ValueStep Writer::startCat(ValueTask& t) {
   for (size_t b = 0; b + 1 < branches.size(); ++b)
     branches[b].head = fmt::format("{}if ({}) {{", b == 0 ? "" : "} else ", conds[b]);
   branches.back().head = "} else {";
-  t.var = newVar("v");
-  body.line(fmt::format("{} {};", computeTypeName(out), t.var));
+  t.var = sink.newVar("v");
+  sink.body.line(fmt::format("{} {};", computeTypeName(out), t.var));
   t.branches = std::move(branches);
   t.tail = {"}"};
   t.stage = ValueTask::Stage::Branches;
@@ -357,79 +365,23 @@ Writer::ValueStep Writer::startCat(ValueTask& t) {
 
 // A branch's code goes in its own block, with its own memo scope: what it
 // computes only exists where its condition holds.
-Writer::ValueStep Writer::openBranch(ValueTask& t) {
+ElementWriter::ValueStep ElementWriter::openBranch(ValueTask& t) {
   const ValueBranch& b = t.branches[t.next];
-  body.line(b.head);
-  ++body.indent;
+  sink.body.line(b.head);
+  ++sink.body.indent;
   ++cond_depth_;
   memo_.emplace_back();
   return need(b.src, b.idx);
 }
 
-Writer::ValueStep Writer::closeBranch(ValueTask& t, const std::string& value) {
-  body.line(fmt::format("{} = {};", t.var, roundTo(t.tv->dtype(), value)));
+ElementWriter::ValueStep ElementWriter::closeBranch(ValueTask& t, const std::string& value) {
+  sink.body.line(fmt::format("{} = {};", t.var, roundTo(t.tv->dtype(), value)));
   memo_.pop_back();
   --cond_depth_;
-  --body.indent;
+  --sink.body.indent;
   if (++t.next < t.branches.size()) return openBranch(t);
-  for (const std::string& line : t.tail) body.line(line);
+  for (const std::string& line : t.tail) sink.body.line(line);
   return finished(t.var);
 }
 
-std::string Writer::scalarText(const Val* root) {
-  struct Frame {
-    const Val* v;
-    size_t next = 0;
-    std::vector<OperandText> ops;
-  };
-  std::vector<Frame> stack;
-  // The text of `v` when it needs no operands first; otherwise pushes a
-  // frame for it and returns nullopt.
-  auto visit = [&](const Val* v) -> std::optional<std::string> {
-    if (auto it = scalar_memo_.find(v); it != scalar_memo_.end()) return it->second;
-    const auto* s = v->as<Scalar>();
-    std::string text;
-    if (s->isConst()) {
-      text = literal(*s->value(), s->dtype());
-    } else if (auto slot = scalar_slot_.find(v); slot != scalar_slot_.end()) {
-      const ParamBinding& b = slot->second;
-      const std::string raw =
-          b.as_double ? fmt::format("p.f64[{}]", b.slot) : fmt::format("p.i64[{}]", b.slot);
-      const std::string var = newVar("s");
-      prologue.line(fmt::format("const {} {} = {};", computeTypeName(s->dtype()), var,
-                                roundTo(s->dtype(), raw)));
-      text = var;
-    } else if (const Expr* e = s->definition(); e != nullptr && !e->isTensorOp()) {
-      stack.push_back({v, 0, {}});
-      return std::nullopt;
-    } else {
-      auto value = info_.evaluator().evaluate(v);
-      FUSEBOX_USER_CHECK(value.has_value(), "pointwise: scalar {} has no value at run time",
-                         v->toString());
-      text = literal(*value, s->dtype());
-    }
-    scalar_memo_[v] = text;
-    return text;
-  };
-  if (auto text = visit(root)) return *text;
-  while (true) {
-    Frame& top = stack.back();
-    const Expr* e = top.v->definition();
-    if (top.next < e->inputs().size()) {
-      const Val* in = e->input(top.next++);
-      if (auto text = visit(in)) top.ops.push_back({*text, in->dtype()});  // else: pushed
-      continue;
-    }
-    const std::string expr = opText(e, top.ops, top.v->dtype());
-    const std::string var = newVar("s");
-    prologue.line(fmt::format("const {} {} = {};", computeTypeName(top.v->dtype()), var, expr));
-    const Val* v = top.v;
-    scalar_memo_[v] = var;
-    stack.pop_back();
-    if (stack.empty()) return var;
-    const Val* in = stack.back().v->definition()->input(stack.back().next - 1);
-    stack.back().ops.push_back({var, in->dtype()});
-  }
-}
-
-}  // namespace fusebox::pointwise::detail
+}  // namespace fusebox::kernelgen

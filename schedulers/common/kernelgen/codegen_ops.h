@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace fusebox::pointwise {
+namespace fusebox::kernelgen {
 
 std::string storageType(DataType t);      // "fusebox::Half", "int32_t", ...
 std::string computeTypeName(DataType t);  // "float", "int64_t", ...
@@ -29,4 +29,4 @@ std::string binaryText(BinaryOpType op, const OperandText& a, const OperandText&
 std::string ternaryText(TernaryOpType op, const OperandText& a, const OperandText& b,
                         const OperandText& c, DataType out);
 
-}  // namespace fusebox::pointwise
+}  // namespace fusebox::kernelgen

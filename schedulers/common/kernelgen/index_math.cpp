@@ -1,9 +1,9 @@
-// Affine and opaque index expressions (index_math.h).
+// Affine and opaque index expressions, and the iteration space (index_math.h).
 #include "index_math.h"
 
 #include <fmt/format.h>
 
-namespace fusebox::pointwise {
+namespace fusebox::kernelgen {
 
 bool Affine::isConstant() const {
   for (int64_t k : coef)
@@ -31,14 +31,14 @@ IndexExpr IndexExpr::opaque(std::string text) {
   return e;
 }
 
-std::string IndexExpr::str() const {
+std::string IndexExpr::str(const IterSpace& space) const {
   if (!affine) return text;
   std::string s;
   for (size_t d = 0; d < a.coef.size(); ++d) {
     const int64_t k = a.coef[d];
     if (k == 0) continue;
     if (!s.empty()) s += " + ";
-    s += k == 1 ? fmt::format("i{}", d) : fmt::format("i{} * {}", d, k);
+    s += k == 1 ? space.names[d] : fmt::format("{} * {}", space.names[d], k);
   }
   if (s.empty()) return fmt::format("{}", a.c);
   if (a.c != 0) s += fmt::format(" + {}", a.c);
@@ -61,13 +61,30 @@ IndexExpr IndexExpr::scaled(int64_t start, int64_t step) const {
   return e;
 }
 
-std::string indexKey(const Index& index) {
+IterSpace IterSpace::named(std::vector<int64_t> sizes, const std::string& prefix) {
+  IterSpace space;
+  for (size_t d = 0; d < sizes.size(); ++d) space.names.push_back(fmt::format("{}{}", prefix, d));
+  space.sizes = std::move(sizes);
+  return space;
+}
+
+Index IterSpace::index() const {
+  Index idx;
+  for (size_t d = 0; d < rank(); ++d)
+    idx.push_back(sizes[d] == 1 ? IndexExpr::constant(0, rank())
+                                : IndexExpr::iterDim(static_cast<int64_t>(d), rank()));
+  return idx;
+}
+
+std::string indexKey(const Index& index, const IterSpace& space) {
   std::string key;
-  for (const IndexExpr& e : index) key += e.str() + ";";
+  for (const IndexExpr& e : index) key += e.str(space) + ";";
   return key;
 }
 
-Index alignRight(const Index& out, const std::vector<int64_t>& operand_sizes, size_t iter_rank) {
+Index alignRight(const Index& out, const std::vector<int64_t>& operand_sizes,
+                 const IterSpace& space) {
+  const size_t iter_rank = space.rank();
   const size_t rank = operand_sizes.size();
   Index in;
   for (size_t k = 0; k < rank; ++k) {
@@ -80,7 +97,8 @@ Index alignRight(const Index& out, const std::vector<int64_t>& operand_sizes, si
 }
 
 IndexExpr linearOffset(const Index& index, const std::vector<int64_t>& sizes,
-                       const std::vector<int64_t>& strides, size_t iter_rank) {
+                       const std::vector<int64_t>& strides, const IterSpace& space) {
+  const size_t iter_rank = space.rank();
   IndexExpr sum = IndexExpr::constant(0, iter_rank);
   std::string text;
   bool affine = true;
@@ -93,18 +111,19 @@ IndexExpr linearOffset(const Index& index, const std::vector<int64_t>& sizes,
     } else {
       affine = false;
     }
-    text += fmt::format("{}{} * {}", text.empty() ? "" : " + ", e.str(), strides[k]);
+    text += fmt::format("{}{} * {}", text.empty() ? "" : " + ", e.str(space), strides[k]);
   }
   if (affine) return sum;
   return IndexExpr::opaque("(" + text + ")");
 }
 
 Index reshapeIndex(const Index& out, const std::vector<int64_t>& out_sizes,
-                   const std::vector<int64_t>& in_sizes, size_t iter_rank) {
+                   const std::vector<int64_t>& in_sizes, const IterSpace& space) {
+  const size_t iter_rank = space.rank();
   // Row-major linear position over the output's sizes.
   std::vector<int64_t> row_strides(out_sizes.size(), 1);
   for (size_t k = out_sizes.size(); k-- > 1;) row_strides[k - 1] = row_strides[k] * out_sizes[k];
-  const IndexExpr linear = linearOffset(out, out_sizes, row_strides, iter_rank);
+  const IndexExpr linear = linearOffset(out, out_sizes, row_strides, space);
   Index in;
   int64_t inner = 1;
   std::vector<int64_t> in_inner(in_sizes.size(), 1);
@@ -124,7 +143,7 @@ Index reshapeIndex(const Index& out, const std::vector<int64_t>& out_sizes,
       in.push_back(linear);
       continue;
     }
-    std::string t = linear.str();
+    std::string t = linear.str(space);
     if (needs_div) t = fmt::format("({} / {})", t, in_inner[k]);
     if (needs_mod) t = fmt::format("({} % {})", t, in_sizes[k]);
     in.push_back(IndexExpr::opaque(t));
@@ -132,4 +151,4 @@ Index reshapeIndex(const Index& out, const std::vector<int64_t>& out_sizes,
   return in;
 }
 
-}  // namespace fusebox::pointwise
+}  // namespace fusebox::kernelgen

@@ -10,7 +10,7 @@
 #include <cmath>
 #include <cstring>
 
-namespace fusebox::pointwise {
+namespace fusebox::kernelgen {
 
 std::string storageType(DataType t) {
   switch (t) {
@@ -185,4 +185,4 @@ std::string ternaryText(TernaryOpType op, const OperandText& a, const OperandTex
                                   as(mt, c)));
 }
 
-}  // namespace fusebox::pointwise
+}  // namespace fusebox::kernelgen

@@ -1,0 +1,93 @@
+// Philox4x32-10 and the [0, 1) draws of the random ops, as docs/random.md
+// specifies them: the one implementation that generated kernels and the
+// reference evaluator share, so their values agree bit for bit. Only integer
+// and double arithmetic: outside the runtime (the evaluator includes this
+// header on its own) it is ordinary inline C++.
+#pragma once
+
+#if defined(FUSEBOX_DEVICE)
+#define FUSEBOX_PHILOX_FN FUSEBOX_DEVICE
+#else
+#include <cstdint>
+#define FUSEBOX_PHILOX_FN inline
+#endif
+
+namespace fusebox::philox {
+
+// The four counter words after one Philox call.
+struct Block {
+  uint32_t w[4];
+};
+
+// Ten rounds of the Philox 4x32 bijection of counter {c0, c1, c2, c3} under
+// key {k0, k1}: each round multiplies two words by fixed odd constants, swaps
+// the halves of the products into place and mixes in the key, which a Weyl
+// sequence bumps between rounds.
+FUSEBOX_PHILOX_FN Block philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3,
+                                      uint32_t k0, uint32_t k1) {
+  for (int r = 0; r < 10; ++r) {
+    if (r > 0) {
+      k0 += 0x9E3779B9u;  // golden ratio
+      k1 += 0xBB67AE85u;  // sqrt(3) - 1
+    }
+    const uint64_t p0 = static_cast<uint64_t>(0xD2511F53u) * c0;
+    const uint64_t p1 = static_cast<uint64_t>(0xCD9E8D57u) * c2;
+    const uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c1 ^ k0;
+    const uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c3 ^ k1;
+    c1 = static_cast<uint32_t>(p1);
+    c3 = static_cast<uint32_t>(p0);
+    c0 = n0;
+    c2 = n2;
+  }
+  return {{c0, c1, c2, c3}};
+}
+
+// Words 4 * block to 4 * block + 3 of the (seed, offset) stream: Philox with
+// counter {lo(block), hi(block), lo(offset), hi(offset)} and key
+// {lo(seed), hi(seed)}.
+FUSEBOX_PHILOX_FN Block streamBlock(uint64_t seed, uint64_t offset, uint64_t block) {
+  return philox4x32_10(static_cast<uint32_t>(block), static_cast<uint32_t>(block >> 32),
+                       static_cast<uint32_t>(offset), static_cast<uint32_t>(offset >> 32),
+                       static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
+}
+
+// Word j of the stream. The lane is picked by comparisons, not by indexing
+// with j % 4, so a kernel keeps the block in registers.
+FUSEBOX_PHILOX_FN uint32_t word(uint64_t seed, uint64_t offset, uint64_t j) {
+  const Block b = streamBlock(seed, offset, j / 4);
+  const uint32_t lane = static_cast<uint32_t>(j % 4);
+  return lane == 0 ? b.w[0] : lane == 1 ? b.w[1] : lane == 2 ? b.w[2] : b.w[3];
+}
+
+// [0, 1) from one word: its top 24 bits times 2^-24 (exact in float).
+FUSEBOX_PHILOX_FN double unitFromWord(uint32_t w) {
+  return static_cast<double>(w >> 8) * 5.9604644775390625e-08;
+}
+
+// [0, 1) from two words: the top 53 bits of (hi << 32 | lo) times 2^-53.
+FUSEBOX_PHILOX_FN double unitFromWords(uint32_t lo, uint32_t hi) {
+  const uint64_t bits = (static_cast<uint64_t>(hi) << 32) | lo;
+  return static_cast<double>(bits >> 11) * 1.1102230246251565404e-16;
+}
+
+// Draw k in [0, 1): word k, or (wide: double outputs) words 2k (low) and
+// 2k + 1 (high).
+FUSEBOX_PHILOX_FN double draw(uint64_t seed, uint64_t offset, uint64_t k, bool wide) {
+  if (!wide) return unitFromWord(word(seed, offset, k));
+  return unitFromWords(word(seed, offset, 2 * k), word(seed, offset, 2 * k + 1));
+}
+
+// a * b rounded on its own: never contracted with a following add into an
+// FMA, so a kernel's value matches the evaluator's separately rounded steps.
+FUSEBOX_PHILOX_FN double mulRounded(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#else
+  volatile double product = a * b;
+  return product;
+#endif
+}
+
+}  // namespace fusebox::philox
+
+#undef FUSEBOX_PHILOX_FN

@@ -1,0 +1,233 @@
+// Where the element writer's values come from (element_writer.h): segment
+// inputs through the placement, outputs written back through it, scalars from
+// kernel parameters and literals, and the creation ops (full is in the walk;
+// iota and the random ops here).
+#include "element_writer.h"
+
+#include <fmt/format.h>
+
+#include <optional>
+
+namespace fusebox::kernelgen {
+
+ElementWriter::ElementWriter(const Fusion& segment, const TensorSizes& sizes,
+                             const ParamLayout& params, RuntimeInfo& info, IterSpace space)
+    : f_(segment), sizes_(sizes), params_(params), info_(info), space_(std::move(space)) {
+  const std::vector<const TensorArgInfo*> args = tensorInputArgs(segment, info);
+  for (size_t k = 0; k < args.size(); ++k)
+    if (args[k] != nullptr) inputs_[segment.inputs()[k]] = {static_cast<int>(k), args[k]};
+  memo_.assign(1, {});
+}
+
+void ElementWriter::provide(const TensorView* tv, ValueSource source) {
+  sources_[tv] = std::move(source);
+}
+
+void ElementWriter::beginElement() {
+  memo_.assign(1, {});
+}
+
+std::string ElementWriter::value(const TensorView* tv, const Index& idx, Placement& loads) {
+  loads_ = &loads;
+  std::string v = tensorValue(tv, idx);
+  loads_ = nullptr;
+  return v;
+}
+
+Index ElementWriter::iterationIndexOf(const TensorView* tv) const {
+  const auto& sizes = sizes_.at(tv);
+  if (sizes == space_.sizes) return space_.index();
+  return reshapeIndex(space_.index(), space_.sizes, sizes, space_);
+}
+
+void ElementWriter::store(size_t k, const Index& idx, const std::vector<int64_t>& strides,
+                          Placement& placement) {
+  const auto* tv = f_.outputs().at(k)->as<TensorView>();
+  const std::string v = value(tv, idx, placement);
+  const auto& sizes = sizes_.at(tv);
+  ElementRef ref;
+  ref.tv = tv;
+  ref.index = static_cast<int>(k);
+  ref.pointer = params_.outputPointer(k);
+  ref.offset = linearOffset(idx, sizes, strides, space_);
+  record(tv, true, ref.offset, 16, maxOffset(sizes, strides));
+  placement.store(sink, ref, v);
+}
+
+void ElementWriter::storeOutputs(const std::vector<std::vector<int64_t>>& strides,
+                                 Placement& placement) {
+  beginElement();
+  for (size_t k = 0; k < f_.outputs().size(); ++k)
+    store(k, iterationIndexOf(f_.outputs()[k]->as<TensorView>()), strides.at(k), placement);
+}
+
+void ElementWriter::record(const TensorView* tv, bool is_output, const IndexExpr& off,
+                           int64_t alignment, int64_t max_offset) {
+  Access a;
+  a.tv = tv;
+  a.is_output = is_output;
+  a.offset = off;
+  a.conditional = cond_depth_ > 0;
+  a.element_size = dataTypeSize(tv->dtype());
+  a.alignment = alignment;
+  a.max_offset = max_offset;
+  accesses_.push_back(a);
+}
+
+std::string ElementWriter::load(const TensorView* tv, const Index& idx) {
+  const InputArg& in = inputs_.at(tv);
+  ElementRef ref;
+  ref.tv = tv;
+  ref.index = in.index;
+  ref.pointer = params_.inputPointer(tv);
+  ref.offset = linearOffset(idx, in.arg->sizes, in.arg->strides, space_);
+  ref.conditional = cond_depth_ > 0;
+  record(tv, false, ref.offset, in.arg->alignment, maxOffset(in.arg->sizes, in.arg->strides));
+  return loads_->load(sink, ref);
+}
+
+const std::string* ElementWriter::lookup(const std::string& key) const {
+  for (auto it = memo_.rbegin(); it != memo_.rend(); ++it) {
+    auto f = it->find(key);
+    if (f != it->end()) return &f->second;
+  }
+  return nullptr;
+}
+
+std::string ElementWriter::declare(DataType t, const std::string& expr) {
+  const std::string var = sink.newVar("v");
+  sink.body.line(fmt::format("const {} {} = {};", computeTypeName(t), var, expr));
+  return var;
+}
+
+std::string ElementWriter::opText(const Expr* e, const std::vector<OperandText>& ops,
+                                  DataType out) {
+  switch (e->op()) {
+    case OpType::Unary:
+      return unaryText(e->attr<UnaryOpType>(), ops.at(0), out);
+    case OpType::Binary:
+      return binaryText(e->attr<BinaryOpType>(), ops.at(0), ops.at(1), out);
+    case OpType::Ternary:
+      return ternaryText(e->attr<TernaryOpType>(), ops.at(0), ops.at(1), ops.at(2), out);
+    case OpType::Cast:
+    case OpType::Set:
+    case OpType::SegmentSet:
+      return roundTo(out, ops.at(0).value);
+    default:
+      break;
+  }
+  throw InternalError(fmt::format("kernelgen: {} on scalars", e->opName()));
+}
+
+// Scalars keep their own stack too: a scalar chain of any length fits.
+std::string ElementWriter::scalarText(const Val* root) {
+  struct Frame {
+    const Val* v;
+    size_t next = 0;
+    std::vector<OperandText> ops;
+  };
+  std::vector<Frame> stack;
+  // The text of `v` when it needs no operands first; otherwise pushes a
+  // frame for it and returns nullopt.
+  auto visit = [&](const Val* v) -> std::optional<std::string> {
+    if (auto it = scalar_memo_.find(v); it != scalar_memo_.end()) return it->second;
+    const auto* s = v->as<Scalar>();
+    std::string text;
+    if (s->isConst()) {
+      text = literal(*s->value(), s->dtype());
+    } else if (const std::string raw = params_.scalarParam(v); !raw.empty()) {
+      const std::string var = sink.newVar("s");
+      prologue.line(fmt::format("const {} {} = {};", computeTypeName(s->dtype()), var,
+                                roundTo(s->dtype(), raw)));
+      text = var;
+    } else if (const Expr* e = s->definition(); e != nullptr && !e->isTensorOp()) {
+      stack.push_back({v, 0, {}});
+      return std::nullopt;
+    } else {
+      auto value = info_.evaluator().evaluate(v);
+      FUSEBOX_USER_CHECK(value.has_value(), "scalar {} has no value at run time", v->toString());
+      text = literal(*value, s->dtype());
+    }
+    scalar_memo_[v] = text;
+    return text;
+  };
+  if (auto text = visit(root)) return *text;
+  while (true) {
+    Frame& top = stack.back();
+    const Expr* e = top.v->definition();
+    if (top.next < e->inputs().size()) {
+      const Val* in = e->input(top.next++);
+      if (auto text = visit(in)) top.ops.push_back({*text, in->dtype()});  // else: pushed
+      continue;
+    }
+    const std::string expr = opText(e, top.ops, top.v->dtype());
+    const std::string var = sink.newVar("s");
+    prologue.line(fmt::format("const {} {} = {};", computeTypeName(top.v->dtype()), var, expr));
+    const Val* v = top.v;
+    scalar_memo_[v] = var;
+    stack.pop_back();
+    if (stack.empty()) return var;
+    const Val* in = stack.back().v->definition()->input(stack.back().next - 1);
+    stack.back().ops.push_back({var, in->dtype()});
+  }
+}
+
+std::string ElementWriter::iotaValue(const Expr* e, const Index& idx) {
+  const DataType out = e->output(0)->dtype();
+  const std::string i = idx.at(0).str(space_);
+  const std::string start = scalarText(e->input(1)), step = scalarText(e->input(2));
+  if (isFloatingType(out))
+    return declare(
+        out, roundTo(out, fmt::format("fusebox::Cast<double>::from({}) + "
+                                      "static_cast<double>({}) * fusebox::Cast<double>::from({})",
+                                      start, i, step)));
+  return declare(
+      out, roundTo(out, fmt::format("static_cast<int64_t>(static_cast<uint64_t>("
+                                    "fusebox::Cast<int64_t>::from({})) + "
+                                    "static_cast<uint64_t>({}) * "
+                                    "static_cast<uint64_t>(fusebox::Cast<int64_t>::from({})))",
+                                    start, i, step)));
+}
+
+// uniform / normal: element i (row-major in the op's shape) from the Philox
+// word stream exactly as docs/random.md specifies (the device runtime's
+// fusebox_runtime/philox.cuh, which the evaluator shares); the arithmetic is
+// in double, rounded once to the dtype.
+std::string ElementWriter::randomValue(const Expr* e, const Index& idx) {
+  const auto& attr = e->attr<RandAttr>();
+  const auto* tv = e->output(0)->as<TensorView>();
+  const auto& sizes = sizesOf(tv);
+  const size_t rank = sizes.size();
+  const std::string i = linearOffset(idx, sizes, contiguousStrides(sizes), space_).str(space_);
+  const std::string a = fmt::format("fusebox::Cast<double>::from({})", scalarText(e->input(rank)));
+  const std::string b =
+      fmt::format("fusebox::Cast<double>::from({})", scalarText(e->input(rank + 1)));
+  std::string seed = "0ull", offset = "0ull";
+  if (attr.has_seed) {
+    seed = fmt::format("static_cast<uint64_t>(fusebox::Cast<int64_t>::from({}))",
+                       scalarText(e->input(rank + 2)));
+    offset = fmt::format("static_cast<uint64_t>(fusebox::Cast<int64_t>::from({}))",
+                         scalarText(e->input(rank + 3)));
+  }
+  const bool wide = tv->dtype() == DataType::Double;
+  const std::string element = fmt::format("static_cast<uint64_t>({})", i);
+  auto draw = [&](const std::string& k) {
+    return fmt::format("fusebox::philox::draw({}, {}, {}, {})", seed, offset, k,
+                       wide ? "true" : "false");
+  };
+  std::string value;
+  if (attr.dist == RandomDistribution::Uniform) {
+    value = fmt::format("{} + fusebox::philox::mulRounded({} - {}, {})", a, b, a, draw(element));
+  } else {
+    const std::string u1 = sink.newVar("u"), u2 = sink.newVar("u");
+    sink.body.line(fmt::format("const double {} = 1.0 - {};", u1, draw("2 * " + element)));
+    sink.body.line(fmt::format("const double {} = {};", u2, draw("2 * " + element + " + 1")));
+    value = fmt::format(
+        "{} + fusebox::philox::mulRounded({}, fusebox::op::sqrt(-2.0 * "
+        "fusebox::op::log({})) * fusebox::op::cos(2.0 * 3.141592653589793116 * {}))",
+        a, b, u1, u2);
+  }
+  return declare(tv->dtype(), roundTo(tv->dtype(), value));
+}
+
+}  // namespace fusebox::kernelgen

@@ -1,0 +1,129 @@
+// The expression walker every scheduler generates element code with: the
+// value of a tensor at an index (one index expression per dim, over the
+// caller's iteration space; index_math.h) derived through every op back to
+// the segment inputs, as C++ statements in compute types (codegen_ops.h);
+// equal (tensor, index) pairs are computed once. The caller decides
+//   - the iteration space (its extents and index variable names);
+//   - where the walk stops early: a tensor whose value the kernel already
+//     holds (a reduction result in a register) is a value source;
+//   - where loads and stores go: a Placement (placement.h, merged_dims.h);
+//   - the kernel parameters (kernel_params.h).
+// Every access is recorded (access.h) for the heuristics. The walk is in
+// element_values.cpp, loads, stores, scalars and creation ops in
+// element_sources.cpp.
+#pragma once
+
+#include <fusebox/scheduler.h>
+
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "access.h"
+#include "buffer.h"
+#include "codegen_ops.h"
+#include "index_math.h"
+#include "kernel_params.h"
+#include "placement.h"
+#include "shapes.h"
+
+namespace fusebox::kernelgen {
+
+class ElementWriter {
+ public:
+  // `sizes` (tensorSizes()), `params` and `info` must outlive the writer.
+  ElementWriter(const Fusion& segment, const TensorSizes& sizes, const ParamLayout& params,
+                RuntimeInfo& info, IterSpace space);
+
+  // The value of `tv` at an index, as C++ text in tv's compute type: the walk
+  // takes it instead of walking back through tv's definition.
+  using ValueSource = std::function<std::string(const Index& idx)>;
+  void provide(const TensorView* tv, ValueSource source);
+
+  const IterSpace& space() const { return space_; }
+  // Writes code over another iteration space from now on (a reduction's
+  // epilogue over the kept dims, after its loop over the input's dims);
+  // forgets the values computed so far, keeps the scalars.
+  void setSpace(IterSpace space) {
+    space_ = std::move(space);
+    beginElement();
+  }
+  // Forgets the values computed so far: code for a new element (or a new
+  // copy of the element loop) follows. Scalars stay in the prologue.
+  void beginElement();
+  // The value of `tv` at `idx` (C++ text in tv's compute type); its code
+  // goes to sink.body, segment inputs are read through `loads`.
+  std::string value(const TensorView* tv, const Index& idx, Placement& loads);
+  // The index of `tv` at the iteration element: the iteration index where
+  // tv's sizes are the iteration space's, else the same row-major position.
+  Index iterationIndexOf(const TensorView* tv) const;
+  // Writes segment output `k` at `idx` (laid out with `strides`).
+  void store(size_t k, const Index& idx, const std::vector<int64_t>& strides, Placement& placement);
+  // Every output at the iteration element (a new element).
+  void storeOutputs(const std::vector<std::vector<int64_t>>& strides, Placement& placement);
+
+  const TensorSizes& sizes() const { return sizes_; }
+  // Every access made so far, in order.
+  const std::vector<Access>& accesses() const { return accesses_; }
+
+  CodeSink sink;    // the element code, and fresh variable names
+  Buffer prologue;  // scalar parameters and scalar arithmetic: once per kernel
+
+ private:
+  struct InputArg {
+    int index;  // segment input position
+    const TensorArgInfo* arg;
+  };
+
+  void record(const TensorView* tv, bool is_output, const IndexExpr& off, int64_t alignment,
+              int64_t max_offset);
+  std::string load(const TensorView* tv, const Index& idx);
+
+  // C++ text of a scalar: a literal, a kernel parameter, or a prologue
+  // variable computed from other scalars.
+  std::string scalarText(const Val* v);
+  std::string opText(const Expr* e, const std::vector<OperandText>& ops, DataType out);
+  std::string declare(DataType t, const std::string& expr);
+  std::string iotaValue(const Expr* e, const Index& idx);
+  std::string randomValue(const Expr* e, const Index& idx);
+
+  const std::string* lookup(const std::string& key) const;
+  const std::vector<int64_t>& sizesOf(const Val* v) const { return sizes_.at(v->as<TensorView>()); }
+
+  // The walk (element_values.cpp): from a tensor back to the segment inputs
+  // with an explicit stack of ValueTasks, so a chain of any length fits.
+  std::string tensorValue(const TensorView* tv, const Index& idx);
+  struct ValueTask;
+  struct ValueStep;
+  static ValueStep finished(std::string value);
+  ValueStep advance(ValueTask& t, const std::string* operand);
+  ValueStep start(ValueTask& t);
+  ValueStep nextOperand(ValueTask& t);
+  ValueStep forwardTo(ValueTask& t, Index in);
+  ValueStep startPad(ValueTask& t);
+  ValueStep startCat(ValueTask& t);
+  ValueStep openBranch(ValueTask& t);
+  ValueStep closeBranch(ValueTask& t, const std::string& value);
+  ValueStep need(const TensorView* tv, Index idx);
+  Index sliceIndex(const Expr* e, const Index& idx);
+  // x^2 and x^3 of a floating tensor: the base tensor, or null.
+  static const TensorView* smallPowerBase(const Expr* e);
+  std::string smallPowerText(const Expr* e, std::string base);
+
+  const Fusion& f_;
+  const TensorSizes& sizes_;
+  const ParamLayout& params_;
+  RuntimeInfo& info_;
+  IterSpace space_;
+  Placement* loads_ = nullptr;  // during value()
+  int cond_depth_ = 0;
+  std::unordered_map<const Val*, InputArg> inputs_;
+  std::unordered_map<const TensorView*, ValueSource> sources_;
+  std::vector<std::unordered_map<std::string, std::string>> memo_;
+  std::unordered_map<const Val*, std::string> scalar_memo_;
+  std::vector<Access> accesses_;
+};
+
+}  // namespace fusebox::kernelgen

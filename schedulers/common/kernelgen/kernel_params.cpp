@@ -1,0 +1,123 @@
+// KernelParams slots and the kernel's names for them (kernel_params.h).
+#include "kernel_params.h"
+
+#include <fmt/format.h>
+#include <fusebox/error.h>
+
+#include "codegen_ops.h"
+
+namespace fusebox::kernelgen {
+
+bool scalarGoesToDouble(DataType t) {
+  return isFloatingType(t);
+}
+
+std::string paramLimitProblem(const Fusion& segment, int scratch_buffers) {
+  int pointers = scratch_buffers, ints = 0, doubles = 0;
+  for (const Val* in : segment.inputs()) {
+    if (in->isTensor())
+      ++pointers;
+    else if (scalarGoesToDouble(in->dtype()))
+      ++doubles;
+    else
+      ++ints;
+  }
+  for (const Val* out : segment.outputs()) pointers += out->isTensor() ? 1 : 0;
+  if (pointers <= KernelParams::kMaxPointers && ints <= KernelParams::kMaxInts &&
+      doubles <= KernelParams::kMaxDoubles)
+    return "";
+  return fmt::format(
+      "the kernel would need {} pointers, {} integer and {} double scalars; KernelParams holds "
+      "{}, {} and {}",
+      pointers, ints, doubles, KernelParams::kMaxPointers, KernelParams::kMaxInts,
+      KernelParams::kMaxDoubles);
+}
+
+std::string kernelSizeProblem(const Fusion& segment) {
+  const auto exprs = static_cast<int64_t>(segment.exprs().size());
+  if (exprs <= kMaxKernelExprs) return "";
+  return fmt::format(
+      "the segment has {} ops; one generated kernel holds at most {} (compile time grows "
+      "quadratically with a kernel's length), so it runs as several kernels",
+      exprs, kMaxKernelExprs);
+}
+
+ParamLayout::ParamLayout(const Fusion& segment) : segment_(segment) {
+  int ints = 0, doubles = 0;
+  for (size_t k = 0; k < segment.inputs().size(); ++k) {
+    const Val* in = segment.inputs()[k];
+    ParamBinding b;
+    b.index = static_cast<int>(k);
+    if (in->isTensor()) {
+      b.source = ParamBinding::Source::InputData;
+      b.slot = pointers_++;
+      input_slot_[in] = b.slot;
+    } else {
+      b.source = ParamBinding::Source::InputScalar;
+      b.as_double = scalarGoesToDouble(in->dtype());
+      b.slot = b.as_double ? doubles++ : ints++;
+      scalar_slot_[in] = b;
+    }
+    bindings_.push_back(b);
+  }
+  for (size_t k = 0; k < segment.outputs().size(); ++k) {
+    if (!segment.outputs()[k]->isTensor()) {
+      output_slot_.push_back(-1);
+      continue;
+    }
+    ParamBinding b;
+    b.source = ParamBinding::Source::OutputData;
+    b.index = static_cast<int>(k);
+    b.slot = pointers_++;
+    output_slot_.push_back(b.slot);
+    bindings_.push_back(b);
+  }
+}
+
+std::string ParamLayout::inputPointer(const Val* input) const {
+  return fmt::format("in{}", input_slot_.at(input));
+}
+
+std::string ParamLayout::outputPointer(size_t k) const {
+  FUSEBOX_CHECK(output_slot_.at(k) >= 0, "output {} is not a tensor", k);
+  return fmt::format("out{}", k);
+}
+
+std::string ParamLayout::scalarParam(const Val* v) const {
+  auto it = scalar_slot_.find(v);
+  if (it == scalar_slot_.end()) return "";
+  return fmt::format("p.{}[{}]", it->second.as_double ? "f64" : "i64", it->second.slot);
+}
+
+std::string ParamLayout::addScratch(int64_t bytes) {
+  ParamBinding b;
+  b.source = ParamBinding::Source::ScratchData;
+  b.index = scratch_;
+  b.slot = pointers_++;
+  b.bytes = bytes;
+  bindings_.push_back(b);
+  return fmt::format("scratch{}", scratch_++);
+}
+
+void ParamLayout::declarePointers(Buffer& out) const {
+  for (const Val* in : segment_.inputs()) {
+    if (!in->isTensor()) continue;
+    const std::string st = storageType(in->dtype());
+    const int slot = input_slot_.at(in);
+    out.line(fmt::format(
+        "[[maybe_unused]] const {}* __restrict__ in{} = static_cast<const {}*>(p.ptr[{}]);", st,
+        slot, st, slot));
+  }
+  for (size_t k = 0; k < segment_.outputs().size(); ++k) {
+    if (output_slot_[k] < 0) continue;
+    const std::string st = storageType(segment_.outputs()[k]->dtype());
+    out.line(fmt::format("[[maybe_unused]] {}* __restrict__ out{} = static_cast<{}*>(p.ptr[{}]);",
+                         st, k, st, output_slot_[k]));
+  }
+  for (const ParamBinding& b : bindings_)
+    if (b.source == ParamBinding::Source::ScratchData)
+      out.line(fmt::format("[[maybe_unused]] void* __restrict__ scratch{} = p.ptr[{}];", b.index,
+                           b.slot));
+}
+
+}  // namespace fusebox::kernelgen

@@ -1,0 +1,65 @@
+// Which KernelParams slot (core/include/fusebox/backend/kernel.h) carries
+// each of a kernel's parameters, and the C++ names the kernel gives them:
+// every tensor input and output of the segment a data pointer (inputs first,
+// in segment order), each scalar input an i64 or f64 entry, then any scratch
+// buffers the scheduler asks for.
+#pragma once
+
+#include <fusebox/backend/kernel.h>
+#include <fusebox/ir/fusion.h>
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "buffer.h"
+
+namespace fusebox::kernelgen {
+
+// Whether a scalar segment input goes to KernelParams::f64 (else i64).
+bool scalarGoesToDouble(DataType t);
+
+// Why the segment's parameters (and `scratch_buffers` more pointers) do not
+// fit KernelParams, or "" when they do.
+std::string paramLimitProblem(const Fusion& segment, int scratch_buffers = 0);
+
+// Most exprs (tensor and scalar ops) one generated kernel holds. The host
+// compiler's time grows quadratically with a kernel's length (GCC 12 -O2 on
+// chains of bfloat16 negations, vectorized: 256 ops 16 s, 1,024 ops 90 s;
+// the fuzzer's 14,000-op chain did not finish in 10 minutes), so a longer
+// segment is refused and the segmenter splits it into several kernels.
+inline constexpr int64_t kMaxKernelExprs = 512;
+
+// Why the segment is too long for one kernel, or "" when it is not.
+std::string kernelSizeProblem(const Fusion& segment);
+
+class ParamLayout {
+ public:
+  explicit ParamLayout(const Fusion& segment);
+
+  // For KernelPlan::bindings.
+  const std::vector<ParamBinding>& bindings() const { return bindings_; }
+  // The pointer variable of a tensor input (in<slot>) and of output k (out<k>).
+  std::string inputPointer(const Val* input) const;
+  std::string outputPointer(size_t k) const;
+  // The raw parameter of a scalar input (p.i64[<slot>] or p.f64[<slot>]), or
+  // "" when `v` is not a scalar input of the segment.
+  std::string scalarParam(const Val* v) const;
+  // A zeroed scratch buffer of `bytes` (grid reductions, ...): its pointer
+  // variable, scratch<n>, declared as `void*` by declarePointers.
+  std::string addScratch(int64_t bytes);
+
+  // The kernel's pointer variables, typed by dtype (restrict; const for inputs).
+  void declarePointers(Buffer& out) const;
+
+ private:
+  const Fusion& segment_;
+  int pointers_ = 0;
+  int scratch_ = 0;
+  std::vector<ParamBinding> bindings_;
+  std::unordered_map<const Val*, int> input_slot_;
+  std::unordered_map<const Val*, ParamBinding> scalar_slot_;
+  std::vector<int> output_slot_;
+};
+
+}  // namespace fusebox::kernelgen

@@ -1,0 +1,145 @@
+// Merged-index arithmetic and the vector placement (merged_dims.h).
+#include "merged_dims.h"
+
+#include <fmt/format.h>
+
+#include "codegen_ops.h"
+
+namespace fusebox::kernelgen {
+
+bool MergedDims::tailPossible() const {
+  return vector_width > 1 && !extents.empty() && extents.back() % vector_width != 0;
+}
+
+std::string MergedDims::innermostName() const {
+  if (groups.empty()) return "mb";
+  return fmt::format("m{}", groups.size() - 1);
+}
+
+void declareMergedIndices(Buffer& out, const MergedDims& dims, const std::string& lin, size_t begin,
+                          size_t end) {
+  const size_t m = dims.groups.size();
+  int64_t inner = 1;
+  for (size_t g = end; g-- > begin;) {
+    std::string t = lin;
+    if (inner != 1) t = fmt::format("({} / {})", t, inner);
+    if (g != begin) t = fmt::format("({} % {})", t, dims.extents[g]);
+    out.line(fmt::format("[[maybe_unused]] const idx_t {} = {};",
+                         g + 1 == m ? std::string("mb") : fmt::format("m{}", g), t));
+    inner *= dims.extents[g];
+  }
+}
+
+void declareIterIndices(Buffer& out, const MergedDims& dims, const IterSpace& space, size_t g) {
+  const auto& group = dims.groups[g];
+  int64_t inner = 1;
+  for (size_t j = group.size(); j-- > 0;) {
+    const size_t d = static_cast<size_t>(group[j]);
+    std::string t = fmt::format("m{}", g);
+    if (inner != 1) t = fmt::format("({} / {})", t, inner);
+    if (j != 0) t = fmt::format("({} % {})", t, space.sizes[d]);
+    out.line(fmt::format("[[maybe_unused]] const idx_t {} = {};", space.names[d], t));
+    inner *= space.sizes[d];
+  }
+}
+
+// Whether the coefficients walk merged dim g's iteration dims as one index.
+bool VectorPlacement::walksAsOne(const Affine& a, size_t g) const {
+  const auto& group = dims_.groups[g];
+  for (size_t j = 0; j + 1 < group.size(); ++j)
+    if (a.coef[static_cast<size_t>(group[j])] !=
+        a.coef[static_cast<size_t>(group[j + 1])] * space_.sizes[static_cast<size_t>(group[j + 1])])
+      return false;
+  return true;
+}
+
+bool VectorPlacement::zeroOn(const Affine& a, size_t g) const {
+  for (int d : dims_.groups[g])
+    if (a.coef[static_cast<size_t>(d)] != 0) return false;
+  return true;
+}
+
+bool VectorPlacement::isVectorAccess(const ElementRef& ref) const {
+  const IndexExpr& off = ref.offset;
+  if (!off.affine || ref.conditional || dims_.groups.empty()) return false;
+  const size_t last = dims_.groups.size() - 1;
+  return walksAsOne(off.a, last) && off.a.coef[static_cast<size_t>(dims_.groups[last].back())] == 1;
+}
+
+std::string VectorPlacement::offsetText(const IndexExpr& off, const std::string& last) const {
+  if (!off.affine) return off.str(space_);
+  std::vector<std::string> terms;
+  const size_t m = dims_.groups.size();
+  for (size_t g = 0; g < m; ++g) {
+    const auto& group = dims_.groups[g];
+    const std::string var = g + 1 == m ? last : fmt::format("m{}", g);
+    if (walksAsOne(off.a, g)) {
+      const int64_t k = off.a.coef[static_cast<size_t>(group.back())];
+      if (k == 1)
+        terms.push_back(var);
+      else if (k != 0)
+        terms.push_back(fmt::format("{} * {}", var, k));
+    } else {
+      for (int d : group) {
+        const int64_t k = off.a.coef[static_cast<size_t>(d)];
+        if (k != 0)
+          terms.push_back(fmt::format("{} * {}", space_.names[static_cast<size_t>(d)], k));
+      }
+    }
+  }
+  if (off.a.c != 0 || terms.empty()) terms.push_back(fmt::format("{}", off.a.c));
+  return fmt::format("({})", fmt::join(terms, " + "));
+}
+
+std::string VectorPlacement::load(CodeSink& sink, const ElementRef& ref) {
+  const IndexExpr& off = ref.offset;
+  if (vectorize_ && !ref.conditional && off.affine && !dims_.groups.empty()) {
+    const int vec = dims_.vector_width;
+    const std::string st = storageType(ref.tv->dtype()), ct = computeTypeName(ref.tv->dtype());
+    // A load no row dim moves is made once per thread, above the row loop;
+    // not with a partial last chunk, whose threads leave the chunk code early.
+    bool row_invariant = dims_.row_groups > 0 && !dims_.tailPossible();
+    for (size_t g = 0; g < static_cast<size_t>(dims_.row_groups); ++g)
+      row_invariant &= zeroOn(off.a, g);
+    Buffer& target = row_invariant ? pre_row : pre_chunk;
+    const std::string key = fmt::format("{}@{}", ref.pointer, offsetText(off, "mb"));
+    if (vec > 1 && isVectorAccess(ref)) {
+      auto it = hoisted_.find(key);
+      if (it == hoisted_.end()) {
+        const std::string var = sink.newVar("vl");
+        target.line(fmt::format("const fusebox::Array<{}, {}> {} = fusebox::loadVec<{}>({} + {});",
+                                st, vec, var, vec, ref.pointer, offsetText(off, "mb")));
+        it = hoisted_.emplace(key, var).first;
+      }
+      return fmt::format("fusebox::Cast<{}>::from({}[v])", ct, it->second);
+    }
+    // The same element for the whole chunk: one load above the element loop.
+    if (zeroOn(off.a, dims_.groups.size() - 1)) {
+      auto it = hoisted_.find(key);
+      if (it == hoisted_.end()) {
+        const std::string var = sink.newVar("hl");
+        target.line(fmt::format("const {} {} = fusebox::Cast<{}>::from({}[{}]);", ct, var, ct,
+                                ref.pointer, offsetText(off, "mb")));
+        it = hoisted_.emplace(key, var).first;
+      }
+      return it->second;
+    }
+  }
+  return scalarLoad(sink, ref, offsetText(off, dims_.innermostName()));
+}
+
+void VectorPlacement::store(CodeSink& sink, const ElementRef& ref, const std::string& value) {
+  const int vec = dims_.vector_width;
+  if (vectorize_ && vec > 1 && isVectorAccess(ref)) {
+    const std::string st = storageType(ref.tv->dtype());
+    const std::string arr = fmt::format("so{}", ref.index);
+    pre_chunk.line(fmt::format("fusebox::Array<{}, {}> {};", st, vec, arr));
+    sink.body.line(fmt::format("{}[v] = fusebox::Cast<{}>::from({});", arr, st, value));
+    post_chunk.line(fmt::format("fusebox::storeVec<{}>({} + {}, {});", vec, ref.pointer,
+                                offsetText(ref.offset, "mb"), arr));
+    return;
+  }
+  scalarStore(sink, ref, offsetText(ref.offset, dims_.innermostName()), value);
+}
+
+}  // namespace fusebox::kernelgen

@@ -1,0 +1,77 @@
+// Merged iteration dims and vector chunks: the loop structure pointwise
+// kernels use, and the placement of their loads and stores.
+//
+// A merged dim is a run of iteration dims that every affine access walks as
+// one index (outermost first; the kernel names it m<g>). A thread handles a
+// chunk of vector_width consecutive elements along the innermost merged dim:
+// `mb` is the chunk's start, `v` the element within it, and the innermost
+// merged index is mb + v. VectorPlacement turns an access that walks the
+// innermost merged dim contiguously into one 16-byte-style vector load or
+// store per chunk, hoists a load the element within the chunk does not move
+// above the element loop, and a load no row dim moves above the row loop (a
+// 2-D schedule's loop over the outer merged dims).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "buffer.h"
+#include "index_math.h"
+#include "placement.h"
+
+namespace fusebox::kernelgen {
+
+struct MergedDims {
+  std::vector<std::vector<int>> groups;  // iteration dims of each merged dim, outermost first
+  std::vector<int64_t> extents;          // of each merged dim
+  int vector_width = 1;
+  // Merged dims [0, row_groups) are walked by a loop of rows around the
+  // chunks (a 2-D schedule); 0: none.
+  int row_groups = 0;
+
+  // Whether the last chunk along the innermost merged dim can be partial.
+  bool tailPossible() const;
+  // The innermost merged index: m<last>, or mb without merged dims.
+  std::string innermostName() const;
+};
+
+// Declares the merged indices of dims [begin, end) from the linear position
+// `lin` over them (the innermost merged index of all is named mb: a chunk's start).
+void declareMergedIndices(Buffer& out, const MergedDims& dims, const std::string& lin, size_t begin,
+                          size_t end);
+// Declares the index variables of merged dim g's iteration dims from m<g>.
+void declareIterIndices(Buffer& out, const MergedDims& dims, const IterSpace& space, size_t g);
+
+class VectorPlacement final : public Placement {
+ public:
+  // vectorize false: every access a scalar one at the merged indices (the
+  // scalar tail of a partial chunk).
+  VectorPlacement(const MergedDims& dims, const IterSpace& space, bool vectorize)
+      : dims_(dims), space_(space), vectorize_(vectorize) {}
+
+  std::string load(CodeSink& sink, const ElementRef& ref) override;
+  void store(CodeSink& sink, const ElementRef& ref, const std::string& value) override;
+
+  Buffer pre_row;     // loads no row dim moves: above the row loop
+  Buffer pre_chunk;   // vector loads, hoisted loads and store arrays: above the element loop
+  Buffer post_chunk;  // vector stores: after the element loop
+
+  // Element offset text over the merged indices (`last` names the innermost
+  // one), falling back to the index variables where a merged dim's
+  // iteration dims are not walked as one.
+  std::string offsetText(const IndexExpr& off, const std::string& last) const;
+
+ private:
+  bool walksAsOne(const Affine& a, size_t g) const;
+  bool zeroOn(const Affine& a, size_t g) const;
+  bool isVectorAccess(const ElementRef& ref) const;
+
+  const MergedDims& dims_;
+  const IterSpace& space_;
+  bool vectorize_;
+  std::map<std::string, std::string> hoisted_;  // pointer@offset -> variable
+};
+
+}  // namespace fusebox::kernelgen

@@ -1,0 +1,71 @@
+// Where a kernel's loads of segment inputs and stores of outputs go: a policy
+// the scheduler gives the walker (element_writer.h). The walker works out
+// which element is accessed (its offset per iteration index); the placement
+// writes the access, in the element body or hoisted into buffers of its own
+// that the scheduler places around its loops (merged_dims.h: pointwise's
+// vector chunks). ScalarPlacement is the plain one: a scalar access in the
+// body at the offset written over the iteration space's index variables.
+#pragma once
+
+#include <fmt/format.h>
+#include <fusebox/ir/ir.h>
+
+#include <string>
+
+#include "buffer.h"
+#include "index_math.h"
+
+namespace fusebox::kernelgen {
+
+// What the walker and placements write into: the per-element code, and the
+// kernel's fresh variable names (one counter, so names never clash across
+// buffers).
+class CodeSink {
+ public:
+  Buffer body;
+  std::string newVar(const char* prefix) { return fmt::format("{}{}", prefix, counter_++); }
+
+ private:
+  int counter_ = 0;
+};
+
+// One element access.
+struct ElementRef {
+  const TensorView* tv = nullptr;
+  int index = 0;             // which segment input or output
+  std::string pointer;       // its pointer variable (kernel_params.h: in<slot>, out<k>)
+  IndexExpr offset;          // element offset from the pointer, per iteration index
+  bool conditional = false;  // under a pad / cat bound check
+};
+
+class Placement {
+ public:
+  virtual ~Placement() = default;
+  // The element's value in its dtype's compute type (a variable or an
+  // expression), after writing whatever code reads it.
+  virtual std::string load(CodeSink& sink, const ElementRef& ref) = 0;
+  // Writes `value` (in the compute type) to the element.
+  virtual void store(CodeSink& sink, const ElementRef& ref, const std::string& value) = 0;
+};
+
+// A scalar load into a new variable of the body, and a scalar store, at
+// element offset text `offset`: the fallback of every placement.
+std::string scalarLoad(CodeSink& sink, const ElementRef& ref, const std::string& offset);
+void scalarStore(CodeSink& sink, const ElementRef& ref, const std::string& offset,
+                 const std::string& value);
+
+class ScalarPlacement final : public Placement {
+ public:
+  explicit ScalarPlacement(const IterSpace& space) : space_(space) {}
+  std::string load(CodeSink& sink, const ElementRef& ref) override {
+    return scalarLoad(sink, ref, ref.offset.str(space_));
+  }
+  void store(CodeSink& sink, const ElementRef& ref, const std::string& value) override {
+    scalarStore(sink, ref, ref.offset.str(space_), value);
+  }
+
+ private:
+  const IterSpace& space_;
+};
+
+}  // namespace fusebox::kernelgen

@@ -1,0 +1,199 @@
+// The reduction heuristics (params.h): memory order and kind, vector width,
+// block shape, unroll, and whether the reduced extent is split across blocks.
+//
+// The targets come from what a bandwidth-bound kernel needs on a GPU: 16-byte
+// loads, several independent loads in flight per thread before the first is
+// used, blocks of 256 threads, and enough blocks to fill every SM several
+// times over (docs/schedulers/reduction.md gives the figures).
+#include <fmt/format.h>
+#include <fusebox/checked_math.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+
+#include "kernelgen/access.h"
+#include "params.h"
+
+namespace fusebox::reduction {
+
+using kernelgen::Access;
+
+int64_t ReductionParams::keptPerBlock() const {
+  return kind == ReductionKind::Inner ? block_y : int64_t{block_x} * vector_width;
+}
+
+uint64_t ReductionParams::hash() const {
+  return std::hash<std::string>()(toString());
+}
+
+bool ReductionParams::sameAs(const HeuristicParams& other) const {
+  const auto* o = dynamic_cast<const ReductionParams*>(&other);
+  return o != nullptr && o->toString() == toString();
+}
+
+std::string ReductionParams::toString() const {
+  std::vector<std::string> classes;
+  for (size_t d = 0; d < sizes.size(); ++d)
+    classes.push_back(fmt::format("{}{}", reduced[d] ? "r" : "i", sizes[d]));
+  return fmt::format(
+      "kind: {}\n"
+      "input: [{}]\n"
+      "kept_dims: [{}] (extent {})\n"
+      "reduced_dims: [{}] (extent {})\n"
+      "vector_width: {}\n"
+      "unroll: {}\n"
+      "block: [{}, {}, 1]\n"
+      "grid: [{}, {}, {}]\n"
+      "grid_reduction: {}\n"
+      "index_type: {}",
+      kind == ReductionKind::Inner ? "inner" : "outer", fmt::join(classes, ", "),
+      fmt::join(kept_dims, ", "), kept_extent, fmt::join(reduced_dims, ", "), reduced_extent,
+      vector_width, unroll, block_x, block_y, grid[0], grid[1], grid[2],
+      grid[1] > 1 ? fmt::format("{} blocks per kept element combine through scratch", grid[1])
+                  : std::string("no"),
+      index32 ? "int32" : "int64");
+}
+
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+int64_t pow2Ceil(int64_t a) {
+  int64_t p = 1;
+  while (p < a) p *= 2;
+  return p;
+}
+
+int64_t pow2Floor(int64_t a) {
+  int64_t p = 1;
+  while (p * 2 <= a) p *= 2;
+  return p;
+}
+
+// Dims of size != 1 in memory order, outermost first: by the stride of the
+// input access that reaches furthest (the tensor that dominates traffic);
+// dims it does not move keep their logical order, outermost.
+std::vector<int> memoryOrder(const HeuristicInputs& in) {
+  const Access* dominant = nullptr;
+  for (const Access& a : *in.accesses)
+    if (!a.is_output && a.offset.affine && (dominant == nullptr || a.max_offset > dominant->max_offset))
+      dominant = &a;
+  std::vector<int> order;
+  for (size_t d = 0; d < in.sizes.size(); ++d)
+    if (in.sizes[d] != 1) order.push_back(static_cast<int>(d));
+  if (dominant != nullptr)
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      const int64_t ca = std::llabs(dominant->offset.a.coef[static_cast<size_t>(a)]);
+      const int64_t cb = std::llabs(dominant->offset.a.coef[static_cast<size_t>(b)]);
+      if ((ca == 0) != (cb == 0)) return ca == 0;  // unmoved dims outermost
+      return ca > cb;
+    });
+  return order;
+}
+
+// The widest vector (at most 16 bytes) every access that walks `inner`
+// contiguously allows: element size, data alignment, constant offset and the
+// other dims' strides all multiples of it, and the inner extent too (a vector
+// never crosses into the next position of an outer dim).
+int vectorWidth(const HeuristicInputs& in, int inner) {
+  const auto d = static_cast<size_t>(inner);
+  int width = 16;
+  bool any = false;
+  for (const Access& a : *in.accesses)
+    if (!a.conditional && a.offset.affine && a.offset.a.coef[d] == 1) {
+      width = std::min<int>(width, static_cast<int>(16 / a.element_size));
+      any = true;
+    }
+  if (!any) return 1;
+  auto fits = [&](int v) {
+    if (in.sizes[d] % v != 0) return false;
+    for (const Access& a : *in.accesses) {
+      if (a.conditional || !a.offset.affine || a.offset.a.coef[d] != 1) continue;
+      if (a.alignment <= 0 || a.alignment % (v * a.element_size) != 0 || a.offset.a.c % v != 0)
+        return false;
+      for (size_t k = 0; k < in.sizes.size(); ++k)
+        if (k != d && a.offset.a.coef[k] % v != 0) return false;
+    }
+    return true;
+  };
+  while (width > 1 && !fits(width)) width /= 2;
+  return width;
+}
+
+}  // namespace
+
+ReductionParams computeReductionParams(const HeuristicInputs& in, const DeviceProperties& device) {
+  ReductionParams p;
+  p.sizes = in.sizes;
+  p.reduced = in.reduced;
+  const std::vector<int> order = memoryOrder(in);
+  for (int d : order) {
+    const auto k = static_cast<size_t>(d);
+    (in.reduced[k] ? p.reduced_dims : p.kept_dims).push_back(d);
+    (in.reduced[k] ? p.reduced_extent : p.kept_extent) *= in.sizes[k];
+  }
+  // With no dim of size > 1 the kind does not matter; Inner reduces nothing.
+  p.kind = !order.empty() && !in.reduced[static_cast<size_t>(order.back())] ? ReductionKind::Outer
+                                                                            : ReductionKind::Inner;
+  if (!order.empty() && p.kept_extent > 0 && p.reduced_extent > 0)
+    p.vector_width = vectorWidth(in, order.back());
+  const int64_t v = p.vector_width;
+  const int64_t sms = std::max(1, device.multiprocessor_count);
+  constexpr int64_t kBlockThreads = 256;
+  // Blocks of 256 threads that fill every SM (8 each at 2048 threads per SM).
+  const int64_t target_blocks = 8 * sms;
+
+  int64_t grid_x = 1, splits = 1;
+  if (p.kind == ReductionKind::Inner) {
+    const int64_t vecs = std::max<int64_t>(1, ceilDiv(p.reduced_extent, v));
+    // Short rows: a power-of-two group of lanes per row (a warp-group shuffle
+    // reduces it). Long rows: about 8 vectors per thread per row.
+    p.block_x = static_cast<int>(vecs <= 32 ? pow2Ceil(vecs)
+                                            : std::clamp<int64_t>(pow2Floor(vecs / 8), 32, 512));
+    // At least a whole warp: the shuffles of a lane group name all 32 lanes.
+    p.block_y = static_cast<int>(
+        std::max<int64_t>(std::min<int64_t>(kBlockThreads / p.block_x,
+                                            pow2Ceil(std::max<int64_t>(1, p.kept_extent))),
+                          32 / std::min(p.block_x, 32)));
+    p.unroll = static_cast<int>(std::clamp<int64_t>(ceilDiv(vecs, p.block_x), 1, 4));
+    grid_x = std::max<int64_t>(1, ceilDiv(p.kept_extent, p.block_y));
+    const int64_t steps = ceilDiv(vecs, int64_t{p.block_x} * p.unroll);
+    if (grid_x < 2 * sms && steps >= 8)
+      splits = std::min(ceilDiv(4 * sms, grid_x), ceilDiv(steps, 4));
+  } else {
+    const int64_t cols = std::max<int64_t>(1, ceilDiv(p.kept_extent, v));
+    p.block_x = static_cast<int>(std::min<int64_t>(32, pow2Ceil(cols)));
+    p.block_y = static_cast<int>(std::clamp<int64_t>(
+        kBlockThreads / p.block_x, 1, pow2Ceil(std::max<int64_t>(1, p.reduced_extent))));
+    // The block's states meet in shared memory: keep them within 32 KiB.
+    while (p.block_y > 1 && int64_t{p.block_x} * p.block_y * v * in.accumulator_bytes > 32768)
+      p.block_y /= 2;
+    p.unroll = static_cast<int>(std::clamp<int64_t>(ceilDiv(p.reduced_extent, p.block_y), 1, 4));
+    grid_x = ceilDiv(cols, p.block_x);
+    const int64_t steps = ceilDiv(p.reduced_extent, int64_t{p.block_y} * p.unroll);
+    if (grid_x < target_blocks && steps >= 4)
+      splits = std::min(ceilDiv(target_blocks, grid_x), ceilDiv(steps, 2));
+  }
+  if (in.forced_splits > 0) splits = in.forced_splits;
+  splits = std::clamp<int64_t>(splits, 1, 65535);
+  p.grid = {static_cast<uint32_t>(std::min<int64_t>(grid_x, UINT32_MAX)),
+            static_cast<uint32_t>(splits), 1};
+
+  // 32-bit indexing when every offset and every position a thread computes fits.
+  const int64_t limit = (int64_t{1} << 31) - 1;
+  int64_t reach = std::max(p.kept_extent, p.reduced_extent);
+  reach = std::max(reach, grid_x * p.keptPerBlock());
+  reach = std::max(reach, splits * p.kept_extent);  // scratch partials
+  reach = std::max(reach, splits * int64_t{p.block_x} * p.unroll * v + p.reduced_extent);
+  p.index32 = reach < limit;
+  for (const Access& a : *in.accesses) p.index32 &= a.max_offset < limit;
+  const std::optional<int64_t> numel = checked::product(in.sizes);
+  p.index32 &= numel.has_value() && *numel < limit;
+  return p;
+}
+
+}  // namespace fusebox::reduction

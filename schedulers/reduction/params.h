@@ -1,0 +1,67 @@
+// ReductionParams: every choice the reduction scheduler makes for one segment
+// and input signature, and the rules that make them (heuristics.cpp).
+#pragma once
+
+#include <fusebox/scheduler.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fusebox::kernelgen {
+struct Access;
+}
+
+namespace fusebox::reduction {
+
+// Inner: the fastest-varying dim (in memory) is reduced, so the threads of a
+// row walk the reduced elements contiguously and reduce across threadIdx.x.
+// Outer: the fastest dim is kept, so threads walk kept elements (columns)
+// contiguously, each accumulating its own columns over the reduced rows, and
+// reduce across threadIdx.y.
+enum class ReductionKind { Inner, Outer };
+
+class ReductionParams final : public HeuristicParams {
+ public:
+  ReductionKind kind = ReductionKind::Inner;
+  std::vector<int64_t> sizes;  // the reduction input's logical sizes
+  std::vector<bool> reduced;   // per dim of `sizes`
+  // Dims of size > 1 in memory order (outermost first), split by class: the
+  // kernel walks each class as one linear index over these dims.
+  std::vector<int> kept_dims, reduced_dims;
+  int64_t kept_extent = 1, reduced_extent = 1;
+  // Elements per vector access along the innermost dim (kept_dims.back() for
+  // Outer, reduced_dims.back() for Inner).
+  int vector_width = 1;
+  // Vectors each thread loads before it accumulates any, per loop step.
+  int unroll = 1;
+  // Block: x walks the innermost dim (vector_width elements per thread), y
+  // the other class (rows of an Inner reduction, reduced rows of an Outer one).
+  int block_x = 32, block_y = 1;
+  // Grid: x over kept elements; y splits the reduced extent into `grid[1]`
+  // blocks that combine their partial results through scratch memory (the
+  // last block to arrive finishes; no co-resident blocks needed).
+  std::array<uint32_t, 3> grid{1, 1, 1};
+  bool index32 = true;  // every offset and position fits int32
+
+  int splits() const { return static_cast<int>(grid[1]); }
+  // Kept elements one block covers (rows for Inner, columns for Outer).
+  int64_t keptPerBlock() const;
+
+  uint64_t hash() const override;
+  bool sameAs(const HeuristicParams& other) const override;
+  std::string toString() const override;
+};
+
+struct HeuristicInputs {
+  std::vector<int64_t> sizes;
+  std::vector<bool> reduced;
+  const std::vector<kernelgen::Access>* accesses = nullptr;
+  int64_t accumulator_bytes = 4;  // of the widest accumulator state (Welford: 16 or 24)
+  int forced_splits = 0;          // the grid_splits option; 0 = heuristic
+};
+
+ReductionParams computeReductionParams(const HeuristicInputs& in, const DeviceProperties& device);
+
+}  // namespace fusebox::reduction

@@ -1,0 +1,202 @@
+// reduction: a segment of reductions that share one iteration/reduction
+// structure, with the pointwise ops that feed them and follow them, becomes
+// one generated kernel (the same source runs on the cuda and host backends).
+// See docs/schedulers/reduction.md.
+#include <fusebox/checked_math.h>
+#include <fusebox/kernel_plan.h>
+#include <fusebox/scheduler.h>
+#include <fusebox/tensor.h>
+
+#include <fmt/format.h>
+
+#include "accumulator.h"
+#include "codegen.h"
+#include "kernelgen/kernel_params.h"
+#include "params.h"
+#include "kernelgen/shapes.h"
+#include "structure.h"
+
+namespace {
+
+using namespace fusebox;
+using namespace fusebox::reduction;
+
+int64_t numel(const std::vector<int64_t>& sizes) {
+  return checked::orThrow(checked::product(sizes), "reduction: the number of elements");
+}
+
+class ReductionScheduler final : public Scheduler {
+ public:
+  std::string name() const override { return "reduction"; }
+
+  std::vector<OptionSpec> options() const override {
+    return {{"grid_splits", OptionType::Int, int64_t{0},
+             "Blocks each kept element's reduction is split across, combined through scratch "
+             "memory by the last block to finish (0: the heuristic decides; tests force the "
+             "grid-reduction path with it)"}};
+  }
+
+  void configure(const OptionSettings& settings) override {
+    Configurable::configure(settings);
+    const int64_t splits = option<int64_t>("grid_splits");
+    if (splits < 0 || splits > 65535) {
+      const auto it = settings.find("grid_splits");
+      throw UserError(it != settings.end() ? it->second.where : SourceLocation{},
+                      fmt::format("scheduler 'reduction': option 'grid_splits' must be in [0, "
+                                  "65535] (0: the heuristic decides), got {}",
+                                  splits));
+    }
+  }
+
+  Decision canScheduleCompileTime(const Fusion& segment, CompileTimeCache& cache) override {
+    const auto& verdict = cache.get<std::pair<bool, std::string>>("reduction.compile_time", [&] {
+      ReductionStructure st;
+      const Decision d = analyzeStructure(segment, st);
+      return std::make_pair(d.accepted(), d.reason());
+    });
+    return verdict.first ? Decision::accept() : Decision::reject(verdict.second);
+  }
+
+  Decision canScheduleRunTime(const Fusion& segment, RuntimeInfo& info,
+                              CompileTimeCache& cache) override {
+    if (Decision d = canScheduleCompileTime(segment, cache); !d) return d;
+    ReductionStructure st;
+    (void)analyzeStructure(segment, st);
+    SegmentFacts facts;
+    try {
+      facts = computeFacts(segment, st, info);
+    } catch (const UserError& e) {
+      return Decision::reject(fmt::format("the inputs do not fit the segment: {}", e.what()));
+    }
+    const int64_t domain = numel(facts.input_sizes);
+    int64_t kept = 1, reduced = 1;
+    for (size_t d = 0; d < facts.input_sizes.size(); ++d)
+      (facts.reduced[d] ? reduced : kept) *= facts.input_sizes[d];
+    for (const Expr* r : st.reductions) {
+      const auto* in = r->input(0)->as<TensorView>();
+      if (facts.sizes.at(in) != facts.input_sizes)
+        return Decision::reject(fmt::format(
+            "{} has sizes [{}] but {} has [{}]; one kernel reduces one domain", in->toString(),
+            fmt::join(facts.sizes.at(in), ", "),
+            st.reductions.front()->input(0)->toString(), fmt::join(facts.input_sizes, ", ")));
+      if (reduced == 0 && r->op() == OpType::Reduction &&
+          (r->attr<ReductionAttr>().op == ReductionOpType::Max ||
+           r->attr<ReductionAttr>().op == ReductionOpType::Min))
+        return Decision::reject(fmt::format(
+            "{} of an empty set ({} reduces no elements): an error, as in PyTorch, which the "
+            "evaluator reports",
+            toString(r->attr<ReductionAttr>().op), r->output(0)->toString()));
+    }
+    for (const TensorView* tv : st.after)
+      if (numel(facts.sizes.at(tv)) != kept)
+        return Decision::reject(fmt::format(
+            "{} has {} elements, the reduced domain {}: a reduced value broadcast back over the "
+            "reduced dims needs a persistent buffer (the persistent schedulers' job)",
+            tv->toString(), numel(facts.sizes.at(tv)), kept));
+    for (const TensorView* tv : st.loop_outputs)
+      if (numel(facts.sizes.at(tv)) != domain)
+        return Decision::reject(fmt::format(
+            "output {} has {} elements but the reduction input {}; the reducing loop writes "
+            "one output element per input element",
+            tv->toString(), numel(facts.sizes.at(tv)), domain));
+    for (size_t k = 0; k < segment.inputs().size(); ++k)
+      if (const auto* arg = std::get_if<TensorArgInfo>(&info.inputs()[k]))
+        for (int64_t s : arg->strides)
+          if (s < 0)
+            return Decision::reject(fmt::format("input {} has a negative stride ({})",
+                                                segment.inputs()[k]->toString(), s));
+    const ReductionParams p = params(segment, st, facts, info);
+    if (const std::string problem = kernelgen::paramLimitProblem(segment, p.splits() > 1 ? 1 : 0);
+        !problem.empty())
+      return Decision::reject(problem);
+    if (p.grid[0] >= (uint32_t{1} << 31))
+      return Decision::reject(fmt::format("{} kept elements need more than 2^31 - 1 blocks", kept));
+    return Decision::accept();
+  }
+
+  std::unique_ptr<HeuristicParams> computeHeuristics(const Fusion& segment, RuntimeInfo& info,
+                                                     CompileTimeCache&) override {
+    ReductionStructure st;
+    const Decision d = analyzeStructure(segment, st);
+    FUSEBOX_CHECK(d.accepted(), "reduction: heuristics for a segment it rejects: {}", d.reason());
+    return std::make_unique<ReductionParams>(params(segment, st, computeFacts(segment, st, info), info));
+  }
+
+  std::unique_ptr<SegmentPlan> schedule(const Fusion& segment, const HeuristicParams& params,
+                                        RuntimeInfo& info) override {
+    const auto* p = dynamic_cast<const ReductionParams*>(&params);
+    FUSEBOX_CHECK(p != nullptr, "reduction: schedule() got another scheduler's params");
+    ReductionStructure st;
+    const Decision d = analyzeStructure(segment, st);
+    FUSEBOX_CHECK(d.accepted(), "reduction: scheduling a segment it rejects: {}", d.reason());
+    const SegmentFacts facts = computeFacts(segment, st, info);
+    GeneratedKernel gen = generateKernel(segment, st, facts, *p, info);
+    auto plan = std::make_unique<KernelPlan>();
+    plan->kernel = std::move(gen.source);
+    plan->bindings = std::move(gen.bindings);
+    plan->launch.grid = p->grid;
+    plan->launch.block = {static_cast<uint32_t>(p->block_x), static_cast<uint32_t>(p->block_y), 1};
+    int64_t bytes = 0;
+    for (size_t k = 0; k < segment.inputs().size(); ++k) {
+      const auto* arg = std::get_if<TensorArgInfo>(&info.inputs()[k]);
+      if (arg == nullptr) continue;
+      // Only what memory holds: a dim of stride 0 (expanded) is one element.
+      int64_t n = 1;
+      for (size_t j = 0; j < arg->sizes.size(); ++j)
+        n *= arg->strides[j] == 0 ? std::min<int64_t>(arg->sizes[j], 1) : arg->sizes[j];
+      bytes += n * dataTypeSize(arg->dtype);
+    }
+    for (size_t k = 0; k < segment.outputs().size(); ++k) {
+      const auto* tv = segment.outputs()[k]->as<TensorView>();
+      KernelPlan::OutputSpec spec;
+      spec.dtype = tv->dtype();
+      spec.sizes = facts.sizes.at(tv);
+      spec.strides = facts.output_strides[k];
+      bytes = checked::orThrow(
+          checked::add(bytes, checked::mul(numel(spec.sizes), dataTypeSize(spec.dtype))),
+          fmt::format("reduction: the size in bytes of output {}", tv->toString()));
+      plan->outputs.push_back(std::move(spec));
+    }
+    plan->bytes_moved = bytes;
+    return plan;
+  }
+
+ private:
+  static SegmentFacts computeFacts(const Fusion& segment, const ReductionStructure& st,
+                                   RuntimeInfo& info) {
+    SegmentFacts facts;
+    facts.sizes = kernelgen::tensorSizes(segment, info);
+    facts.input_sizes = facts.sizes.at(st.reductions.front()->input(0)->as<TensorView>());
+    facts.reduced.assign(facts.input_sizes.size(), false);
+    for (int64_t a : st.axes) facts.reduced.at(static_cast<size_t>(a)) = true;
+    for (const Val* out : segment.outputs()) {
+      const auto* tv = out->as<TensorView>();
+      facts.output_strides.push_back(
+          kernelgen::outputStrides(segment, tv, facts.sizes.at(tv)));
+    }
+    return facts;
+  }
+
+  ReductionParams params(const Fusion& segment, const ReductionStructure& st,
+                         const SegmentFacts& facts, RuntimeInfo& info) const {
+    const LoopAccesses accesses = collectAccesses(segment, st, facts, info);
+    HeuristicInputs in;
+    in.sizes = facts.input_sizes;
+    in.reduced = facts.reduced;
+    in.accesses = &accesses.loop;
+    for (const Expr* r : st.reductions)
+      in.accumulator_bytes = std::max(in.accumulator_bytes, accumulatorFor(r).state_bytes);
+    in.forced_splits = static_cast<int>(option<int64_t>("grid_splits"));
+    ReductionParams p = computeReductionParams(in, info.device());
+    p.index32 &= accesses.epilogue_max_offset < (int64_t{1} << 31) - 1;
+    return p;
+  }
+};
+
+}  // namespace
+
+FUSEBOX_DECLARE_SCHEDULER_PLUGIN(ReductionScheduler, "reduction", "1.0",
+                                 "segments of reductions sharing one iteration/reduction "
+                                 "structure, with their pointwise prologue and epilogue, as one "
+                                 "generated kernel: inner and outer reductions, vector loads, "
+                                 "warp/block/grid combines")

@@ -1,0 +1,198 @@
+// The kernel-generation library the schedulers share (schedulers/common/
+// kernelgen), used directly: parameter slots, iteration spaces with the
+// caller's index names, a placement of the caller's, and a reduction-shaped
+// kernel (the walk stopped at a value source) run on the host backend
+// against the reference evaluator.
+#include <fusebox/backend/host_backend.h>
+#include <fusebox/eval/tolerance.h>
+#include <fusebox/ir/ops.h>
+#include <fusebox/kernel_launch.h>
+#include <fusebox/runtime.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <random>
+
+#include "kernelgen/element_writer.h"
+#include "support/output_match.h"
+
+namespace {
+
+using namespace fusebox;
+using namespace fusebox::kernelgen;
+
+Tensor randomFloats(std::vector<int64_t> sizes, uint32_t seed) {
+  Tensor t = Tensor::empty(DataType::Float, sizes);
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> real(-2.0, 2.0);
+  for (int64_t r = 0; r < sizes[0]; ++r)
+    for (int64_t c = 0; c < sizes[1]; ++c) t.setDouble({r, c}, real(gen));
+  return t;
+}
+
+std::vector<ArgumentInfo> infosOf(const std::vector<Argument>& inputs) {
+  std::vector<ArgumentInfo> infos;
+  for (const Argument& a : inputs) infos.push_back(argumentInfo(a));
+  return infos;
+}
+
+TEST(KernelgenParams, SlotsNamesAndScratch) {
+  Fusion f;
+  TensorView* x = defineTensor(f, {-1}, DataType::Float);
+  Scalar* alpha = defineScalar(f, DataType::Double);
+  TensorView* h = defineTensor(f, {-1}, DataType::Half);
+  Scalar* n = defineScalar(f, DataType::Int64);
+  f.addOutput(add(mul(x, alpha), n));
+  f.addOutput(castOp(DataType::Half, add(h, x)));
+  ParamLayout params(f);
+  EXPECT_EQ(params.inputPointer(x), "in0");
+  EXPECT_EQ(params.inputPointer(h), "in1");
+  EXPECT_EQ(params.outputPointer(1), "out1");
+  EXPECT_EQ(params.scalarParam(alpha), "p.f64[0]");
+  EXPECT_EQ(params.scalarParam(n), "p.i64[0]");
+  EXPECT_EQ(params.scalarParam(f.constantInt(3)), "");
+  EXPECT_EQ(params.addScratch(256), "scratch0");
+  const auto& b = params.bindings();
+  ASSERT_EQ(b.size(), 7u);
+  EXPECT_EQ(b[3].source, ParamBinding::Source::InputScalar);
+  EXPECT_EQ(b[5].source, ParamBinding::Source::OutputData);
+  EXPECT_EQ(b[5].slot, 3);  // in0, in1, out0, out1
+  EXPECT_EQ(b[6].source, ParamBinding::Source::ScratchData);
+  EXPECT_EQ(b[6].slot, 4);
+  EXPECT_EQ(b[6].bytes, 256);
+  Buffer decl;
+  params.declarePointers(decl);
+  EXPECT_NE(decl.text.find("const fusebox::Half* __restrict__ in1 = "
+                           "static_cast<const fusebox::Half*>(p.ptr[1]);"),
+            std::string::npos)
+      << decl.text;
+  EXPECT_NE(decl.text.find("void* __restrict__ scratch0 = p.ptr[4];"), std::string::npos)
+      << decl.text;
+  EXPECT_EQ(paramLimitProblem(f), "");
+  EXPECT_NE(paramLimitProblem(f, 200).find("would need 204 pointers"), std::string::npos);
+}
+
+TEST(KernelgenIndex, IterSpaceNamesTheIndexVariables) {
+  const IterSpace space = IterSpace::named({4, 1, 8}, "r");
+  const Index idx = space.index();
+  EXPECT_EQ(idx[0].str(space), "(r0)");
+  EXPECT_EQ(idx[1].str(space), "0");  // an extent of 1 is always index 0
+  EXPECT_EQ(linearOffset(idx, {4, 1, 8}, {8, 8, 1}, space).str(space), "(r0 * 8 + r2)");
+  // A reshape that splits a dim reads through division and modulo.
+  const Index split = reshapeIndex(idx, {4, 1, 8}, {16, 2}, space);
+  EXPECT_EQ(split[0].str(space), "((r0 * 8 + r2) / 2)");
+  EXPECT_FALSE(split[0].affine);
+}
+
+// A placement of the caller's: every load a named variable above the loop.
+class HoistAll final : public Placement {
+ public:
+  std::string load(CodeSink& sink, const ElementRef& ref) override {
+    refs.push_back(ref);
+    const std::string var = sink.newVar("h");
+    hoisted.line(fmt::format("const float {} = {}[...];", var, ref.pointer));
+    return var;
+  }
+  void store(CodeSink& sink, const ElementRef& ref, const std::string& value) override {
+    sink.body.line(fmt::format("{}[...] = {};", ref.pointer, value));
+  }
+  std::vector<ElementRef> refs;
+  Buffer hoisted;
+};
+
+TEST(KernelgenWriter, PlacementGetsEachLoadOnceWithItsOffset) {
+  Fusion f;
+  TensorView* x = defineTensor(f, {-1, -1}, DataType::Float);
+  TensorView* y = permute(x, {1, 0});
+  f.addOutput(add(y, y));
+  // x is [3, 5] in memory; the output (and the iteration space) [5, 3].
+  const std::vector<Argument> inputs{randomFloats({3, 5}, 1)};
+  RuntimeInfo info(f, infosOf(inputs), {});
+  const TensorSizes sizes = tensorSizes(f, info);
+  ParamLayout params(f);
+  ElementWriter w(f, sizes, params, info, IterSpace::named({5, 3}, "j"));
+  HoistAll placement;
+  w.storeOutputs({{3, 1}}, placement);
+  ASSERT_EQ(placement.refs.size(), 1u);  // y + y reads x once
+  EXPECT_EQ(placement.refs[0].offset.a.coef, (std::vector<int64_t>{1, 5}));
+  EXPECT_EQ(placement.refs[0].offset.str(w.space()), "(j0 + j1 * 5)");
+  EXPECT_FALSE(placement.refs[0].conditional);
+  ASSERT_EQ(w.accesses().size(), 2u);  // the load and the store
+  EXPECT_TRUE(w.accesses()[1].is_output);
+  EXPECT_NE(w.sink.body.text.find("out0[...] = "), std::string::npos) << w.sink.body.text;
+}
+
+// How a reduction scheduler uses the walker: it iterates over the reduction
+// input's domain ([rows, cols], named r0, r1), accumulates the prologue's
+// value in a register, writes a pointwise output of that domain in the same
+// loop, and after the loop writes the epilogue with the reduced tensor's
+// value provided as the register: the walk stops there.
+TEST(KernelgenWriter, ReductionShapedKernelMatchesTheEvaluator) {
+  Fusion f;
+  TensorView* x = defineTensor(f, {-1, -1}, DataType::Float);
+  Scalar* scale = defineScalar(f, DataType::Double);
+  TensorView* y = mul(x, scale);
+  TensorView* s = sum(y, {1});
+  f.addOutput(add(s, f.constantDouble(1.0)));
+  f.addOutput(exp(y));
+  const int64_t rows = 5, cols = 7;
+  const std::vector<Argument> inputs{randomFloats({rows, cols}, 2), ScalarValue(0.5)};
+  RuntimeInfo info(f, infosOf(inputs), {});
+  const TensorSizes sizes = tensorSizes(f, info);
+  ParamLayout params(f);
+  ElementWriter w(f, sizes, params, info, IterSpace::named({rows, cols}, "r"));
+  ScalarPlacement scalar(w.space());
+
+  const std::string term = w.value(y, w.space().index(), scalar);
+  w.store(1, w.space().index(), {cols, 1}, scalar);
+  const Buffer loop = w.sink.body;
+  w.sink.body = Buffer{};
+  w.beginElement();
+  w.provide(s, [](const Index&) { return std::string("acc"); });
+  w.store(0, {IndexExpr::iterDim(0, 2)}, {1}, scalar);
+  const Buffer epilogue = w.sink.body;
+  EXPECT_EQ(epilogue.text.find("in0"), std::string::npos) << epilogue.text;
+
+  Buffer k;
+  k.indent = 1;
+  k.line("using idx_t = int64_t;");
+  params.declarePointers(k);
+  k.append(w.prologue);
+  k.line("const idx_t r0 = static_cast<idx_t>(threadIdx.x);");
+  k.line(fmt::format("if (r0 >= {}) return;", rows));
+  k.line("float acc = 0.0f;");
+  k.line(fmt::format("for (idx_t r1 = 0; r1 < {}; ++r1) {{", cols));
+  ++k.indent;
+  k.append(loop);
+  k.line(fmt::format("acc += {};", term));
+  --k.indent;
+  k.line("}");
+  k.append(epilogue);
+  KernelPlan plan;
+  plan.kernel.name = "kernelgen_row_sum";
+  plan.kernel.source = fmt::format(
+      "#include <fusebox_runtime.cuh>\n"
+      "extern \"C\" __global__ void kernelgen_row_sum(fusebox::KernelParams p) {{\n{}}}\n",
+      k.text);
+  plan.bindings = params.bindings();
+  plan.launch.block = {32, 1, 1};
+  plan.outputs.push_back({DataType::Float, {rows}, {1}});
+  plan.outputs.push_back({DataType::Float, {rows, cols}, {cols, 1}});
+
+  // FUSEBOX_TEST_PRINT_SOURCE=1 shows the kernel (docs/writing-a-scheduler-plugin.md has it).
+  if (std::getenv("FUSEBOX_TEST_PRINT_SOURCE") != nullptr) std::cout << plan.kernel.source;
+  auto backend = makeHostBackend();
+  auto kernel = backend->compile(plan.kernel);
+  const std::vector<Tensor> outs = launchKernelPlan(*backend, plan, *kernel, inputs);
+  backend->synchronize();
+  const std::vector<Argument> want = evaluateFusion(f, inputs);
+  const auto tolerances = outputTolerances(f, inputs);
+  for (size_t o = 0; o < outs.size(); ++o)
+    EXPECT_TRUE(fusebox::testing::matchesWithin(backend->toHost(outs[o]), want[o], tolerances[o]))
+        << "output " << o << "\n"
+        << plan.kernel.source;
+}
+
+}  // namespace

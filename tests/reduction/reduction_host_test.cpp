@@ -1,0 +1,159 @@
+// The reduction scheduler on the host backend, against the reference
+// evaluator (the cases are shared with the GPU suite: reduction_cases.inc),
+// plus the scheduler's rejections, each with its reason.
+#include <fusebox/backend/host_backend.h>
+#include <fusebox/ir/ops.h>
+
+#include "reduction/reduction_test_util.h"
+
+class ReductionFixture : public ::testing::Test {
+ protected:
+  static fusebox::Backend& backend() {
+    static std::unique_ptr<fusebox::Backend> b = fusebox::makeHostBackend();
+    return *b;
+  }
+  // An H100's shape, so the heuristics pick the blocks and splits a GPU gets.
+  static fusebox::DeviceProperties device() {
+    fusebox::DeviceProperties d;
+    d.multiprocessor_count = 132;
+    return d;
+  }
+};
+
+#include "reduction/reduction_cases.inc"
+
+namespace {
+
+Decision compileTime(const Fusion& f) {
+  CompileTimeCache cache;
+  return reductionScheduler()->canScheduleCompileTime(f, cache);
+}
+
+Decision runTime(const Fusion& f, const std::vector<ArgumentInfo>& inputs) {
+  CompileTimeCache cache;
+  auto s = reductionScheduler();
+  if (Decision d = s->canScheduleCompileTime(f, cache); !d) return d;
+  RuntimeInfo info(f, inputs, {});
+  return s->canScheduleRunTime(f, info, cache);
+}
+
+TensorArgInfo floats(std::vector<int64_t> sizes) {
+  return TensorArgInfo{DataType::Float, sizes, contiguousStrides(sizes), 16};
+}
+
+void expectReason(const Decision& d, const std::string& part) {
+  EXPECT_FALSE(d.accepted());
+  EXPECT_NE(d.reason().find(part), std::string::npos) << d.reason();
+}
+
+TEST(ReductionRejects, NoReductionIsPointwisesJob) {
+  Fusion f;
+  f.addOutput(exp(defineTensor(f, {-1}, DataType::Float)));
+  expectReason(compileTime(f), "has no reduction");
+}
+
+TEST(ReductionRejects, NormalizationNeedsAPersistentBuffer) {
+  // x - mean(x): the reduced value meets the input it was reduced from.
+  Fusion f;
+  TensorView* x = defineTensor(f, {-1, -1}, DataType::Float);
+  TensorView* e = exp(x);
+  TensorView* mean = div(sum(e, {1}, true), f.constantDouble(8.0));
+  f.addOutput(sub(e, mean));
+  expectReason(compileTime(f), "persistent buffer");
+}
+
+TEST(ReductionRejects, ReducedValueBroadcastBackOverTheReducedDims) {
+  // sum(x) + y with y of x's shape: known only at run time (y is an input).
+  Fusion f;
+  TensorView* x = defineTensor(f, {-1, -1}, DataType::Float);
+  TensorView* y = defineTensor(f, {-1, -1}, DataType::Float);
+  f.addOutput(add(sum(x, {1}, true), y));
+  expectReason(runTime(f, {floats({4, 8}), floats({4, 8})}), "persistent");
+}
+
+TEST(ReductionRejects, ReductionsOverDifferentAxes) {
+  Fusion f;
+  TensorView* x = defineTensor(f, {-1, -1}, DataType::Float);
+  f.addOutput(sum(x, {0}));
+  f.addOutput(sum(x, {1}));
+  expectReason(compileTime(f), "one kernel reduces one iteration/reduction structure");
+}
+
+TEST(ReductionRejects, ReductionOfAReducedValue) {
+  Fusion f;
+  TensorView* x = defineTensor(f, {-1, -1, -1}, DataType::Float);
+  f.addOutput(sum(sum(x, {2}), {1}));
+  expectReason(compileTime(f), "reductions in sequence need separate kernels");
+}
+
+TEST(ReductionRejects, EpilogueThatMovesElements) {
+  Fusion f;
+  TensorView* x = defineTensor(f, {-1, -1, -1}, DataType::Float);
+  f.addOutput(permute(sum(x, {2}), {1, 0}));
+  expectReason(compileTime(f), "moves reduced elements");
+}
+
+TEST(ReductionRejects, MaxOfAnEmptySetIsLeftToTheEvaluatorsError) {
+  Fusion f;
+  TensorView* x = defineTensor(f, {-1, -1}, DataType::Float);
+  f.addOutput(max(x, {1}));
+  expectReason(runTime(f, {floats({4, 0})}), "max of an empty set");
+  EXPECT_TRUE(runTime(f, {floats({4, 1})}).accepted());
+}
+
+TEST(ReductionRejects, ReductionsOfDifferentDomains) {
+  Fusion f;
+  TensorView* x = defineTensor(f, {-1, -1}, DataType::Float);
+  TensorView* y = defineTensor(f, {-1, -1}, DataType::Float);
+  f.addOutput(sum(x, {1}));
+  f.addOutput(sum(y, {1}));
+  EXPECT_TRUE(compileTime(f).accepted());
+  expectReason(runTime(f, {floats({4, 8}), floats({4, 16})}), "one kernel reduces one domain");
+  EXPECT_TRUE(runTime(f, {floats({4, 8}), floats({4, 8})}).accepted());
+}
+
+TEST(ReductionOptions, GridSplitsOutOfRangeNamesTheSetting) {
+  auto s = builtinScheduler("reduction");
+  OptionSettings settings;
+  settings["grid_splits"] = OptionSetting{OptionValue(int64_t{70000}), {"cfg.toml", 7, 15}};
+  try {
+    s->configure(settings);
+    FAIL() << "accepted grid_splits = 70000";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("cfg.toml:7:15"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("[0, 65535]"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ReductionParamsTest, H100ShapesOfTheBenchmarks) {
+  // Heuristics only: what the benchmark workloads get on a 132-SM GPU.
+  struct Case {
+    std::vector<int64_t> sizes;
+    int64_t axis;
+    DataType dtype;
+    std::string kind, vector_width;
+    bool split;
+  };
+  const Case cases[] = {{{32768, 4096}, 1, DataType::Float, "inner", "4", false},
+                        {{32768, 4096}, 0, DataType::Float, "outer", "4", true},
+                        {{16384, 4096}, 1, DataType::BFloat16, "inner", "8", false},
+                        {{128, 1048576}, 0, DataType::Float, "outer", "4", false},
+                        {{1048576, 32}, 1, DataType::Float, "inner", "4", false}};
+  for (const Case& c : cases) {
+    Fusion f;
+    TensorView* x = defineTensor(f, {-1, -1}, c.dtype);
+    f.addOutput(sum(x, {c.axis}));
+    CompileTimeCache cache;
+    auto s = reductionScheduler();
+    DeviceProperties d;
+    d.multiprocessor_count = 132;
+    RuntimeInfo info(f, {TensorArgInfo{c.dtype, c.sizes, contiguousStrides(c.sizes), 256}}, d);
+    ASSERT_TRUE(s->canScheduleRunTime(f, info, cache).accepted());
+    const std::string p = s->computeHeuristics(f, info, cache)->toString();
+    EXPECT_EQ(paramLine(p, "kind"), c.kind) << p;
+    EXPECT_EQ(paramLine(p, "vector_width"), c.vector_width) << p;
+    EXPECT_EQ(paramLine(p, "grid_reduction") != "no", c.split) << p;
+  }
+}
+
+}  // namespace

@@ -1,0 +1,3 @@
+# The reduction comparisons on the cuda backend; every test skips without a GPU.
+add_dependencies(${target} fusebox_scheduler_reduction)
+list(APPEND labels gpu)
