@@ -51,10 +51,20 @@ TEST_F(CliCuda, PointwiseKernelValidatesAndBenchesWithEvents) {
                                       "\\(0 from the kernel cache"));
 }
 
-TEST_F(CliCuda, ExampleWithAReductionCopiesForTheEvaluatorAndSaysSo) {
+TEST_F(CliCuda, ExampleWithAReductionIsOneReductionKernel) {
   auto r = runCommand(run("examples/gelu_bias_grad.py",
                           "--input T0=2x8x16 --input T1=2x8x16 --input T2=16 --backend cuda "
                           "--validate --dump scheduler_params"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, ContainsRegex("plan: kernel fusebox_reduction_[0-9a-f]+ "));
+  EXPECT_THAT(r.output, HasSubstr("1 segment in "));
+  EXPECT_THAT(r.output, HasSubstr("validate: PASS (2 outputs, largest reduction 16)"));
+}
+
+TEST_F(CliCuda, ReductionOnTheEvaluatorCopiesAndSaysSo) {
+  auto r = runCommand(run("examples/gelu_bias_grad.py",
+                          "--input T0=2x8x16 --input T1=2x8x16 --input T2=16 --backend cuda "
+                          "--disable-scheduler reduction --validate --dump scheduler_params"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("plan: host evaluation with copies: "));
   EXPECT_THAT(r.output, HasSubstr("validate: PASS (2 outputs, largest reduction 16)"));

@@ -28,12 +28,15 @@ class RuntimeCuda : public ::testing::Test {
     if (!cuda.available) GTEST_SKIP() << "no usable GPU: " << cuda.reason;
   }
   std::unique_ptr<FusionRuntime> runtime(std::unique_ptr<Fusion> fusion, bool outputs_on_host,
-                                         Options options = Options()) {
+                                         Options options = Options(),
+                                         const std::vector<std::string>& disabled = {}) {
     RuntimeOptions o = captured.options();
     o.backend = BackendChoice::Cuda;
     o.outputs_on_host = outputs_on_host;
-    return std::make_unique<FusionRuntime>(std::move(fusion), loadConfigFile(defaultConfigFile()),
-                                           builtinPlugins(), std::move(options), o);
+    Config config = loadConfigFile(defaultConfigFile());
+    for (const std::string& name : disabled) config.disabled_schedulers.push_back({name, {}});
+    return std::make_unique<FusionRuntime>(std::move(fusion), std::move(config), builtinPlugins(),
+                                           std::move(options), o);
   }
   Captured captured;
 };
@@ -99,13 +102,29 @@ TEST_F(RuntimeCuda, MatmulRunsThroughCublas) {
   EXPECT_TRUE(checkClose(got[0], evaluateFusion(rt->fusion(), inputs)[0], tolerances[0]).pass);
 }
 
-TEST_F(RuntimeCuda, OtherExprEvalSegmentsSayTheyCopy) {
+TEST_F(RuntimeCuda, ReductionsRunAsKernelsOnTheDevice) {
   auto f = std::make_unique<Fusion>();
   TensorView* a = defineSymbolicTensor(*f, 2);
   f->addOutput(sum(a, {1}));
   Options options;
   options.applyEnvironmentText("test", "dump", "scheduler_params");
   auto rt = runtime(std::move(f), true, options);
+  std::vector<Argument> inputs = {sampleTensor({4, 8})};
+  auto got = rt->run(inputs);
+  EXPECT_THAT(captured.dump.str(), HasSubstr("plan: kernel fusebox_reduction_"));
+  EXPECT_EQ(rt->lastRun().segments.at(0).scheduler, "reduction");
+  const auto tolerances = outputTolerances(rt->fusion(), inputs);
+  EXPECT_TRUE(checkClose(got[0], evaluateFusion(rt->fusion(), inputs)[0], tolerances[0]).pass);
+}
+
+TEST_F(RuntimeCuda, OtherExprEvalSegmentsSayTheyCopy) {
+  // With the reduction scheduler disabled, the sum falls to expr_eval.
+  auto f = std::make_unique<Fusion>();
+  TensorView* a = defineSymbolicTensor(*f, 2);
+  f->addOutput(sum(a, {1}));
+  Options options;
+  options.applyEnvironmentText("test", "dump", "scheduler_params");
+  auto rt = runtime(std::move(f), true, options, {"reduction"});
   std::vector<Argument> inputs = {sampleTensor({4, 8})};
   auto got = rt->run(inputs);
   EXPECT_THAT(captured.dump.str(),
