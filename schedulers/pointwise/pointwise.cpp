@@ -10,6 +10,7 @@
 #include "analysis.h"
 #include "codegen.h"
 #include "heuristics.h"
+#include "kernelgen/plan_outputs.h"
 
 namespace {
 
@@ -83,30 +84,7 @@ class PointwiseScheduler final : public Scheduler {
     plan->bindings = std::move(gen.bindings);
     plan->launch.grid = p->grid;
     plan->launch.block = {static_cast<uint32_t>(p->threads), 1, 1};
-    int64_t bytes = 0;
-    for (const Val* in : segment.inputs()) {
-      if (!in->isTensor()) continue;
-      const auto* tv = in->as<TensorView>();
-      const TensorArgInfo& arg = facts.inputs.at(tv);
-      // Only what memory holds: a dim of stride 0 (expanded) is one element.
-      int64_t n = 1;
-      for (size_t k = 0; k < arg.sizes.size(); ++k)
-        n *= arg.strides[k] == 0 ? std::min<int64_t>(arg.sizes[k], 1) : arg.sizes[k];
-      bytes += n * dataTypeSize(tv->dtype());
-    }
-    for (size_t k = 0; k < segment.outputs().size(); ++k) {
-      const auto* tv = segment.outputs()[k]->as<TensorView>();
-      KernelPlan::OutputSpec spec;
-      spec.dtype = tv->dtype();
-      spec.sizes = facts.sizes.at(tv);
-      spec.strides = facts.output_strides[k];
-      // An output too large to count in bytes could never be allocated.
-      bytes = checked::orThrow(
-          checked::add(bytes, checked::mul(product(spec.sizes), dataTypeSize(spec.dtype))),
-          fmt::format("pointwise: the size in bytes of output {}", tv->toString()));
-      plan->outputs.push_back(std::move(spec));
-    }
-    plan->bytes_moved = bytes;
+    kernelgen::describePlanMemory(*plan, segment, info, facts.sizes, facts.output_strides);
     return plan;
   }
 };

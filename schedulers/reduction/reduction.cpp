@@ -12,8 +12,9 @@
 #include "accumulator.h"
 #include "codegen.h"
 #include "kernelgen/kernel_params.h"
-#include "params.h"
+#include "kernelgen/plan_outputs.h"
 #include "kernelgen/shapes.h"
+#include "params.h"
 #include "structure.h"
 
 namespace {
@@ -136,28 +137,7 @@ class ReductionScheduler final : public Scheduler {
     plan->bindings = std::move(gen.bindings);
     plan->launch.grid = p->grid;
     plan->launch.block = {static_cast<uint32_t>(p->block_x), static_cast<uint32_t>(p->block_y), 1};
-    int64_t bytes = 0;
-    for (size_t k = 0; k < segment.inputs().size(); ++k) {
-      const auto* arg = std::get_if<TensorArgInfo>(&info.inputs()[k]);
-      if (arg == nullptr) continue;
-      // Only what memory holds: a dim of stride 0 (expanded) is one element.
-      int64_t n = 1;
-      for (size_t j = 0; j < arg->sizes.size(); ++j)
-        n *= arg->strides[j] == 0 ? std::min<int64_t>(arg->sizes[j], 1) : arg->sizes[j];
-      bytes += n * dataTypeSize(arg->dtype);
-    }
-    for (size_t k = 0; k < segment.outputs().size(); ++k) {
-      const auto* tv = segment.outputs()[k]->as<TensorView>();
-      KernelPlan::OutputSpec spec;
-      spec.dtype = tv->dtype();
-      spec.sizes = facts.sizes.at(tv);
-      spec.strides = facts.output_strides[k];
-      bytes = checked::orThrow(
-          checked::add(bytes, checked::mul(numel(spec.sizes), dataTypeSize(spec.dtype))),
-          fmt::format("reduction: the size in bytes of output {}", tv->toString()));
-      plan->outputs.push_back(std::move(spec));
-    }
-    plan->bytes_moved = bytes;
+    kernelgen::describePlanMemory(*plan, segment, info, facts.sizes, facts.output_strides);
     return plan;
   }
 

@@ -1,158 +1,30 @@
 // Shared by the pointwise suites (host backend here, cuda in pointwise_gpu):
-// the plugin loaded from the build tree, random inputs, a driver that runs a
-// KernelPlan on a backend (KernelParams from its bindings through the runtime's
-// bindKernelParams), and a
-// comparison with the reference evaluator.
+// the shared scheduler driver (support/scheduler_run.h) with the pointwise
+// plugin.
 #pragma once
 
-#include <fusebox/backend/backend.h>
-#include <fusebox/eval/evaluator.h>
-#include <fusebox/eval/tolerance.h>
-#include <fusebox/kernel_launch.h>
-#include <fusebox/kernel_plan.h>
-#include <fusebox/plugin/plugin_registry.h>
-#include <fusebox/runtime.h>
-#include <fusebox/scheduler.h>
-
-#include <gtest/gtest.h>
-
-#include "support/output_match.h"
-
-#include <cmath>
-#include <cstdlib>
-#include <iostream>
-#include <memory>
-#include <random>
-#include <string>
-#include <vector>
+#include "support/scheduler_run.h"
 
 namespace fusebox::test {
 
 inline std::shared_ptr<Scheduler> pointwiseScheduler() {
-  static PluginRegistry* registry = [] {
-    auto* r = new PluginRegistry();
-    r->addLibrary(std::string(FUSEBOX_BINARY_DIR) +
-                  "/lib/fusebox/plugins/libfusebox_scheduler_pointwise.so");
-    return r;
-  }();
-  return std::static_pointer_cast<Scheduler>(
-      registry->createObject("pointwise", PluginKind::Scheduler));
+  return builtinScheduler("pointwise");
 }
 
-// Uniform values in [-2, 2] (integers in [-50, 50], bools half true).
-inline Tensor randomTensor(DataType dtype, std::vector<int64_t> sizes, uint32_t seed) {
-  Tensor t = Tensor::empty(dtype, sizes);
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> real(-2.0, 2.0);
-  std::uniform_int_distribution<int64_t> integer(-50, 50);
-  const int64_t n = t.numel();
-  std::vector<int64_t> index(sizes.size(), 0);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t rest = i;
-    for (size_t d = sizes.size(); d-- > 0;) {
-      index[d] = rest % sizes[d];
-      rest /= sizes[d];
-    }
-    if (isFloatingType(dtype))
-      t.setDouble(index, real(gen));
-    else if (dtype == DataType::Bool)
-      t.setInt(index, integer(gen) > 0 ? 1 : 0);
-    else
-      t.setInt(index, integer(gen));
-  }
-  return t;
-}
+using PointwiseRun = SchedulerRun;
 
-struct PointwiseRun {
-  Decision compile_time = Decision::accept();
-  Decision run_time = Decision::accept();
-  std::string params;  // PointwiseParams::toString()
-  std::string source;
-  KernelPlan plan;
-  std::vector<Tensor> outputs;  // host copies
-};
-
-// Runs `fusion` through the pointwise scheduler and a backend. Input views
-// (offsets, strides) are reproduced on the backend exactly.
 inline PointwiseRun runPointwise(Backend& backend, const Fusion& fusion,
                                  const std::vector<Argument>& inputs,
                                  const DeviceProperties& device = {}) {
-  PointwiseRun r;
-  auto scheduler = pointwiseScheduler();
-  std::vector<Argument> backend_inputs;
-  std::vector<ArgumentInfo> infos;
-  for (const Argument& a : inputs) {
-    if (const auto* t = std::get_if<Tensor>(&a)) {
-      const int64_t esize = t->elementSize();
-      Tensor base =
-          Tensor::fromBlob(t->storage()->data, t->dtype(), {t->storage()->nbytes / esize}, {1});
-      Tensor on_backend =
-          backend.toBackend(base).asStrided(t->sizes(), t->strides(), t->storageOffset());
-      backend_inputs.emplace_back(on_backend);
-    } else {
-      backend_inputs.push_back(a);
-    }
-    infos.push_back(argumentInfo(backend_inputs.back()));
-  }
-  RuntimeInfo info(fusion, infos, device);
-  CompileTimeCache cache;
-  r.compile_time = scheduler->canScheduleCompileTime(fusion, cache);
-  if (!r.compile_time) return r;
-  r.run_time = scheduler->canScheduleRunTime(fusion, info, cache);
-  if (!r.run_time) return r;
-  auto params = scheduler->computeHeuristics(fusion, info, cache);
-  r.params = params->toString();
-  auto plan = scheduler->schedule(fusion, *params, info);
-  auto* kp = dynamic_cast<KernelPlan*>(plan.get());
-  EXPECT_NE(kp, nullptr);
-  if (kp == nullptr) return r;
-  r.plan = *kp;
-  r.source = kp->kernel.source;
-  // The runtime's own allocation and binding (kernel_launch.h).
-  std::vector<Tensor> outs = allocateKernelOutputs(backend, *kp);
-  const KernelParams kparams = bindKernelParams(*kp, backend_inputs, outs);
-  auto kernel = backend.compile(kp->kernel);
-  kernel->launch(kp->launch, kparams);
-  backend.synchronize();
-  for (const Tensor& o : outs) r.outputs.push_back(backend.toHost(o));
-  return r;
+  return runScheduler(*pointwiseScheduler(), backend, fusion, inputs, device);
 }
 
-// Runs on the backend and compares every output with evaluateFusion: values
-// as the tolerance model says (fusebox/eval/tolerance.h: data movement bit for
-// bit, integers exactly, other floats within the dtype's tolerance), and the
-// layout with the evaluator's (the layout the fusion asks for).
+// Runs on the backend and compares every output with evaluateFusion (the
+// tolerance model's bounds; the layout the fusion asks for).
 inline PointwiseRun expectMatchesEvaluator(Backend& backend, const Fusion& fusion,
                                            const std::vector<Argument>& inputs,
                                            const DeviceProperties& device = {}) {
-  PointwiseRun r = runPointwise(backend, fusion, inputs, device);
-  // FUSEBOX_TEST_PRINT_SOURCE=1 shows each generated kernel (for docs and debugging).
-  if (std::getenv("FUSEBOX_TEST_PRINT_SOURCE") != nullptr) std::cout << r.source << std::endl;
-  EXPECT_TRUE(r.compile_time.accepted()) << r.compile_time.reason();
-  EXPECT_TRUE(r.run_time.accepted()) << r.run_time.reason();
-  if (!r.compile_time || !r.run_time) return r;
-  const std::vector<OutputTolerance> tolerances = outputTolerances(fusion, inputs);
-  const std::vector<Argument> expected = evaluateFusion(fusion, inputs);
-  EXPECT_EQ(expected.size(), r.outputs.size());
-  for (size_t k = 0; k < expected.size() && k < r.outputs.size(); ++k) {
-    const Tensor& want = std::get<Tensor>(expected[k]);
-    const Tensor& got = r.outputs[k];
-    if (want.sizes() == got.sizes()) {
-      EXPECT_EQ(want.strides(), got.strides()) << "output " << k;
-    }
-    EXPECT_TRUE(testing::matchesWithin(got, want, tolerances[k])) << "output " << k << "\n"
-                                                                  << r.source;
-  }
-  return r;
-}
-
-// The value of one "name: value" line of a params dump.
-inline std::string paramLine(const std::string& params, const std::string& name) {
-  const std::string key = name + ": ";
-  size_t at = params.find(key);
-  if (at == std::string::npos) return "";
-  at += key.size();
-  return params.substr(at, params.find('\n', at) - at);
+  return expectSchedulerMatchesEvaluator(*pointwiseScheduler(), backend, fusion, inputs, device);
 }
 
 }  // namespace fusebox::test
