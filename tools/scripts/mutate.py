@@ -70,6 +70,14 @@ def copy_tree(dest):
     """The working tree as git sees it (tracked and untracked-not-ignored files)."""
     files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
                            cwd=ROOT, stdout=subprocess.PIPE, check=True).stdout.split(b"\0")
+    # A file the tree no longer has goes from the copy too (a source that
+    # CMake globs, or a header, would otherwise outlive its deletion).
+    keep = {raw.decode() for raw in files if raw and (ROOT / raw.decode()).is_file()}
+    if dest.exists():
+        for path in dest.rglob("*"):
+            rel = path.relative_to(dest).as_posix()
+            if path.is_file() and not rel.startswith("build/") and rel not in keep:
+                path.unlink()
     for raw in files:
         if not raw:
             continue
