@@ -38,8 +38,8 @@ std::string Accumulator::result(size_t k, const std::string& acc) const {
     case OpType::Var:
     case OpType::VarMean: {
       if (k == 1)  // the mean; 0 / 0 (NaN) over no elements, as the evaluator
-        return roundTo(out, fmt::format("({}.avg / static_cast<{}>({}.n == 0 ? 0 : 1))", acc,
-                                        scalar, acc));
+        return roundTo(
+            out, fmt::format("({}.avg / static_cast<{}>({}.n == 0 ? 0 : 1))", acc, scalar, acc));
       // torch divides M2 by max(0, N - correction): 0 / 0 is NaN, x / 0 inf.
       const int64_t correction = expr->attr<VarianceAttr>().correction;
       return roundTo(out, fmt::format("({}.m2 / static_cast<{}>({}.n > {} ? {}.n - {} : 0))", acc,

@@ -72,8 +72,8 @@ void declareLinear(Buffer& out, const std::vector<int>& dims, const std::vector<
 MergedDims loopDims(const ReductionParams& p) {
   MergedDims md;
   const bool inner = p.kind == ReductionKind::Inner;
-  for (const auto* dims : {inner ? &p.kept_dims : &p.reduced_dims,
-                           inner ? &p.reduced_dims : &p.kept_dims})
+  for (const auto* dims :
+       {inner ? &p.kept_dims : &p.reduced_dims, inner ? &p.reduced_dims : &p.kept_dims})
     for (int d : *dims) {
       md.groups.push_back({d});
       md.extents.push_back(p.sizes[static_cast<size_t>(d)]);
@@ -137,8 +137,8 @@ std::string KernelWriter::chunkText() {
     w_.sink.body.line(accs_[k].update(acc(k), x));
   }
   for (const TensorView* out : st_.loop_outputs) {
-    const auto k = static_cast<size_t>(
-        std::find(f_.outputs().begin(), f_.outputs().end(), out) - f_.outputs().begin());
+    const auto k = static_cast<size_t>(std::find(f_.outputs().begin(), f_.outputs().end(), out) -
+                                       f_.outputs().begin());
     w_.store(k, w_.iterationIndexOf(out), facts_.output_strides[k], placement);
   }
   Buffer c;
@@ -202,12 +202,13 @@ void KernelWriter::threadCombine(Buffer& k) {
       if (p_.block_x == 1) continue;
       block_sync_ = true;
       if (p_.block_x <= 32)
-        k.line(fmt::format("acc{} = fusebox::warpGroupReduce<{}>(acc{}, {}{{}});", a, p_.block_x,
-                           a, A.functor));
+        k.line(fmt::format("acc{} = fusebox::warpGroupReduce<{}>(acc{}, {}{{}});", a, p_.block_x, a,
+                           A.functor));
       else
-        k.line(fmt::format("acc{} = fusebox::blockReduceX(acc{}, {}{{}}, reinterpret_cast<{}*>("
-                           "fusebox_reduction_smem));",
-                           a, a, A.functor, state));
+        k.line(
+            fmt::format("acc{} = fusebox::blockReduceX(acc{}, {}{{}}, reinterpret_cast<{}*>("
+                        "fusebox_reduction_smem));",
+                        a, a, A.functor, state));
       continue;
     }
     if (p_.block_y == 1) continue;
@@ -215,16 +216,17 @@ void KernelWriter::threadCombine(Buffer& k) {
     k.line("{");
     ++k.indent;
     k.line(fmt::format("{}* sm = reinterpret_cast<{}*>(fusebox_reduction_smem);", state, state));
-    k.line(fmt::format("for (int v = 0; v < {}; ++v) sm[(threadIdx.y * {} + threadIdx.x) * {} + v] "
-                       "= acc{}[v];",
-                       v_, p_.block_x, v_, a));
+    k.line(
+        fmt::format("for (int v = 0; v < {}; ++v) sm[(threadIdx.y * {} + threadIdx.x) * {} + v] "
+                    "= acc{}[v];",
+                    v_, p_.block_x, v_, a));
     k.line("__syncthreads();");
     k.line("if (threadIdx.y == 0)");
     k.line(fmt::format("  for (int y = 1; y < {}; ++y)", p_.block_y));
-    k.line(fmt::format("    for (int v = 0; v < {}; ++v) acc{}[v] = {};", v_, a,
-                       A.combined(fmt::format("acc{}[v]", a),
-                                  fmt::format("sm[(y * {} + threadIdx.x) * {} + v]", p_.block_x,
-                                              v_))));
+    k.line(fmt::format(
+        "    for (int v = 0; v < {}; ++v) acc{}[v] = {};", v_, a,
+        A.combined(fmt::format("acc{}[v]", a),
+                   fmt::format("sm[(y * {} + threadIdx.x) * {} + v]", p_.block_x, v_))));
     k.line("__syncthreads();");
     --k.indent;
     k.line("}");
@@ -255,9 +257,9 @@ void KernelWriter::gridCombine(Buffer& k) {
                        state, offsets[a]));
     const std::string store = fmt::format(
         "partials{}[static_cast<idx_t>(blockIdx.y) * {} + {}] = {};", a, kept, own, acc(a));
-    k.line(inner_ ? fmt::format("if ({} && active) {}", lead, store)
-                  : fmt::format("if ({} && active) for (int v = 0; v < {}; ++v) {}", lead, v_,
-                                store));
+    k.line(inner_
+               ? fmt::format("if ({} && active) {}", lead, store)
+               : fmt::format("if ({} && active) for (int v = 0; v < {}; ++v) {}", lead, v_, store));
   }
   k.line(fmt::format(
       "if (!fusebox::arriveLastOfBlocks(reinterpret_cast<unsigned int*>(partials + {}) + "
@@ -271,8 +273,8 @@ void KernelWriter::gridCombine(Buffer& k) {
         fmt::format("fusebox::loadFromOtherBlock(&partials{}[s * {} + {}])", a, kept, own);
     if (inner_) {
       k.line(fmt::format("acc{} = {};", a, A.identity()));
-      k.line(fmt::format("if (active) for (idx_t s = {}; s < {}; s += {}) acc{} = {};",
-                         idx(walker), p_.splits(), step, a, A.combined(acc(a), read)));
+      k.line(fmt::format("if (active) for (idx_t s = {}; s < {}; s += {}) acc{} = {};", idx(walker),
+                         p_.splits(), step, a, A.combined(acc(a), read)));
     } else {
       k.line(fmt::format("for (int v = 0; v < {}; ++v) acc{}[v] = {};", v_, a, A.identity()));
       k.line(fmt::format("if (active) for (idx_t s = {}; s < {}; s += {})", idx(walker),
@@ -306,8 +308,8 @@ void KernelWriter::epilogue(Buffer& k) {
   }
   ScalarPlacement placement(w_.space());
   for (const TensorView* out : st_.reduced_outputs) {
-    const auto o = static_cast<size_t>(
-        std::find(f_.outputs().begin(), f_.outputs().end(), out) - f_.outputs().begin());
+    const auto o = static_cast<size_t>(std::find(f_.outputs().begin(), f_.outputs().end(), out) -
+                                       f_.outputs().begin());
     w_.store(o, w_.iterationIndexOf(out), facts_.output_strides[o], placement);
   }
   const std::string lead = inner_ ? "threadIdx.x == 0" : "threadIdx.y == 0";
@@ -351,22 +353,22 @@ GeneratedKernel KernelWriter::write() {
     main.line(fmt::format("const bool active = c < {};", kept));
     for (size_t a = 0; a < accs_.size(); ++a) {
       main.line(fmt::format("{} acc{}[{}];", accs_[a].stateType(), a, v_));
-      main.line(fmt::format("for (int v = 0; v < {}; ++v) acc{}[v] = {};", v_, a,
-                            accs_[a].identity()));
+      main.line(
+          fmt::format("for (int v = 0; v < {}; ++v) acc{}[v] = {};", v_, a, accs_[a].identity()));
     }
   }
   main.line("if (active) {");
   ++main.indent;
   if (inner_) {
     declareLinear(main, p_.kept_dims, p_.sizes, "row");
-    reducingLoop(main,
-                 fmt::format("({} * {} + {}) * {}", idx("blockIdx.y"), p_.block_x,
-                             idx("threadIdx.x"), v_),
-                 int64_t{p_.block_x} * v_ * p_.splits(), chunk);
+    reducingLoop(
+        main,
+        fmt::format("({} * {} + {}) * {}", idx("blockIdx.y"), p_.block_x, idx("threadIdx.x"), v_),
+        int64_t{p_.block_x} * v_ * p_.splits(), chunk);
   } else {
     declareLinear(main, p_.kept_dims, p_.sizes, "c", "mb");
-    reducingLoop(main, fmt::format("{} * {} + {}", idx("blockIdx.y"), p_.block_y,
-                                   idx("threadIdx.y")),
+    reducingLoop(main,
+                 fmt::format("{} * {} + {}", idx("blockIdx.y"), p_.block_y, idx("threadIdx.y")),
                  int64_t{p_.block_y} * p_.splits(), chunk);
   }
   --main.indent;
@@ -429,7 +431,8 @@ LoopAccesses collectAccesses(const Fusion& segment, const ReductionStructure& st
   }
   for (size_t k = 0; k < segment.outputs().size(); ++k) {
     const auto* tv = segment.outputs()[k]->as<TensorView>();
-    if (st.after.count(tv) == 0) w.store(k, w.iterationIndexOf(tv), facts.output_strides[k], loop_placement);
+    if (st.after.count(tv) == 0)
+      w.store(k, w.iterationIndexOf(tv), facts.output_strides[k], loop_placement);
   }
   LoopAccesses out;
   out.loop = w.accesses();
@@ -437,7 +440,8 @@ LoopAccesses collectAccesses(const Fusion& segment, const ReductionStructure& st
   w.setSpace(keptSpace(facts));
   w.beginElement();
   for (const Expr* r : st.reductions)
-    for (const Val* o : r->outputs()) w.provide(o->as<TensorView>(), [](const Index&) { return "0"; });
+    for (const Val* o : r->outputs())
+      w.provide(o->as<TensorView>(), [](const Index&) { return "0"; });
   ScalarPlacement epilogue_placement(w.space());
   for (size_t k = 0; k < segment.outputs().size(); ++k) {
     const auto* tv = segment.outputs()[k]->as<TensorView>();

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "kernelgen/access.h"
-#include "params.h"
 #include "kernelgen/shapes.h"
+#include "params.h"
 #include "structure.h"
 
 namespace fusebox::reduction {
@@ -19,8 +19,8 @@ namespace fusebox::reduction {
 // Run-time facts one kernel is generated from.
 struct SegmentFacts {
   kernelgen::TensorSizes sizes;
-  std::vector<int64_t> input_sizes;  // the reduction input's domain
-  std::vector<bool> reduced;         // per dim of input_sizes
+  std::vector<int64_t> input_sizes;                  // the reduction input's domain
+  std::vector<bool> reduced;                         // per dim of input_sizes
   std::vector<std::vector<int64_t>> output_strides;  // per segment output
 };
 

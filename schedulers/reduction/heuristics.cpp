@@ -6,8 +6,8 @@
 // used, blocks of 256 threads, and enough blocks to fill every SM several
 // times over (docs/schedulers/reduction.md gives the figures).
 #include <fmt/format.h>
-#include <fusebox/checked_math.h>
 #include <fmt/ranges.h>
+#include <fusebox/checked_math.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -80,7 +80,8 @@ int64_t pow2Floor(int64_t a) {
 std::vector<int> memoryOrder(const HeuristicInputs& in) {
   const Access* dominant = nullptr;
   for (const Access& a : *in.accesses)
-    if (!a.is_output && a.offset.affine && (dominant == nullptr || a.max_offset > dominant->max_offset))
+    if (!a.is_output && a.offset.affine &&
+        (dominant == nullptr || a.max_offset > dominant->max_offset))
       dominant = &a;
   std::vector<int> order;
   for (size_t d = 0; d < in.sizes.size(); ++d)
@@ -155,10 +156,9 @@ ReductionParams computeReductionParams(const HeuristicInputs& in, const DevicePr
     p.block_x = static_cast<int>(vecs <= 32 ? pow2Ceil(vecs)
                                             : std::clamp<int64_t>(pow2Floor(vecs / 8), 32, 512));
     // At least a whole warp: the shuffles of a lane group name all 32 lanes.
-    p.block_y = static_cast<int>(
-        std::max<int64_t>(std::min<int64_t>(kBlockThreads / p.block_x,
-                                            pow2Ceil(std::max<int64_t>(1, p.kept_extent))),
-                          32 / std::min(p.block_x, 32)));
+    p.block_y = static_cast<int>(std::max<int64_t>(
+        std::min<int64_t>(kBlockThreads / p.block_x, pow2Ceil(std::max<int64_t>(1, p.kept_extent))),
+        32 / std::min(p.block_x, 32)));
     p.unroll = static_cast<int>(std::clamp<int64_t>(ceilDiv(vecs, p.block_x), 1, 4));
     grid_x = std::max<int64_t>(1, ceilDiv(p.kept_extent, p.block_y));
     const int64_t steps = ceilDiv(vecs, int64_t{p.block_x} * p.unroll);

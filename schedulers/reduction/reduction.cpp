@@ -78,8 +78,8 @@ class ReductionScheduler final : public Scheduler {
       if (facts.sizes.at(in) != facts.input_sizes)
         return Decision::reject(fmt::format(
             "{} has sizes [{}] but {} has [{}]; one kernel reduces one domain", in->toString(),
-            fmt::join(facts.sizes.at(in), ", "),
-            st.reductions.front()->input(0)->toString(), fmt::join(facts.input_sizes, ", ")));
+            fmt::join(facts.sizes.at(in), ", "), st.reductions.front()->input(0)->toString(),
+            fmt::join(facts.input_sizes, ", ")));
       if (reduced == 0 && r->op() == OpType::Reduction &&
           (r->attr<ReductionAttr>().op == ReductionOpType::Max ||
            r->attr<ReductionAttr>().op == ReductionOpType::Min))
@@ -120,7 +120,8 @@ class ReductionScheduler final : public Scheduler {
     ReductionStructure st;
     const Decision d = analyzeStructure(segment, st);
     FUSEBOX_CHECK(d.accepted(), "reduction: heuristics for a segment it rejects: {}", d.reason());
-    return std::make_unique<ReductionParams>(params(segment, st, computeFacts(segment, st, info), info));
+    return std::make_unique<ReductionParams>(
+        params(segment, st, computeFacts(segment, st, info), info));
   }
 
   std::unique_ptr<SegmentPlan> schedule(const Fusion& segment, const HeuristicParams& params,
@@ -151,8 +152,7 @@ class ReductionScheduler final : public Scheduler {
     for (int64_t a : st.axes) facts.reduced.at(static_cast<size_t>(a)) = true;
     for (const Val* out : segment.outputs()) {
       const auto* tv = out->as<TensorView>();
-      facts.output_strides.push_back(
-          kernelgen::outputStrides(segment, tv, facts.sizes.at(tv)));
+      facts.output_strides.push_back(kernelgen::outputStrides(segment, tv, facts.sizes.at(tv)));
     }
     return facts;
   }

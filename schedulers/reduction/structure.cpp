@@ -87,8 +87,8 @@ Decision analyzeStructure(const Fusion& segment, ReductionStructure& out) {
       return Decision::reject(fmt::format(
           "{} (expr {}) reduces axes {} of a rank-{} input, {} (expr {}) axes {} of a rank-{} "
           "input; one kernel reduces one iteration/reduction structure",
-          r->opName(), r->name(), reducedAxes(r), rank, first->opName(), first->name(),
-          out.axes, out.rank));
+          r->opName(), r->name(), reducedAxes(r), rank, first->opName(), first->name(), out.axes,
+          out.rank));
   }
 
   // A reduced value combined with a value of the unreduced domain that the

@@ -26,8 +26,8 @@ inline SchedulerRun expectReductionMatches(Backend& backend, const Fusion& fusio
   auto scheduler = reductionScheduler(grid_splits);
   SchedulerRun r = expectSchedulerMatchesEvaluator(*scheduler, backend, fusion, inputs, device);
   if (grid_splits > 0 && !r.params.empty()) {
-    EXPECT_EQ(paramLine(r.params, "grid"), fmt::format("[{}, {}, 1]", r.plan.launch.grid[0],
-                                                       grid_splits));
+    EXPECT_EQ(paramLine(r.params, "grid"),
+              fmt::format("[{}, {}, 1]", r.plan.launch.grid[0], grid_splits));
   }
   return r;
 }

@@ -36,8 +36,8 @@ inline std::shared_ptr<Scheduler> builtinScheduler(const std::string& name) {
   PluginRegistry*& registry = registries[name];
   if (registry == nullptr) {
     registry = new PluginRegistry();
-    registry->addLibrary(std::string(FUSEBOX_BINARY_DIR) + "/lib/fusebox/plugins/libfusebox_scheduler_" +
-                         name + ".so");
+    registry->addLibrary(std::string(FUSEBOX_BINARY_DIR) +
+                         "/lib/fusebox/plugins/libfusebox_scheduler_" + name + ".so");
   }
   return std::static_pointer_cast<Scheduler>(registry->createObject(name, PluginKind::Scheduler));
 }
