@@ -11,6 +11,7 @@
 #include "analysis.h"
 #include "heuristics.h"
 #include "kernelgen/access.h"
+#include "kernelgen/kernel_source.h"
 
 namespace fusebox::pointwise {
 
@@ -18,10 +19,7 @@ namespace fusebox::pointwise {
 std::vector<kernelgen::Access> collectAccesses(const Fusion& segment, const SegmentFacts& facts,
                                                RuntimeInfo& info);
 
-struct GeneratedKernel {
-  KernelSource source;
-  std::vector<ParamBinding> bindings;
-};
+using kernelgen::GeneratedKernel;
 
 GeneratedKernel generateKernel(const Fusion& segment, const SegmentFacts& facts,
                                const PointwiseParams& params, RuntimeInfo& info);

@@ -48,11 +48,8 @@ class PointwiseScheduler final : public Scheduler {
             "every output element to one iteration element",
             out->toString(), n, ref->toString(), facts.numel));
     }
-    for (const auto& [tv, arg] : facts.inputs)
-      for (int64_t s : arg.strides)
-        if (s < 0)
-          return Decision::reject(
-              fmt::format("input {} has a negative stride ({})", tv->toString(), s));
+    if (const std::string problem = kernelgen::inputLayoutProblem(segment, info); !problem.empty())
+      return Decision::reject(problem);
     // 64-bit indexing covers any tensor that fits in memory; the grid must fit
     // CUDA's limits (x < 2^31, y < 2^16).
     const PointwiseParams p =

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernelgen/access.h"
+#include "kernelgen/kernel_source.h"
 #include "kernelgen/shapes.h"
 #include "params.h"
 #include "structure.h"
@@ -34,10 +35,7 @@ struct LoopAccesses {
 LoopAccesses collectAccesses(const Fusion& segment, const ReductionStructure& st,
                              const SegmentFacts& facts, RuntimeInfo& info);
 
-struct GeneratedKernel {
-  KernelSource source;
-  std::vector<ParamBinding> bindings;
-};
+using kernelgen::GeneratedKernel;
 
 GeneratedKernel generateKernel(const Fusion& segment, const ReductionStructure& st,
                                const SegmentFacts& facts, const ReductionParams& params,

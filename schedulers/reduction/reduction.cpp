@@ -100,12 +100,8 @@ class ReductionScheduler final : public Scheduler {
             "output {} has {} elements but the reduction input {}; the reducing loop writes "
             "one output element per input element",
             tv->toString(), numel(facts.sizes.at(tv)), domain));
-    for (size_t k = 0; k < segment.inputs().size(); ++k)
-      if (const auto* arg = std::get_if<TensorArgInfo>(&info.inputs()[k]))
-        for (int64_t s : arg->strides)
-          if (s < 0)
-            return Decision::reject(fmt::format("input {} has a negative stride ({})",
-                                                segment.inputs()[k]->toString(), s));
+    if (const std::string problem = kernelgen::inputLayoutProblem(segment, info); !problem.empty())
+      return Decision::reject(problem);
     const ReductionParams p = params(segment, st, facts, info);
     if (const std::string problem = kernelgen::paramLimitProblem(segment, p.splits() > 1 ? 1 : 0);
         !problem.empty())

@@ -1,6 +1,7 @@
 // Run-time tensor sizes (shapes.h).
 #include "shapes.h"
 
+#include <fmt/format.h>
 #include <fusebox/error.h>
 
 namespace fusebox::kernelgen {
@@ -20,6 +21,17 @@ std::vector<const TensorArgInfo*> tensorInputArgs(const Fusion& segment, Runtime
                        out[k]->sizes.size(), in->as<TensorView>()->nDims());
   }
   return out;
+}
+
+std::string inputLayoutProblem(const Fusion& segment, RuntimeInfo& info) {
+  const auto& args = info.inputs();
+  for (size_t k = 0; k < args.size() && k < segment.inputs().size(); ++k)
+    if (const auto* arg = std::get_if<TensorArgInfo>(&args[k]))
+      for (int64_t s : arg->strides)
+        if (s < 0)
+          return fmt::format("input {} has a negative stride ({})", segment.inputs()[k]->toString(),
+                             s);
+  return "";
 }
 
 TensorSizes tensorSizes(const Fusion& segment, RuntimeInfo& info) {

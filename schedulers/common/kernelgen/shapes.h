@@ -4,6 +4,7 @@
 #include <fusebox/scheduler.h>
 
 #include <cstdint>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -26,6 +27,10 @@ TensorSizes tensorSizes(const Fusion& segment, RuntimeInfo& info);
 // else row-major.
 std::vector<int64_t> outputStrides(const Fusion& segment, const TensorView* tv,
                                    const std::vector<int64_t>& sizes);
+
+// Why a kernel cannot read the segment's tensor inputs (a negative stride),
+// or "" when it can.
+std::string inputLayoutProblem(const Fusion& segment, RuntimeInfo& info);
 
 // The value of a scalar that shapes depend on (slice bounds, pad widths...).
 int64_t evaluateShapeScalar(RuntimeInfo& info, const Val* v, const char* what);
