@@ -548,10 +548,7 @@ std::vector<Tensor> outputErrorBounds(const Fusion& fusion, const std::vector<Ar
   std::vector<const Expr*> exprs;
   for (const Expr* e : fusion.tensorExprs())
     if (needed.count(e)) exprs.push_back(e);
-  std::unordered_map<const Val*, size_t> last_use;
-  for (size_t k = 0; k < exprs.size(); ++k)
-    for (const Val* in : exprs[k]->inputs())
-      if (in->isTensor()) last_use[in] = k;
+  std::unordered_map<const Val*, size_t> last_use = lastUses(exprs);
 
   for (size_t k = 0; k < exprs.size(); ++k) {
     const Expr* e = exprs[k];

@@ -143,6 +143,11 @@ void evalMatmul(EvalContext& ctx, const Expr* e);     // Matmul, Linear
 // Dispatches to the family of `e` (a tensor expression).
 void evalTensorExpr(EvalContext& ctx, const Expr* e);
 
+// For each tensor `exprs` read, the position of the last expr that reads it:
+// once that one ran, the tensor may be dropped, so memory holds only what
+// later exprs still need.
+std::unordered_map<const Val*, size_t> lastUses(const std::vector<const Expr*>& exprs);
+
 // Input binding shared by validateInputs and evaluateFusion. Validation reads
 // only metadata, so device tensors pass; evaluation needs host memory.
 enum class InputMemory { Any, HostOnly };

@@ -104,6 +104,14 @@ void evalTensorExpr(EvalContext& ctx, const Expr* e) {
   throw InternalError(fmt::format("no evaluator for {}", describeExpr(e)));
 }
 
+std::unordered_map<const Val*, size_t> lastUses(const std::vector<const Expr*>& exprs) {
+  std::unordered_map<const Val*, size_t> last_use;
+  for (size_t k = 0; k < exprs.size(); ++k)
+    for (const Val* in : exprs[k]->inputs())
+      if (in->isTensor()) last_use[in] = k;
+  return last_use;
+}
+
 namespace {
 
 // A fresh copy in the layout the output asks for.
@@ -149,12 +157,7 @@ std::vector<Argument> evaluateFusion(const Fusion& fusion, const std::vector<Arg
   std::vector<const Expr*> tensor_exprs;
   for (const Expr* e : fusion.exprs())
     if (e->isTensorOp()) tensor_exprs.push_back(e);  // scalars are evaluated on demand
-  // The last expression that reads each intermediate tensor: after it runs, the
-  // tensor is dropped, so memory holds only what later expressions still need.
-  std::unordered_map<const Val*, size_t> last_use;
-  for (size_t k = 0; k < tensor_exprs.size(); ++k)
-    for (const Val* in : tensor_exprs[k]->inputs())
-      if (in->isTensor()) last_use[in] = k;
+  std::unordered_map<const Val*, size_t> last_use = lastUses(tensor_exprs);
 
   for (size_t k = 0; k < tensor_exprs.size(); ++k) {
     const Expr* e = tensor_exprs[k];
