@@ -84,7 +84,10 @@ def copy_bandwidth(iters):
     return 2 * src.numel() * src.element_size() / (ms * 1e-3) / 1e9, ms
 
 
-def main():
+def run(all_workloads):
+    """Times each workload (name -> (fn, make inputs)) eager and compiled, with
+    the copy bandwidth first; --only, --iters and --json from the command line.
+    A workload may return one tensor or a tuple (every output counts as written)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--iters", type=int, default=50)
     parser.add_argument("--json", default=None)
@@ -97,12 +100,13 @@ def main():
     print(f"device: {results['device']}  torch {torch.__version__}")
     print(f"copy bandwidth: {copy_gbs:.0f} GB/s (2 GiB copy, {copy_ms:.3f} ms)")
     print(f"{'workload':26s} {'bytes':>12s} {'eager ms':>9s} {'GB/s':>7s} {'compile ms':>11s} {'GB/s':>7s} {'%copy':>6s}")
-    for name, (fn, make) in workloads().items():
+    for name, (fn, make) in all_workloads.items():
         if args.only and name not in args.only:
             continue
         inputs = make()
-        out = fn(*inputs)
-        moved = sum(t.numel() * t.element_size() for t in inputs) + out.numel() * out.element_size()
+        outs = fn(*inputs)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        moved = sum(t.numel() * t.element_size() for t in list(inputs) + list(outs))
         eager = time_ms(lambda: fn(*inputs), args.iters, 5)
         compiled_fn = torch.compile(fn)
         compiled = time_ms(lambda: compiled_fn(*inputs), args.iters, 5)
@@ -111,7 +115,7 @@ def main():
                                       "compile_ms": compiled, "compile_gbs": gbs(compiled)}
         print(f"{name:26s} {moved:12d} {eager:9.3f} {gbs(eager):7.0f} {compiled:11.3f} "
               f"{gbs(compiled):7.0f} {100 * gbs(compiled) / copy_gbs:5.1f}%")
-        del inputs, out
+        del inputs, outs
         torch.cuda.empty_cache()
     if args.json:
         with open(args.json, "w") as f:
@@ -119,4 +123,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run(workloads())

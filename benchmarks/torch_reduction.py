@@ -5,16 +5,13 @@ device's measured copy bandwidth. Runs on the lent GPU:
 
     python3 benchmarks/torch_reduction.py --json $OUT/torch_reduction.json
 
-Each workload mirrors a script in benchmarks/workloads/ (same shapes, same
-math). GB/s counts the bytes a fusion must move: every input read once, every
+Each workload mirrors a script in benchmarks/workloads/ (gelu_bias_grad:
+examples/gelu_bias_grad.py; same shapes, same math). GB/s counts the bytes a fusion must move: every input read once, every
 output written once.
 """
-import argparse
-import json
-
 import torch
 
-from torch_pointwise import copy_bandwidth, time_ms
+from torch_pointwise import run
 
 K = 0.7978845608028654
 
@@ -46,41 +43,5 @@ def workloads():
     }
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--iters", type=int, default=50)
-    parser.add_argument("--json", default=None)
-    parser.add_argument("--only", nargs="*", default=None)
-    args = parser.parse_args()
-
-    copy_gbs, copy_ms = copy_bandwidth(args.iters)
-    results = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
-               "copy_bandwidth_gbs": copy_gbs, "copy_ms": copy_ms, "workloads": {}}
-    print(f"device: {results['device']}  torch {torch.__version__}")
-    print(f"copy bandwidth: {copy_gbs:.0f} GB/s (2 GiB copy, {copy_ms:.3f} ms)")
-    print(f"{'workload':22s} {'bytes':>12s} {'eager ms':>9s} {'GB/s':>7s} {'compile ms':>11s} "
-          f"{'GB/s':>7s} {'%copy':>6s}")
-    for name, (fn, make) in workloads().items():
-        if args.only and name not in args.only:
-            continue
-        inputs = make()
-        outs = fn(*inputs)
-        outs = outs if isinstance(outs, tuple) else (outs,)
-        moved = sum(t.numel() * t.element_size() for t in list(inputs) + list(outs))
-        eager = time_ms(lambda: fn(*inputs), args.iters, 5)
-        compiled_fn = torch.compile(fn)
-        compiled = time_ms(lambda: compiled_fn(*inputs), args.iters, 5)
-        gbs = lambda ms: moved / (ms * 1e-3) / 1e9
-        results["workloads"][name] = {"bytes": moved, "eager_ms": eager, "eager_gbs": gbs(eager),
-                                      "compile_ms": compiled, "compile_gbs": gbs(compiled)}
-        print(f"{name:22s} {moved:12d} {eager:9.3f} {gbs(eager):7.0f} {compiled:11.3f} "
-              f"{gbs(compiled):7.0f} {100 * gbs(compiled) / copy_gbs:5.1f}%")
-        del inputs, outs
-        torch.cuda.empty_cache()
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=2)
-
-
 if __name__ == "__main__":
-    main()
+    run(workloads())
