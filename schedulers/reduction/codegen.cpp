@@ -389,7 +389,9 @@ GeneratedKernel KernelWriter::write() {
   k.text += main.text;
 
   GeneratedKernel out;
-  out.source = kernelSource("reduction", p_, k.text, block_sync_);
+  out.source =
+      kernelSource("reduction", p_, k.text, block_sync_,
+                   {p_.min_blocks_per_sm > 0 ? p_.block_x * p_.block_y : 0, p_.min_blocks_per_sm});
   out.bindings = layout_.bindings();
   return out;
 }

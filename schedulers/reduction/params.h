@@ -43,6 +43,10 @@ class ReductionParams final : public HeuristicParams {
   // blocks that combine their partial results through scratch memory (the
   // last block to arrive finishes; no co-resident blocks needed).
   std::array<uint32_t, 3> grid{1, 1, 1};
+  // Blocks per SM the grid was sized for, written into the kernel as
+  // __launch_bounds__(threads, min_blocks_per_sm) so the compiler keeps its
+  // registers within them; 0: no bounds.
+  int min_blocks_per_sm = 0;
   bool index32 = true;  // every offset and position fits int32
 
   int splits() const { return static_cast<int>(grid[1]); }

@@ -4,6 +4,8 @@
 #include <fusebox/backend/host_backend.h>
 #include <fusebox/ir/ops.h>
 
+#include <cstdio>
+
 #include "reduction/reduction_test_util.h"
 
 class ReductionFixture : public ::testing::Test {
@@ -153,6 +155,18 @@ TEST(ReductionParamsTest, H100ShapesOfTheBenchmarks) {
     EXPECT_EQ(paramLine(p, "kind"), c.kind) << p;
     EXPECT_EQ(paramLine(p, "vector_width"), c.vector_width) << p;
     EXPECT_EQ(paramLine(p, "grid_reduction") != "no", c.split) << p;
+    if (c.split && c.kind == "outer") {
+      // About 4 waves of 8 blocks per SM, and the launch bounds that make
+      // 8 blocks fit.
+      int64_t gx = 0, gy = 0;
+      ASSERT_EQ(std::sscanf(paramLine(p, "grid").c_str(), "[%ld, %ld, 1]", &gx, &gy), 2) << p;
+      const int64_t blocks = gx * gy;
+      EXPECT_GE(blocks, 3 * 8 * 132) << p;
+      EXPECT_LE(blocks, 5 * 8 * 132) << p;
+      EXPECT_EQ(paramLine(p, "launch_bounds"), "256 threads, 8 blocks per SM") << p;
+    } else {
+      EXPECT_EQ(paramLine(p, "launch_bounds"), "none") << p;
+    }
   }
 }
 

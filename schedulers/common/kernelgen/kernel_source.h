@@ -18,9 +18,17 @@ struct GeneratedKernel {
   std::vector<ParamBinding> bindings;
 };
 
+// `__launch_bounds__` for a kernel whose heuristics count on a number of
+// resident blocks per SM: the compiler then keeps registers low enough for
+// them (a grid sized to whole waves is only whole waves if they fit).
+struct LaunchBounds {
+  int max_threads = 0;  // 0: no bounds
+  int min_blocks = 0;
+};
+
 // `scheduler`: "pointwise" names the kernel fusebox_pointwise_<hash>. `body`:
 // the kernel's statements, indented one level.
 KernelSource kernelSource(const std::string& scheduler, const HeuristicParams& params,
-                          const std::string& body, bool uses_block_sync);
+                          const std::string& body, bool uses_block_sync, LaunchBounds bounds = {});
 
 }  // namespace fusebox::kernelgen
