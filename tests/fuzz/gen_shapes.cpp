@@ -3,6 +3,8 @@
 #include "generator_internal.h"
 
 #include <fmt/format.h>
+#include <cmath>
+#include <limits>
 
 #include <algorithm>
 #include <numeric>
@@ -253,6 +255,15 @@ std::vector<int64_t> someDims(Generator& g, int64_t rank) {
 
 }  // namespace
 
+bool productFitsAccumulator(double max_abs, int64_t reduced, DataType result) {
+  if (!isFloatingType(result) || reduced <= 1) return true;
+  // Every partial product is at most max(|x|, 1)^reduced; a margin of e^2
+  // keeps it clear of the largest finite value.
+  const double log_max = std::log(result == DataType::Double ? std::numeric_limits<double>::max()
+                                                             : std::numeric_limits<float>::max());
+  return static_cast<double>(reduced) * std::log(std::max(max_abs, 1.0)) <= log_max - 2;
+}
+
 bool Generator::genReduction() {
   static const std::vector<const char*> ops = {"sum", "sum", "prod", "max", "min"};
   const char* op = pick(ops);
@@ -263,10 +274,12 @@ bool Generator::genReduction() {
   bool keepdim = chance(0.4);
   std::string dtype;
   bool exact = minmax || !isFloatingType(x->dtype);
+  DataType result_dtype = x->dtype;
   if (!minmax && chance(0.3)) {
     DataType d = pick(std::vector<DataType>{DataType::Float, DataType::Double, DataType::Int64});
     if (isFloatingType(x->dtype) && !isFloatingType(d)) d = DataType::Double;
     dtype = fmt::format(", dtype=DataType.{}", pythonName(d));
+    result_dtype = d;
     if (isFloatingType(d)) exact = false;
   } else if (!minmax) {
     dtype = ", dtype=DataType.Null";
@@ -276,13 +289,12 @@ bool Generator::genReduction() {
     dims.clear();
     keepdim = false;
   }
+  int64_t reduced = 1;
+  for (int64_t d : dims) reduced *= x->sizes[static_cast<size_t>(d < 0 ? d + x->rank() : d)];
+  if (dims.empty()) reduced = x->numel();
   // max and min of nothing are errors.
-  if (minmax) {
-    int64_t reduced = 1;
-    for (int64_t d : dims) reduced *= x->sizes[static_cast<size_t>(d < 0 ? d + x->rank() : d)];
-    if (dims.empty()) reduced = x->numel();
-    if (reduced == 0) return false;
-  }
+  if (minmax && reduced == 0) return false;
+  if (op[1] == 'r' && !productFitsAccumulator(x->max_abs, reduced, result_dtype)) return false;
   return tryTensor(fmt::format("fd.ops.{}({}{}, keepdim={}{})", op, x->name, dims_text,
                                keepdim ? "True" : "False", dtype),
                    {tensorOperand(*x)}, exact);

@@ -12,6 +12,8 @@
 // small, so legitimate rounding differences never turn into false failures.
 #pragma once
 
+#include <fusebox/dtype.h>
+
 #include "fuzz_case.h"
 
 #include <cstdint>
@@ -58,5 +60,13 @@ struct GeneratedCase {
 };
 
 GeneratedCase generateCase(uint64_t seed, const GeneratorOptions& options);
+
+// Whether a floating `prod` over `reduced` values of magnitude at most
+// `max_abs` has a result dtype `result` whose accumulator (float32 for
+// float32 and narrower, float64 for double) holds every partial product in any
+// order. When it may not, a kernel's partial product can overflow to inf and
+// meet a zero (NaN) where the evaluator's double accumulator gives 0, and
+// both are valid float arithmetic: such cases cannot be compared.
+bool productFitsAccumulator(double max_abs, int64_t reduced, DataType result);
 
 }  // namespace fusebox::fuzz

@@ -83,6 +83,21 @@ TEST(FuzzGenerator, CoversEveryFrontendOp) {
   EXPECT_GT(ops, 90);
 }
 
+TEST(FuzzGenerator, ProductsStayWithinTheirAccumulator) {
+  // The two cases the reduction kernels met: prod over 129 int64 values up to
+  // 600 as float, and over 128 bfloat16 values up to 100. A float32
+  // accumulator overflows to inf, inf * 0 is NaN; the evaluator's double
+  // gives 0. Neither may be generated; products that fit may.
+  EXPECT_FALSE(productFitsAccumulator(600, 129, DataType::Float));
+  EXPECT_FALSE(productFitsAccumulator(100, 128, DataType::BFloat16));
+  EXPECT_FALSE(productFitsAccumulator(600, 129, DataType::Double));
+  EXPECT_TRUE(productFitsAccumulator(100, 128, DataType::Double));
+  EXPECT_TRUE(productFitsAccumulator(4, 60, DataType::Float));
+  EXPECT_FALSE(productFitsAccumulator(4, 64, DataType::Float));
+  EXPECT_TRUE(productFitsAccumulator(0.5, 1 << 20, DataType::Half));
+  EXPECT_TRUE(productFitsAccumulator(1e6, 1000, DataType::Int64));  // wraps exactly
+}
+
 TEST(FuzzGenerator, DocsListEveryFeature) {
   std::ifstream in(FUSEBOX_SOURCE_DIR "/docs/fuzzing.md");
   std::stringstream doc;
