@@ -3,10 +3,12 @@
 
 namespace fusebox {
 
+// Through op::add / op::mul: integer accumulators wrap (two's complement, as
+// the evaluator and torch) instead of overflowing a signed type.
 struct ReduceSum {
   template <typename T>
   FUSEBOX_DEVICE T operator()(T a, T b) const {
-    return a + b;
+    return op::add(a, b);
   }
   template <typename T>
   static FUSEBOX_DEVICE T identity() {
@@ -17,7 +19,7 @@ struct ReduceSum {
 struct ReduceProd {
   template <typename T>
   FUSEBOX_DEVICE T operator()(T a, T b) const {
-    return a * b;
+    return op::mul(a, b);
   }
   template <typename T>
   static FUSEBOX_DEVICE T identity() {
