@@ -11,6 +11,8 @@
 #   (cd build/gpu-rel && tar cf - --exclude='*.o' --exclude='*.a' --exclude=CMakeFiles .) |
 #     (mkdir -p build/gpu-slim && cd build/gpu-slim && tar xf -)
 #   on the device: ln -sfn gpu-slim build/gpu-rel && benchmarks/gpu_session.sh
+# PARTS (default "tests pointwise reduction normalization overhead") picks
+# what runs, e.g. PARTS=normalization benchmarks/gpu_session.sh.
 # Kernels are timed over 30 launches: each --bench also times run() with
 # host inputs copied every call, which is most of the session's 10 minutes.
 set -uo pipefail
@@ -25,9 +27,15 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv
   > "$out/gpu.txt" 2>&1
 python3 -c 'import torch; print("torch", torch.__version__)' >> "$out/gpu.txt" 2>&1
 
+parts=" ${PARTS:-tests pointwise reduction normalization overhead} "
+want() { [[ "$parts" == *" $1 "* ]]; }
+
+if want tests; then
 ctest --test-dir "$build" -L gpu --output-on-failure -j8 > "$out/gpu_tests.log" 2>&1
 echo "ctest -L gpu exit $?" >> "$out/gpu_tests.log"
+fi
 
+if want pointwise; then
 workloads=(bias_gelu gelu_backward_pointwise bf16_cast_mul_add broadcast_heavy)
 {
   for w in "${workloads[@]}"; do
@@ -38,7 +46,9 @@ workloads=(bias_gelu gelu_backward_pointwise bf16_cast_mul_add broadcast_heavy)
 } > "$out/fusebox_pointwise.log" 2>&1
 
 python3 benchmarks/torch_pointwise.py --iters 100 > "$out/torch_pointwise.log" 2>&1
+fi
 
+if want reduction; then
 # The GELU backward + bias gradient is the example itself (16x512x4096).
 reductions=(benchmarks/workloads/sum_rows_f32 benchmarks/workloads/sum_cols_f32
             benchmarks/workloads/sum_rows_bf16 examples/gelu_bias_grad
@@ -53,7 +63,38 @@ reductions=(benchmarks/workloads/sum_rows_f32 benchmarks/workloads/sum_cols_f32
 } > "$out/fusebox_reduction.log" 2>&1
 
 (cd benchmarks && python3 torch_reduction.py --iters 100) > "$out/torch_reduction.log" 2>&1
+fi
 
+if want normalization; then
+# Issue 11: each at 16384x4096 as written; the forwards and the layernorm
+# backward also at 32768x1024 (inputs overridden by --input).
+big=32768 small=1024
+norms=(
+  "layernorm_fwd_bf16"
+  "layernorm_fwd_bf16 -i T0=${big}x${small}:bfloat16 -i T1=${small}:bfloat16 -i T2=${small}:bfloat16"
+  "rmsnorm_fwd_bf16"
+  "rmsnorm_fwd_bf16 -i T0=${big}x${small}:bfloat16 -i T1=${small}:bfloat16"
+  "softmax_fwd_bf16"
+  "softmax_fwd_bf16 -i T0=${big}x${small}:bfloat16"
+  "layernorm_bwd_bf16"
+  "layernorm_bwd_bf16 -i T0=${big}x${small}:bfloat16 -i T1=${big}x${small}:bfloat16 -i T2=${big}:float -i T3=${big}:float -i T4=${small}:bfloat16"
+  "softmax_bwd_bf16"
+  "rmsnorm_bwd_bf16")
+{
+  for spec in "${norms[@]}"; do
+    read -r -a args <<< "$spec"
+    echo "== ${spec}"
+    "$build/bin/fusebox" run "benchmarks/workloads/${args[0]}.py" "${args[@]:1}" --no-ir \
+      --backend cuda --validate --dump segmented_fusion,scheduler_params
+    "$build/bin/fusebox" run "benchmarks/workloads/${args[0]}.py" "${args[@]:1}" --no-ir \
+      --backend cuda --bench 30
+  done
+} > "$out/fusebox_normalization.log" 2>&1
+(cd benchmarks && python3 torch_normalization.py --iters 100) > "$out/torch_normalization.log" 2>&1
+fi
+
+if want overhead; then
 "$build/bin/fusebox_runtime_overhead_benchmark" --benchmark_repetitions=5 \
   --benchmark_report_aggregates_only=true > "$out/overhead.log" 2>&1
+fi
 tail -n 3 "$out"/*.log

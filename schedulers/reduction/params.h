@@ -63,6 +63,7 @@ struct HeuristicInputs {
   std::vector<bool> reduced;
   const std::vector<kernelgen::Access>* accesses = nullptr;
   int64_t accumulator_bytes = 4;  // of the widest accumulator state (Welford: 16 or 24)
+  int accumulators = 1;           // reductions, each with its own state
   int forced_splits = 0;          // the grid_splits option; 0 = heuristic
 };
 

@@ -162,6 +162,7 @@ class ReductionScheduler final : public Scheduler {
     in.accesses = &accesses.loop;
     for (const Expr* r : st.reductions)
       in.accumulator_bytes = std::max(in.accumulator_bytes, accumulatorFor(r).state_bytes);
+    in.accumulators = static_cast<int>(st.reductions.size());
     in.forced_splits = static_cast<int>(option<int64_t>("grid_splits"));
     ReductionParams p = computeReductionParams(in, info.device());
     p.index32 &= accesses.epilogue_max_offset < (int64_t{1} << 31) - 1;

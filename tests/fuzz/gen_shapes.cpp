@@ -301,13 +301,21 @@ bool Generator::genReduction() {
 }
 
 bool Generator::genVariance() {
-  const TensorVar* x = pickTensor(
-      [](const TensorVar& t) { return t.rank() > 0 && isFloatingType(t.dtype) && tame(t); });
+  // Finite values only: a Welford update meets inf - inf (NaN) where a
+  // two-pass mean gives inf, and both are what one of PyTorch's backends does.
+  const TensorVar* x = pickTensor([](const TensorVar& t) {
+    return t.rank() > 0 && isFloatingType(t.dtype) && t.finite && tame(t);
+  });
   if (x == nullptr) return false;
   Operand o = tensorOperand(*x);
   std::vector<int64_t> dims = someDims(*this, x->rank());
   int which = static_cast<int>(between(0, 2));
-  int64_t correction = between(0, 2);
+  // A correction below the count: with N - correction <= 0 the variance is
+  // M2 / 0, inf or NaN as M2 is tiny or exactly 0, and float32 and double
+  // disagree on which (M2 of values near 1e-29 underflows in float32).
+  int64_t reduced = 1;
+  for (int64_t d : dims) reduced *= x->sizes[static_cast<size_t>(d < 0 ? d + x->rank() : d)];
+  int64_t correction = between(0, std::clamp<int64_t>(reduced - 1, 0, 2));
   bool keepdim = chance(0.4);
   if (which == 0)
     return tryTensor(fmt::format("fd.ops.var({}, dims={}, correction={}, keepdim={})", x->name,
