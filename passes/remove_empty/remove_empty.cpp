@@ -3,7 +3,7 @@
 //   - a tensor whose shape has a constant 0 becomes full(shape, 0);
 //   - a sum/prod over an axis of size 0 becomes full(0) / full(1), var and
 //     var_mean become NaN (torch's value), welford its empty state (0, 0, 0);
-//   - cat drops inputs that have no elements;
+//   - cat drops inputs with no extent along the cat dim;
 //   - pad of an empty tensor becomes full(padded shape, pad value);
 //   - matmul with a contraction of size 0 becomes zeros.
 // max/min over an empty axis are left alone: they are errors in torch and in
@@ -38,8 +38,9 @@ TensorView* fullLike(TensorView* tv, Val* fill) {
     any_broadcast |= id->isBroadcast();
     any_expanded |= id->isBroadcast() && id->hasExpandedExtent();
     if (!id->isBroadcast()) shape.push_back(id->logicalExtent());
-    expanded.push_back(id->isBroadcast() && id->hasExpandedExtent() ? id->expandedExtent()
-                                                                    : tv->fusion()->constantInt(-1));
+    expanded.push_back(id->isBroadcast() && id->hasExpandedExtent()
+                           ? id->expandedExtent()
+                           : tv->fusion()->constantInt(-1));
   }
   TensorView* out = full(*tv->fusion(), shape, fill, tv->dtype());
   if (any_broadcast) out = broadcast(out, is_broadcast);
@@ -146,10 +147,18 @@ class RemoveEmptyPass final : public Pass {
     }
   }
 
+  // Only inputs with no extent along the cat dim add nothing: an input empty
+  // through another dim ([2, 0] concatenated on dim 0) still adds 2 rows.
   static bool dropEmptyCatInputs(Fusion& f, Expr* e) {
+    const int64_t dim = e->attr<CatAttr>().dim;
     std::vector<TensorView*> kept;
-    for (Val* v : e->inputs())
-      if (!hasZeroSize(v->as<TensorView>())) kept.push_back(v->as<TensorView>());
+    for (Val* v : e->inputs()) {
+      auto* tv = v->as<TensorView>();
+      const auto dims = tv->logicalNoReductions();
+      const bool adds_nothing = dim >= 0 && dim < static_cast<int64_t>(dims.size()) &&
+                                constantInt(dims[static_cast<size_t>(dim)]->logicalExtent()) == 0;
+      if (!adds_nothing) kept.push_back(tv);
+    }
     if (kept.size() == e->inputs().size() || kept.empty()) return false;
     auto* out = e->output(0)->as<TensorView>();
     TensorView* replacement = kept.size() == 1 ? set(kept[0]) : cat(kept, e->attr<CatAttr>().dim);

@@ -122,6 +122,23 @@ TEST(RemoveEmpty, CatDropsEmptyInputs) {
                      sampleTensor(DataType::Float, {2, 3}, {}, 1)});
 }
 
+TEST(RemoveEmpty, CatKeepsInputsEmptyThroughAnotherDim) {
+  // An expanded [2, 0] concatenated with an [8, 0] input on dim 0 makes
+  // [10, 0]: the first input has no elements but adds 2 rows (found by the
+  // fuzzer: the output lost them). The output's extents stay symbolic (an
+  // expanded extent does not decide them), so the pass reaches the cat.
+  Fusion f;
+  auto* t0 = defineTensor(f, {1, 1}, DataType::Float);
+  auto* b0 = defineTensor(f, {-1, -1}, DataType::Float);
+  auto* e0 = expand(t0, {f.constantInt(2), f.constantInt(0)});
+  f.addOutput(cat({e0, b0, e0}, 0));
+  Applied a = applyPass("remove_empty", f);
+  std::vector<Argument> in = {sampleTensor(DataType::Float, {1, 1}),
+                              sampleTensor(DataType::Float, {8, 0})};
+  expectSameResults(*a.before, f, in);
+  EXPECT_EQ(std::get<Tensor>(evaluateFusion(f, in)[0]).sizes(), (std::vector<int64_t>{12, 0}));
+}
+
 TEST(RemoveEmpty, PadOfAnEmptyTensorIsAllPadding) {
   Fusion f;
   auto* t0 = defineTensor(f, {0}, DataType::Float);
