@@ -183,7 +183,7 @@ ReductionParams computeReductionParams(const HeuristicInputs& in, const DevicePr
     // Split to about 4 waves of full SMs: a grid of one or two waves loses
     // a share to its last, partial wave whenever fewer blocks fit an SM than
     // assumed (H100, GELU backward + bias gradient: 0.151 ms with 33 splits
-    // and no launch bounds, 0.146 ms with 132 splits and 8 blocks per SM).
+    // and no launch bounds, 0.146 ms with 128 splits and 8 blocks per SM).
     if (grid_x < target_blocks && steps >= 4)
       splits = std::min(ceilDiv(4 * target_blocks, grid_x), ceilDiv(steps, 2));
   }
