@@ -48,7 +48,8 @@ TensorView* fullLike(TensorView* tv, Val* fill) {
   return out;
 }
 
-bool reducesEmptyAxis(const TensorView* in, const std::vector<int64_t>& axes) {
+// Whether any of `axes` of `in` has a constant extent of 0.
+bool hasEmptyAxis(const TensorView* in, const std::vector<int64_t>& axes) {
   auto dims = in->logicalNoReductions();
   for (int64_t a : axes)
     if (a >= 0 && a < static_cast<int64_t>(dims.size()) &&
@@ -100,9 +101,9 @@ class RemoveEmptyPass final : public Pass {
         e->inputs().empty() || !e->input(0)->isTensor() ? nullptr : e->input(0)->as<TensorView>();
     const bool empty_reduction =
         in != nullptr &&
-        ((e->op() == OpType::Reduction && reducesEmptyAxis(in, e->attr<ReductionAttr>().axes)) ||
+        ((e->op() == OpType::Reduction && hasEmptyAxis(in, e->attr<ReductionAttr>().axes)) ||
          ((e->op() == OpType::Var || e->op() == OpType::VarMean || e->op() == OpType::Welford) &&
-          reducesEmptyAxis(in, e->attr<VarianceAttr>().axes)));
+          hasEmptyAxis(in, e->attr<VarianceAttr>().axes)));
     if (empty_reduction && isExtremum(e)) return false;  // an error stays an error
 
     if (hasZeroSize(out)) {
@@ -152,13 +153,8 @@ class RemoveEmptyPass final : public Pass {
   static bool dropEmptyCatInputs(Fusion& f, Expr* e) {
     const int64_t dim = e->attr<CatAttr>().dim;
     std::vector<TensorView*> kept;
-    for (Val* v : e->inputs()) {
-      auto* tv = v->as<TensorView>();
-      const auto dims = tv->logicalNoReductions();
-      const bool adds_nothing = dim >= 0 && dim < static_cast<int64_t>(dims.size()) &&
-                                constantInt(dims[static_cast<size_t>(dim)]->logicalExtent()) == 0;
-      if (!adds_nothing) kept.push_back(tv);
-    }
+    for (Val* v : e->inputs())
+      if (!hasEmptyAxis(v->as<TensorView>(), {dim})) kept.push_back(v->as<TensorView>());
     if (kept.size() == e->inputs().size() || kept.empty()) return false;
     auto* out = e->output(0)->as<TensorView>();
     TensorView* replacement = kept.size() == 1 ? set(kept[0]) : cat(kept, e->attr<CatAttr>().dim);

@@ -211,9 +211,10 @@ namespace fusebox {
 namespace {
 
 TEST(CliRun, AnExpandedBroadcastCrossesASegmentBoundary) {
-  auto r = testing::runCommand(std::string(FUSEBOX_EXE) + " run --no-ir --backend host --validate --disable-scheduler reduction " +
-                               std::string(FUSEBOX_SOURCE_DIR) +
-                               "/tests/data/expanded_broadcast_boundary.py");
+  auto r = testing::runCommand(
+      std::string(FUSEBOX_EXE) +
+      " run --no-ir --backend host --validate --disable-scheduler reduction " +
+      std::string(FUSEBOX_SOURCE_DIR) + "/tests/data/expanded_broadcast_boundary.py");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, ::testing::HasSubstr("validate: PASS (3 outputs"));
   EXPECT_THAT(r.output, ::testing::HasSubstr("3 segments"));

@@ -253,6 +253,15 @@ std::vector<int64_t> someDims(Generator& g, int64_t rank) {
   return dims;
 }
 
+// How many values each output element of a reduction of `x` over `dims`
+// combines (no dims: all of them).
+int64_t reducedCount(const TensorVar& x, const std::vector<int64_t>& dims) {
+  if (dims.empty()) return x.numel();
+  int64_t n = 1;
+  for (int64_t d : dims) n *= x.sizes[static_cast<size_t>(d < 0 ? d + x.rank() : d)];
+  return n;
+}
+
 }  // namespace
 
 bool productFitsAccumulator(double max_abs, int64_t reduced, DataType result) {
@@ -289,9 +298,7 @@ bool Generator::genReduction() {
     dims.clear();
     keepdim = false;
   }
-  int64_t reduced = 1;
-  for (int64_t d : dims) reduced *= x->sizes[static_cast<size_t>(d < 0 ? d + x->rank() : d)];
-  if (dims.empty()) reduced = x->numel();
+  const int64_t reduced = reducedCount(*x, dims);
   // max and min of nothing are errors.
   if (minmax && reduced == 0) return false;
   if (op[1] == 'r' && !productFitsAccumulator(x->max_abs, reduced, result_dtype)) return false;
@@ -313,8 +320,7 @@ bool Generator::genVariance() {
   // A correction below the count: with N - correction <= 0 the variance is
   // M2 / 0, inf or NaN as M2 is tiny or exactly 0, and float32 and double
   // disagree on which (M2 of values near 1e-29 underflows in float32).
-  int64_t reduced = 1;
-  for (int64_t d : dims) reduced *= x->sizes[static_cast<size_t>(d < 0 ? d + x->rank() : d)];
+  const int64_t reduced = reducedCount(*x, dims);
   int64_t correction = between(0, std::clamp<int64_t>(reduced - 1, 0, 2));
   bool keepdim = chance(0.4);
   if (which == 0)

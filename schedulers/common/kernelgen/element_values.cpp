@@ -181,7 +181,8 @@ ElementWriter::ValueStep ElementWriter::start(ValueTask& t) {
       Index in;
       size_t k = 0;
       for (size_t d = 0; d < in_sizes.size(); ++d) {
-        const bool reduced = std::find(axes.begin(), axes.end(), static_cast<int64_t>(d)) != axes.end();
+        const bool reduced =
+            std::find(axes.begin(), axes.end(), static_cast<int64_t>(d)) != axes.end();
         FUSEBOX_CHECK(!reduced || in_sizes[d] == 1,
                       "kernelgen: {} reduces dim {} of extent {}; only a reduction over extent-1 "
                       "dims is elementwise",
