@@ -19,7 +19,7 @@
 #include <algorithm>
 #include <functional>
 
-#include "accumulator.h"
+#include "kernelgen/accumulator.h"
 #include "kernelgen/buffer.h"
 #include "kernelgen/codegen_ops.h"
 #include "kernelgen/element_writer.h"
@@ -47,24 +47,6 @@ IterSpace keptSpace(const SegmentFacts& facts) {
       s.names.push_back(fmt::format("i{}", d));
     }
   return s;
-}
-
-// Declares i<d> for `dims` (memory order, outermost first) from the linear
-// position `lin` over them; the innermost is declared as `innermost` instead
-// when given (a chunk's start).
-void declareLinear(Buffer& out, const std::vector<int>& dims, const std::vector<int64_t>& sizes,
-                   const std::string& lin, const std::string& innermost = "") {
-  int64_t inner = 1;
-  for (size_t j = dims.size(); j-- > 0;) {
-    const auto d = static_cast<size_t>(dims[j]);
-    std::string t = lin;
-    if (inner != 1) t = fmt::format("({} / {})", t, inner);
-    if (j != 0) t = fmt::format("({} % {})", t, sizes[d]);
-    const std::string name =
-        j + 1 == dims.size() && !innermost.empty() ? innermost : fmt::format("i{}", d);
-    out.line(fmt::format("[[maybe_unused]] const idx_t {} = {};", name, t));
-    inner *= sizes[d];
-  }
 }
 
 // One dim per merged dim, with the vectorized innermost dim last: the loop's
@@ -144,7 +126,7 @@ std::string KernelWriter::chunkText() {
   Buffer c;
   // This chunk's reduced indices (Inner: the innermost as the chunk's start
   // mb); the kept ones are declared once, outside the loop.
-  declareLinear(c, p_.reduced_dims, p_.sizes, "q", inner_ ? "mb" : "");
+  declareDimIndices(c, p_.reduced_dims, p_.sizes, "q", inner_ ? "mb" : "");
   const size_t m = md_.groups.size();
   for (size_t g = 0; g + 1 < m; ++g)
     c.line(fmt::format("[[maybe_unused]] const idx_t m{} = i{};", g, md_.groups[g][0]));
@@ -316,10 +298,10 @@ void KernelWriter::epilogue(Buffer& k) {
   k.line(fmt::format("if ({} && active) {{", lead));
   ++k.indent;
   if (inner_) {
-    declareLinear(k, p_.kept_dims, p_.sizes, "row");
+    declareDimIndices(k, p_.kept_dims, p_.sizes, "row");
     k.append(w_.sink.body);
   } else {
-    declareLinear(k, p_.kept_dims, p_.sizes, "c", "cb");
+    declareDimIndices(k, p_.kept_dims, p_.sizes, "c", "cb");
     k.line(fmt::format("for (int v = 0; v < {}; ++v) {{", v_));
     ++k.indent;
     if (!p_.kept_dims.empty())
@@ -360,13 +342,13 @@ GeneratedKernel KernelWriter::write() {
   main.line("if (active) {");
   ++main.indent;
   if (inner_) {
-    declareLinear(main, p_.kept_dims, p_.sizes, "row");
+    declareDimIndices(main, p_.kept_dims, p_.sizes, "row");
     reducingLoop(
         main,
         fmt::format("({} * {} + {}) * {}", idx("blockIdx.y"), p_.block_x, idx("threadIdx.x"), v_),
         int64_t{p_.block_x} * v_ * p_.splits(), chunk);
   } else {
-    declareLinear(main, p_.kept_dims, p_.sizes, "c", "mb");
+    declareDimIndices(main, p_.kept_dims, p_.sizes, "c", "mb");
     reducingLoop(main,
                  fmt::format("{} * {} + {}", idx("blockIdx.y"), p_.block_y, idx("threadIdx.y")),
                  int64_t{p_.block_y} * p_.splits(), chunk);

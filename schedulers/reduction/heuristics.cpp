@@ -14,6 +14,7 @@
 #include <functional>
 
 #include "kernelgen/access.h"
+#include "kernelgen/layout_choice.h"
 #include "params.h"
 
 namespace fusebox::reduction {
@@ -78,64 +79,13 @@ int64_t pow2Floor(int64_t a) {
   return p;
 }
 
-// Dims of size != 1 in memory order, outermost first: by the stride of the
-// input access that reaches furthest (the tensor that dominates traffic);
-// dims it does not move keep their logical order, outermost.
-std::vector<int> memoryOrder(const HeuristicInputs& in) {
-  const Access* dominant = nullptr;
-  for (const Access& a : *in.accesses)
-    if (!a.is_output && a.offset.affine &&
-        (dominant == nullptr || a.max_offset > dominant->max_offset))
-      dominant = &a;
-  std::vector<int> order;
-  for (size_t d = 0; d < in.sizes.size(); ++d)
-    if (in.sizes[d] != 1) order.push_back(static_cast<int>(d));
-  if (dominant != nullptr)
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-      const int64_t ca = std::llabs(dominant->offset.a.coef[static_cast<size_t>(a)]);
-      const int64_t cb = std::llabs(dominant->offset.a.coef[static_cast<size_t>(b)]);
-      if ((ca == 0) != (cb == 0)) return ca == 0;  // unmoved dims outermost
-      return ca > cb;
-    });
-  return order;
-}
-
-// The widest vector (at most 16 bytes) every access that walks `inner`
-// contiguously allows: element size, data alignment, constant offset and the
-// other dims' strides all multiples of it, and the inner extent too (a vector
-// never crosses into the next position of an outer dim).
-int vectorWidth(const HeuristicInputs& in, int inner) {
-  const auto d = static_cast<size_t>(inner);
-  int width = 16;
-  bool any = false;
-  for (const Access& a : *in.accesses)
-    if (!a.conditional && a.offset.affine && a.offset.a.coef[d] == 1) {
-      width = std::min<int>(width, static_cast<int>(16 / a.element_size));
-      any = true;
-    }
-  if (!any) return 1;
-  auto fits = [&](int v) {
-    if (in.sizes[d] % v != 0) return false;
-    for (const Access& a : *in.accesses) {
-      if (a.conditional || !a.offset.affine || a.offset.a.coef[d] != 1) continue;
-      if (a.alignment <= 0 || a.alignment % (v * a.element_size) != 0 || a.offset.a.c % v != 0)
-        return false;
-      for (size_t k = 0; k < in.sizes.size(); ++k)
-        if (k != d && a.offset.a.coef[k] % v != 0) return false;
-    }
-    return true;
-  };
-  while (width > 1 && !fits(width)) width /= 2;
-  return width;
-}
-
 }  // namespace
 
 ReductionParams computeReductionParams(const HeuristicInputs& in, const DeviceProperties& device) {
   ReductionParams p;
   p.sizes = in.sizes;
   p.reduced = in.reduced;
-  const std::vector<int> order = memoryOrder(in);
+  const std::vector<int> order = kernelgen::memoryOrder(in.sizes, *in.accesses);
   for (int d : order) {
     const auto k = static_cast<size_t>(d);
     (in.reduced[k] ? p.reduced_dims : p.kept_dims).push_back(d);
@@ -145,7 +95,7 @@ ReductionParams computeReductionParams(const HeuristicInputs& in, const DevicePr
   p.kind = !order.empty() && !in.reduced[static_cast<size_t>(order.back())] ? ReductionKind::Outer
                                                                             : ReductionKind::Inner;
   if (!order.empty() && p.kept_extent > 0 && p.reduced_extent > 0)
-    p.vector_width = vectorWidth(in, order.back());
+    p.vector_width = kernelgen::vectorWidthAlong(in.sizes, *in.accesses, order.back());
   const int64_t v = p.vector_width;
   const int64_t sms = std::max(1, device.multiprocessor_count);
   constexpr int64_t kBlockThreads = 256;

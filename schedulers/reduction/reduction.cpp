@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "accumulator.h"
 #include "codegen.h"
+#include "kernelgen/accumulator.h"
 #include "kernelgen/kernel_params.h"
 #include "kernelgen/plan_outputs.h"
 #include "kernelgen/shapes.h"
@@ -21,6 +21,7 @@ namespace {
 
 using namespace fusebox;
 using namespace fusebox::reduction;
+using fusebox::kernelgen::accumulatorFor;
 
 int64_t numel(const std::vector<int64_t>& sizes) {
   return checked::orThrow(checked::product(sizes), "reduction: the number of elements");

@@ -4,26 +4,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "kernelgen/accumulator.h"
 #include "kernelgen/kernel_params.h"
 
 namespace fusebox::reduction {
 
-bool isReductionExpr(const Expr* e) {
-  switch (e->op()) {
-    case OpType::Reduction:
-    case OpType::Var:
-    case OpType::VarMean:
-    case OpType::Welford:
-      return true;
-    default:
-      return false;
-  }
-}
-
-const std::vector<int64_t>& reducedAxes(const Expr* e) {
-  if (e->op() == OpType::Reduction) return e->attr<ReductionAttr>().axes;
-  return e->attr<VarianceAttr>().axes;
-}
+using kernelgen::isReductionExpr;
+using kernelgen::reducedAxes;
 
 namespace {
 

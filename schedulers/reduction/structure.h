@@ -36,8 +36,4 @@ struct ReductionStructure {
 // when accepted.
 Decision analyzeStructure(const Fusion& segment, ReductionStructure& out);
 
-bool isReductionExpr(const Expr* e);
-// The axes an expr reduces (Reduction, Var, VarMean, Welford).
-const std::vector<int64_t>& reducedAxes(const Expr* e);
-
 }  // namespace fusebox::reduction

@@ -344,8 +344,11 @@ TEST(CliRuntime, PluginsListsTheSchedulersAndTheirOrder) {
   EXPECT_THAT(r.output, HasSubstr("libfusebox_scheduler_expr_eval.so"));
   EXPECT_THAT(r.output, HasSubstr("pointwise  scheduler  1.0  "));
   EXPECT_THAT(r.output, HasSubstr("reduction  scheduler  1.0  "));
-  EXPECT_THAT(r.output, HasSubstr("scheduler order: position 4"));
-  EXPECT_THAT(r.output, HasSubstr("scheduler order: no_op, pointwise, reduction, expr_eval"));
+  EXPECT_THAT(r.output, HasSubstr("inner_persistent  scheduler  1.0  "));
+  EXPECT_THAT(r.output, HasSubstr("scheduler order: position 5"));
+  EXPECT_THAT(r.output, HasSubstr(
+                            "scheduler order: no_op, pointwise, reduction, inner_persistent, "
+                            "expr_eval"));
 }
 
 TEST(CliRuntime, BadSchedulersConfigNamesFileLineAndColumn) {

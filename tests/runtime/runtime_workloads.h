@@ -35,7 +35,7 @@ inline const std::vector<Workload> kWorkloads = {
      {"reduction"}},
     {"examples/layer_norm.py",
      {{"T0", {4, 32}}, {"T1", {32}}, {"T2", {32}}},
-     {"reduction", "no_op", "pointwise"}},
+     {"inner_persistent"}},
     {"examples/rope.py", {}, {"pointwise"}},
     {"examples/segmented_issue785.py", {{"T4", {2, 8, 16}}, {"T6", {2, 8, 16}}}, {"reduction"}},
     {"benchmarks/workloads/bf16_cast_mul_add.py",
@@ -48,6 +48,22 @@ inline const std::vector<Workload> kWorkloads = {
     {"benchmarks/workloads/gelu_backward_pointwise.py",
      {{"T0", {2, 8, 17}}, {"T1", {2, 8, 17}}, {"T2", {17}}},
      {"pointwise"}},
+    {"benchmarks/workloads/layernorm_fwd_bf16.py",
+     {{"T0", {6, 200}}, {"T1", {200}}, {"T2", {200}}},
+     {"inner_persistent"}},
+    {"benchmarks/workloads/rmsnorm_fwd_bf16.py", {{"T0", {6, 200}}, {"T1", {200}}},
+     {"inner_persistent"}},
+    {"benchmarks/workloads/softmax_fwd_bf16.py", {{"T0", {6, 200}}}, {"inner_persistent"}},
+    {"benchmarks/workloads/softmax_bwd_bf16.py", {{"T0", {6, 200}}, {"T1", {6, 200}}},
+     {"inner_persistent"}},
+    // Inner-outer: the inner part (grad input) persistent, the column sums a
+    // reduction kernel, until inner_outer_persistent takes the whole.
+    {"benchmarks/workloads/layernorm_bwd_bf16.py",
+     {{"T0", {6, 200}}, {"T1", {6, 200}}, {"T2", {6}}, {"T3", {6}}, {"T4", {200}}},
+     {"reduction", "inner_persistent"}},
+    {"benchmarks/workloads/rmsnorm_bwd_bf16.py",
+     {{"T0", {6, 200}}, {"T1", {6, 200}}, {"T2", {6}}, {"T3", {200}}},
+     {"inner_persistent", "reduction"}},
 };
 
 // The schedulers of a run's segments against the table: exactly those listed

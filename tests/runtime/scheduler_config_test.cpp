@@ -32,9 +32,10 @@ TEST(SchedulerConfig, TheDefaultOrderEndsWithExprEval) {
   Config config = loadConfigFile(defaultConfigFile());
   ASSERT_TRUE(config.scheduler_order.has_value());
   SchedulerSetup setup = buildSchedulers(config, builtinPlugins());
-  EXPECT_EQ(setup.names(), (Strings{"no_op", "pointwise", "reduction", "expr_eval"}));
+  EXPECT_EQ(setup.names(),
+            (Strings{"no_op", "pointwise", "reduction", "inner_persistent", "expr_eval"}));
   EXPECT_TRUE(setup.diagnostics.empty());
-  EXPECT_EQ(setup.entries[3].scheduler->name(), "expr_eval");
+  EXPECT_EQ(setup.entries.back().scheduler->name(), "expr_eval");
 }
 
 TEST(SchedulerConfig, OrderDisabledAndTheCommandLine) {

@@ -30,6 +30,21 @@ void declareMergedIndices(Buffer& out, const MergedDims& dims, const std::string
   }
 }
 
+void declareDimIndices(Buffer& out, const std::vector<int>& dims, const std::vector<int64_t>& sizes,
+                       const std::string& lin, const std::string& innermost) {
+  int64_t inner = 1;
+  for (size_t j = dims.size(); j-- > 0;) {
+    const auto d = static_cast<size_t>(dims[j]);
+    std::string t = lin;
+    if (inner != 1) t = fmt::format("({} / {})", t, inner);
+    if (j != 0) t = fmt::format("({} % {})", t, sizes[d]);
+    const std::string name =
+        j + 1 == dims.size() && !innermost.empty() ? innermost : fmt::format("i{}", d);
+    out.line(fmt::format("[[maybe_unused]] const idx_t {} = {};", name, t));
+    inner *= sizes[d];
+  }
+}
+
 void declareIterIndices(Buffer& out, const MergedDims& dims, const IterSpace& space, size_t g) {
   const auto& group = dims.groups[g];
   int64_t inner = 1;

@@ -41,6 +41,11 @@ struct MergedDims {
 // `lin` over them (the innermost merged index of all is named mb: a chunk's start).
 void declareMergedIndices(Buffer& out, const MergedDims& dims, const std::string& lin, size_t begin,
                           size_t end);
+// Declares i<d> for each of `dims` (iteration dims, outermost first) from
+// the linear position `lin` over them; the innermost is declared as
+// `innermost` instead when given (a vector chunk's start).
+void declareDimIndices(Buffer& out, const std::vector<int>& dims, const std::vector<int64_t>& sizes,
+                       const std::string& lin, const std::string& innermost = "");
 // Declares the index variables of merged dim g's iteration dims from m<g>.
 void declareIterIndices(Buffer& out, const MergedDims& dims, const IterSpace& space, size_t g);
 
@@ -62,11 +67,13 @@ class VectorPlacement final : public Placement {
   // one), falling back to the index variables where a merged dim's
   // iteration dims are not walked as one.
   std::string offsetText(const IndexExpr& off, const std::string& last) const;
+  // Whether the access walks the innermost merged dim contiguously (one
+  // vector per chunk).
+  bool isVectorAccess(const ElementRef& ref) const;
 
  private:
   bool walksAsOne(const Affine& a, size_t g) const;
   bool zeroOn(const Affine& a, size_t g) const;
-  bool isVectorAccess(const ElementRef& ref) const;
 
   const MergedDims& dims_;
   const IterSpace& space_;

@@ -1,15 +1,12 @@
-// Accumulator states of the reduction kernels (accumulator.h).
-#include "accumulator.h"
+// Accumulator states of reducing kernels (accumulator.h).
+#include "kernelgen/accumulator.h"
 
 #include <fmt/format.h>
 #include <fusebox/error.h>
 
 #include "kernelgen/codegen_ops.h"
-#include "structure.h"
 
-namespace fusebox::reduction {
-
-using kernelgen::roundTo;
+namespace fusebox::kernelgen {
 
 std::string Accumulator::stateType() const {
   return welford ? fmt::format("fusebox::Welford<{}>", scalar) : scalar;
@@ -89,4 +86,21 @@ Accumulator accumulatorFor(const Expr* e) {
   return a;
 }
 
-}  // namespace fusebox::reduction
+bool isReductionExpr(const Expr* e) {
+  switch (e->op()) {
+    case OpType::Reduction:
+    case OpType::Var:
+    case OpType::VarMean:
+    case OpType::Welford:
+      return true;
+    default:
+      return false;
+  }
+}
+
+const std::vector<int64_t>& reducedAxes(const Expr* e) {
+  if (e->op() == OpType::Reduction) return e->attr<ReductionAttr>().axes;
+  return e->attr<VarianceAttr>().axes;
+}
+
+}  // namespace fusebox::kernelgen

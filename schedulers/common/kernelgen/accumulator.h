@@ -14,8 +14,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
-namespace fusebox::reduction {
+namespace fusebox::kernelgen {
 
 struct Accumulator {
   const Expr* expr = nullptr;
@@ -37,4 +38,10 @@ struct Accumulator {
 
 Accumulator accumulatorFor(const Expr* reduction);
 
-}  // namespace fusebox::reduction
+// Reduction, Var, VarMean and Welford: the exprs that combine many elements
+// of their input into one (what every reducing scheduler accumulates).
+bool isReductionExpr(const Expr* e);
+// The axes such an expr reduces.
+const std::vector<int64_t>& reducedAxes(const Expr* e);
+
+}  // namespace fusebox::kernelgen

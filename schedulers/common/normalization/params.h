@@ -1,0 +1,61 @@
+// The params every persistent scheduler fills: the one type all three
+// extend (printed by the scheduler_params dump, one choice per line), and
+// the buffer each persistent kernel keeps on chip.
+#pragma once
+
+#include <fusebox/scheduler.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "normalization/structure.h"
+
+namespace fusebox::normalization {
+
+// A segment input the kernel keeps in registers between its stages: read
+// once per element, used by several stages (a persistent buffer projected to
+// the input it is computed from, so it is kept at the input's dtype).
+struct PersistentBuffer {
+  std::string tensor;  // the input's name in the segment
+  int64_t element_bytes = 0;
+};
+
+class PersistentParams : public HeuristicParams {
+ public:
+  ReductionType type = ReductionType::Inner;
+  std::vector<int64_t> sizes;  // the reduction domain (the reductions' input)
+  std::vector<bool> reduced;   // per dim of `sizes`
+  // Dims of size > 1, outermost first, split by class.
+  std::vector<int> kept_dims, reduced_dims;
+  int64_t kept_extent = 1, reduced_extent = 1;
+  int stages = 1;  // reduction stages; the outputs are written after the last
+  // Elements per vector access along the innermost reduced (Inner) or kept
+  // (Outer) dim.
+  int vector_width = 1;
+  // Vector chunks each thread keeps of every persistent buffer.
+  int batch = 1;
+  std::array<int, 2> block{32, 1};
+  std::array<uint32_t, 3> grid{1, 1, 1};
+  std::vector<PersistentBuffer> buffers;
+  // Bytes of the persistent buffers per kept element (a row for Inner),
+  // and the on-chip budget they were sized against.
+  int64_t buffer_bytes = 0, buffer_budget = 0;
+  int min_blocks_per_sm = 0;  // __launch_bounds__'s second argument
+  bool index32 = true;
+
+  int threads() const { return block[0] * block[1]; }
+  // Elements of the reduction domain one thread keeps per kept element.
+  int64_t elementsPerThread() const { return int64_t{batch} * vector_width; }
+
+  uint64_t hash() const override;
+  bool sameAs(const HeuristicParams& other) const override;
+  std::string toString() const override;
+
+ protected:
+  // Lines a scheduler adds after the shared ones ("" for none).
+  virtual std::string extraLines() const { return {}; }
+};
+
+}  // namespace fusebox::normalization

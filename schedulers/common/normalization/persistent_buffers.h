@@ -1,0 +1,40 @@
+// Persistent-buffer analysis of row kernels: which values stay on chip
+// between a reduction and their reuse, and how many bytes that costs per row.
+//
+// A value read by more than one stage (the reductions of stage 0, those of
+// stage 1 that read stage 0's results, ..., the outputs) must outlive the
+// reductions between them. Every such value is projected back to the segment
+// inputs it is computed from: the kernel keeps those inputs' elements in
+// registers at their own dtype (a bfloat16 row, not its float32 cast) and
+// recomputes the value in each stage from them. The analysis therefore works
+// on loads: a load made in two or more stages, that moves along the reduced
+// dims, is a persistent buffer; a load no reduced dim moves (a row's mean)
+// is one element per row and is simply read again.
+#pragma once
+
+#include <fusebox/scheduler.h>
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "normalization/params.h"
+#include "normalization/row_facts.h"
+
+namespace fusebox::normalization {
+
+struct RowBufferPlan {
+  std::set<std::string> cached;  // accessKey()s of the loads kept on chip
+  std::vector<PersistentBuffer> buffers;
+  int64_t bytes_per_row = 0;  // on chip, per kept element
+};
+
+RowBufferPlan planRowBuffers(const RowAccesses& accesses, const RowFacts& facts);
+
+// The bytes of registers a block may fill with persistent buffers: half the
+// register file (the other half holds indices, temporaries and the values
+// computed from the buffers).
+int64_t registerBudgetBytes(const DeviceProperties& device);
+
+}  // namespace fusebox::normalization

@@ -1,0 +1,87 @@
+// Run-time facts of a persistent segment whose reductions reduce rows (the
+// Inner structure, and the inner part of InnerOuter): the reduction domain,
+// the sizes of every tensor, and every memory access the kernel's stages make
+// (what the buffer analysis and the heuristics read).
+#pragma once
+
+#include <fusebox/scheduler.h>
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernelgen/access.h"
+#include "kernelgen/index_math.h"
+#include "kernelgen/shapes.h"
+#include "normalization/structure.h"
+
+namespace fusebox::normalization {
+
+// A segment the persistent kernels cannot generate (an element that reads
+// the reduced value of another kept element...): the run-time check turns it
+// into a rejection with its message.
+class Unschedulable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct RowFacts {
+  kernelgen::TensorSizes sizes;
+  std::vector<int64_t> domain;  // the row reductions' input sizes
+  std::vector<bool> reduced;    // per dim of `domain`
+  int64_t kept_extent = 1, reduced_extent = 1;
+  std::vector<std::vector<int64_t>> output_strides;  // per segment output
+};
+
+// Throws UserError when the inputs do not fit the segment.
+RowFacts computeRowFacts(const Fusion& segment, const NormalizationStructure& st,
+                         const std::vector<const Expr*>& row_reductions, RuntimeInfo& info);
+
+// Why the sizes are not one row structure (reductions of different domains,
+// outputs of neither the full nor the reduced domain...), or "".
+std::string rowShapeProblem(const NormalizationStructure& st,
+                            const std::vector<const Expr*>& row_reductions, const RowFacts& facts);
+
+// The reduction domain as the kernels name it: i0, i1, ...
+kernelgen::IterSpace domainSpace(const RowFacts& facts);
+// The kept dims of the domain (the epilogue's space), named as in domainSpace.
+kernelgen::IterSpace keptSpace(const RowFacts& facts);
+// The index a reduction output (kept dims only) is read at by the element
+// of the domain space the kernel is at: its own kept element.
+kernelgen::Index ownKeptIndex(const RowFacts& facts, const kernelgen::IterSpace& space);
+
+// Every access of the kernel's stages, walked once with scalar accesses:
+// stage s < stages reads the inputs of the stage-s reductions, stage
+// `stages` reads what the full-domain outputs need and writes them.
+struct RowAccesses {
+  std::vector<kernelgen::Access> accesses;
+  std::vector<int> stage;  // per access
+  int64_t epilogue_max_offset = 0;
+};
+// Throws Unschedulable when an element reads a reduced value of another
+// kept element.
+RowAccesses collectRowAccesses(const Fusion& segment, const NormalizationStructure& st,
+                               const RowFacts& facts, RuntimeInfo& info);
+
+// The key the cache placement and the buffer analysis share for a load.
+std::string accessKey(const TensorView* tv, const kernelgen::IndexExpr& offset,
+                      const kernelgen::IterSpace& space);
+
+}  // namespace fusebox::normalization
+
+namespace fusebox::kernelgen {
+class ElementWriter;
+}
+
+namespace fusebox::normalization {
+
+// Makes every output of `reductions` a value source of `w` in its current
+// space (the domain or the kept space): reduction a's output o reads as
+// name(a, o), at the element's own kept element only (else Unschedulable).
+void provideReducedValues(kernelgen::ElementWriter& w, const std::vector<const Expr*>& reductions,
+                          const RowFacts& facts,
+                          const std::function<std::string(size_t, size_t)>& name);
+
+}  // namespace fusebox::normalization

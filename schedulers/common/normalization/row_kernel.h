@@ -1,0 +1,36 @@
+// The row-persistent kernel: each block holds `block[1]` rows (kept
+// elements), each row spread over `block[0]` threads, each thread keeping
+// `batch` vector chunks of `vector_width` elements of every persistent
+// buffer in registers. The kernel
+//   1. loads the persistent buffers' chunks once;
+//   2. per stage: computes the stage's reduction inputs from them (and from
+//      the results of earlier stages), accumulates, and combines across the
+//      row's threads (warp shuffles or a block reduction), which leaves every
+//      thread of the row with the results;
+//   3. computes the full-domain outputs and writes them (vector stores);
+//   4. writes the reduced-domain outputs (mean, rstd...) once per row.
+// Inner persistent uses it alone; the same source runs on both backends.
+#pragma once
+
+#include <fusebox/scheduler.h>
+
+#include <set>
+#include <string>
+
+#include "kernelgen/kernel_source.h"
+#include "normalization/params.h"
+#include "normalization/row_facts.h"
+
+namespace fusebox::normalization {
+
+// Throws Unschedulable (row_facts.h) when the segment cannot be generated.
+kernelgen::GeneratedKernel generateRowKernel(const Fusion& segment,
+                                             const NormalizationStructure& st,
+                                             const RowFacts& facts, const PersistentParams& params,
+                                             const std::set<std::string>& cached,
+                                             RuntimeInfo& info, const std::string& scheduler);
+
+// Shared memory the block reductions need (static), for the block shape.
+int64_t rowKernelSharedMemoryBytes(const NormalizationStructure& st, const PersistentParams& p);
+
+}  // namespace fusebox::normalization

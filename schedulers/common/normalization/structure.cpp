@@ -1,0 +1,191 @@
+// Compile-time analysis shared by the persistent schedulers (structure.h).
+#include "normalization/structure.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "kernelgen/accumulator.h"
+#include "kernelgen/kernel_params.h"
+
+namespace fusebox::normalization {
+
+using kernelgen::isReductionExpr;
+using kernelgen::reducedAxes;
+
+const char* toString(ReductionType t) {
+  switch (t) {
+    case ReductionType::Inner:
+      return "inner";
+    case ReductionType::Outer:
+      return "outer";
+    case ReductionType::InnerOuter:
+      return "inner-outer";
+  }
+  return "?";
+}
+
+const char* ownerOf(ReductionType t) {
+  switch (t) {
+    case ReductionType::Inner:
+      return "inner_persistent";
+    case ReductionType::Outer:
+      return "outer_persistent";
+    case ReductionType::InnerOuter:
+      return "inner_outer_persistent";
+  }
+  return "?";
+}
+
+std::vector<const Expr*> NormalizationStructure::reductionsOf(ReductionType t) const {
+  std::vector<const Expr*> out;
+  for (size_t k = 0; k < reductions.size(); ++k)
+    if (types[k] == t) out.push_back(reductions[k]);
+  return out;
+}
+
+namespace {
+
+// Ops that compute a reduced-domain tensor from reduced-domain tensors alone
+// (each kept element from its own reduced values).
+bool keepsTheReducedDomain(OpType op) {
+  switch (op) {
+    case OpType::Unary:
+    case OpType::Binary:
+    case OpType::Ternary:
+    case OpType::Cast:
+    case OpType::Set:
+    case OpType::SegmentSet:
+    case OpType::Broadcast:
+    case OpType::Squeeze:
+    case OpType::Reshape:
+      return true;
+    default:
+      return false;
+  }
+}
+
+ReductionType typeOf(const Expr* r) {
+  const int64_t rank = r->input(0)->as<TensorView>()->nDims();
+  const auto& axes = reducedAxes(r);
+  const bool fastest_reduced =
+      rank > 0 && std::find(axes.begin(), axes.end(), rank - 1) != axes.end();
+  return fastest_reduced ? ReductionType::Inner : ReductionType::Outer;
+}
+
+// All reductions of one type reduce the same axes of inputs of one rank.
+Decision sameStructure(const std::vector<const Expr*>& reds) {
+  if (reds.empty()) return Decision::accept();
+  const Expr* first = reds.front();
+  const int64_t rank = first->input(0)->as<TensorView>()->nDims();
+  for (const Expr* r : reds) {
+    const int64_t rr = r->input(0)->as<TensorView>()->nDims();
+    if (rr != rank || reducedAxes(r) != reducedAxes(first))
+      return Decision::reject(fmt::format(
+          "{} (expr {}) reduces axes {} of a rank-{} input, {} (expr {}) axes {} of a rank-{} "
+          "input; one persistent kernel reduces one structure per reduction type",
+          r->opName(), r->name(), reducedAxes(r), rr, first->opName(), first->name(),
+          reducedAxes(first), rank));
+  }
+  return Decision::accept();
+}
+
+}  // namespace
+
+Decision analyzeCompileTime(const Fusion& segment, ReductionType mine,
+                            NormalizationStructure& out) {
+  out = NormalizationStructure{};
+  for (const Val* o : segment.outputs()) {
+    if (!o->isTensor())
+      return Decision::reject(fmt::format("output {} is a scalar", o->toString()));
+    if (segment.aliasedInput(o) != nullptr)
+      return Decision::reject(fmt::format(
+          "output {} aliases an input (written in place); persistent kernels allocate fresh "
+          "outputs",
+          o->toString()));
+  }
+  const std::vector<Expr*> exprs = segment.exprs();
+  for (const Expr* e : exprs) {
+    if (e->op() == OpType::Matmul || e->op() == OpType::Linear)
+      return Decision::reject(fmt::format("{} (expr {}) is a matmul", e->opName(), e->name()));
+    if (isReductionExpr(e)) {
+      out.reductions.push_back(e);
+      out.types.push_back(typeOf(e));
+    }
+  }
+  if (out.reductions.empty())
+    return Decision::reject("the segment has no reduction (the pointwise scheduler's job)");
+  const bool inner = std::count(out.types.begin(), out.types.end(), ReductionType::Inner) > 0;
+  const bool outer = std::count(out.types.begin(), out.types.end(), ReductionType::Outer) > 0;
+  out.type = inner && outer ? ReductionType::InnerOuter
+                            : (inner ? ReductionType::Inner : ReductionType::Outer);
+  if (out.type != mine)
+    return Decision::reject(fmt::format("the reduction type is {}, not {}: the {} scheduler's job",
+                                        toString(out.type), toString(mine), ownerOf(out.type)));
+
+  // Stages: a tensor's level is the number of reductions on its longest path
+  // from the inputs; a reduction accumulates at its input's level.
+  std::unordered_map<const Val*, int> level;
+  auto levelOf = [&](const Val* v) {
+    auto it = level.find(v);
+    return it == level.end() ? 0 : it->second;
+  };
+  size_t next = 0;
+  for (const Expr* e : exprs) {
+    int l = 0;
+    for (const Val* in : e->inputs()) l = std::max(l, levelOf(in));
+    if (isReductionExpr(e)) {
+      out.stage.push_back(l);
+      out.stages = std::max(out.stages, l + 1);
+      ++next;
+      ++l;
+    }
+    for (const Val* o : e->outputs()) level[o] = l;
+    // The reduced domain: reduction outputs, and what keeps it.
+    bool reduced = isReductionExpr(e);
+    if (!reduced && keepsTheReducedDomain(e->op())) {
+      bool any_tensor = false;
+      reduced = true;
+      for (const Val* in : e->inputs()) {
+        if (!in->isTensor()) continue;
+        any_tensor = true;
+        reduced &= out.reduced_domain.count(in->as<TensorView>()) > 0;
+      }
+      reduced &= any_tensor;
+    }
+    if (reduced) {
+      for (const Val* o : e->outputs())
+        if (o->isTensor()) out.reduced_domain.insert(o->as<TensorView>());
+    } else if (l > 0 && out.persistent_witness == nullptr && !e->outputs().empty() &&
+               e->output(0)->isTensor()) {
+      out.persistent_witness = e->output(0)->as<TensorView>();
+    }
+  }
+  (void)next;
+  for (size_t k = 0; k < out.reductions.size(); ++k) {
+    const auto* in = out.reductions[k]->input(0)->as<TensorView>();
+    if (out.reduced_domain.count(in) > 0)
+      return Decision::reject(fmt::format(
+          "{} (expr {}) reduces {}, a reduced value; reductions of reductions need separate "
+          "kernels",
+          out.reductions[k]->opName(), out.reductions[k]->name(), in->toString()));
+  }
+  if (out.persistent_witness == nullptr)
+    return Decision::reject(
+        "no value of the reduction domain is computed from a reduced one, so nothing must stay "
+        "on chip: a plain reduction (the reduction scheduler's job)");
+  for (ReductionType t : {ReductionType::Inner, ReductionType::Outer})
+    if (Decision d = sameStructure(out.reductionsOf(t)); !d) return d;
+  for (const Val* o : segment.outputs()) {
+    const auto* tv = o->as<TensorView>();
+    (out.reduced_domain.count(tv) > 0 ? out.reduced_outputs : out.full_outputs).push_back(tv);
+  }
+  if (std::string problem = kernelgen::kernelSizeProblem(segment); !problem.empty())
+    return Decision::reject(problem);
+  if (std::string problem = kernelgen::paramLimitProblem(segment); !problem.empty())
+    return Decision::reject(problem);
+  return Decision::accept();
+}
+
+}  // namespace fusebox::normalization

@@ -1,0 +1,147 @@
+// The inner persistent heuristics (heuristics.h).
+//
+// A bandwidth-bound row kernel wants 16-byte loads, all of a row's loads
+// issued before the first reduction waits on them, and blocks of 128 to 512
+// threads. The persistent buffers decide how far a row may be spread: each
+// thread keeps batch * vector_width elements of every buffer in registers,
+// so a wide row needs more threads or more chunks per thread, and a row
+// whose buffers exceed the registers is refused (the segmenter then splits
+// the fusion into a reduction kernel and a pointwise kernel).
+#include "heuristics.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <fusebox/checked_math.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernelgen/layout_choice.h"
+
+namespace fusebox::inner_persistent {
+
+using namespace fusebox::normalization;
+
+std::string InnerPersistentParams::extraLines() const {
+  if (block[0] > 32) return fmt::format("combine: block reduction over {} threads", block[0]);
+  if (block[0] > 1) return fmt::format("combine: warp shuffles over {} lanes", block[0]);
+  return "combine: none (one thread per row)";
+}
+
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+int64_t pow2Ceil(int64_t a) {
+  int64_t p = 1;
+  while (p < a) p *= 2;
+  return p;
+}
+
+// Registers a thread spends beside its buffers (indices, accumulators, the
+// values computed from the buffers).
+constexpr int64_t kRegisterOverhead = 32;
+constexpr int64_t kMaxThreads = 1024;
+constexpr int64_t kMaxBatch = 32;
+
+// Bytes of buffer one thread may hold at `threads` threads per block: what
+// the register file leaves it (at most 255 registers) after the overhead.
+int64_t threadBudgetBytes(int64_t threads, const DeviceProperties& device) {
+  const int64_t regs = std::min<int64_t>(255, device.registers_per_block / threads);
+  return std::max<int64_t>(0, regs - kRegisterOverhead) * 4;
+}
+
+}  // namespace
+
+HeuristicResult computeInnerParams(const RowFacts& facts, const RowAccesses& accesses,
+                                   const RowBufferPlan& plan, const DeviceProperties& device) {
+  HeuristicResult out;
+  InnerPersistentParams& p = out.params;
+  p.type = ReductionType::Inner;
+  p.sizes = facts.domain;
+  p.reduced = facts.reduced;
+  p.kept_extent = facts.kept_extent;
+  p.reduced_extent = facts.reduced_extent;
+  for (size_t d = 0; d < p.sizes.size(); ++d)
+    if (p.sizes[d] != 1) (p.reduced[d] ? p.reduced_dims : p.kept_dims).push_back(static_cast<int>(d));
+  if (p.reduced_dims.empty())  // rows of one element: walk the last reduced dim
+    for (size_t d = p.sizes.size(); d-- > 0;)
+      if (p.reduced[d]) {
+        p.reduced_dims.push_back(static_cast<int>(d));
+        break;
+      }
+  p.buffers = plan.buffers;
+  p.buffer_bytes = plan.bytes_per_row;
+  p.buffer_budget = registerBudgetBytes(device);
+
+  const int inner = p.reduced_dims.back();
+  if (p.sizes[static_cast<size_t>(inner)] > 1)
+    p.vector_width = kernelgen::vectorWidthAlong(p.sizes, accesses.accesses, inner);
+  const int64_t v = p.vector_width;
+  const int64_t chunks = std::max<int64_t>(1, ceilDiv(p.reduced_extent, v));
+  // Bytes every element of a row costs in buffers (summed over buffers).
+  const int64_t element_bytes =
+      p.reduced_extent > 0 ? plan.bytes_per_row / p.reduced_extent : 0;
+
+  int64_t block_x = 1, batch = 1;
+  if (chunks <= 32) {
+    // Short rows: a power-of-two group of lanes per row.
+    block_x = pow2Ceil(chunks);
+  } else {
+    // Candidates by chunks per thread; the best keeps 128 to 512 threads per
+    // row, wastes the fewest chunk slots, and is nearest 256 threads.
+    bool found = false;
+    double best_score = 0;
+    for (int64_t b = 1; b <= kMaxBatch; ++b) {
+      const int64_t bx = ceilDiv(ceilDiv(chunks, b), 32) * 32;
+      if (bx > kMaxThreads) continue;
+      if (b * v * element_bytes > threadBudgetBytes(bx, device)) continue;
+      const bool in_range = bx >= 128 && bx <= 512;
+      const double score = (in_range ? 0 : 1e9) + static_cast<double>(bx * b - chunks) * 1e3 +
+                           std::abs(std::log2(static_cast<double>(bx) / 256.0));
+      if (!found || score < best_score) {
+        found = true;
+        best_score = score;
+        block_x = bx;
+        batch = b;
+      }
+    }
+    if (!found) {
+      const int64_t per_thread = ceilDiv(chunks, kMaxThreads) * v * element_bytes;
+      std::vector<std::string> names;
+      for (const PersistentBuffer& b : plan.buffers)
+        names.push_back(fmt::format("{} ({} B)", b.tensor, b.element_bytes));
+      out.problem = fmt::format(
+          "a row of {} elements keeps {} B of persistent buffers on chip ({}): {} B per thread "
+          "at {} threads, more than the {} B of registers a thread may hold (shared-memory "
+          "buffers are not implemented); the fusion is split into reduction and pointwise "
+          "kernels",
+          p.reduced_extent, plan.bytes_per_row, fmt::join(names, ", "), per_thread, kMaxThreads,
+          threadBudgetBytes(kMaxThreads, device));
+    }
+  }
+  p.batch = static_cast<int>(batch);
+  p.min_blocks_per_sm = 1;
+  p.block[0] = static_cast<int>(block_x);
+  // Rows per block: blocks of about 256 threads, whole warps for the lane
+  // groups' shuffles.
+  int64_t block_y = std::min<int64_t>(256 / block_x, pow2Ceil(std::max<int64_t>(1, p.kept_extent)));
+  block_y = std::max<int64_t>({block_y, 32 / std::min<int64_t>(block_x, 32), 1});
+  p.block[1] = static_cast<int>(block_y);
+  const int64_t grid_x = std::max<int64_t>(1, ceilDiv(p.kept_extent, block_y));
+  p.grid = {static_cast<uint32_t>(std::min<int64_t>(grid_x, UINT32_MAX)), 1, 1};
+
+  // 32-bit indexing when every offset and position a thread computes fits.
+  const int64_t limit = (int64_t{1} << 31) - 1;
+  const std::optional<int64_t> numel = checked::product(p.sizes);
+  bool fits = numel.has_value() && *numel < limit;
+  fits &= grid_x * block_y < limit && batch * block_x * v < limit;
+  for (const kernelgen::Access& a : accesses.accesses) fits &= a.max_offset < limit;
+  fits &= accesses.epilogue_max_offset < limit;
+  p.index32 = fits;
+  return out;
+}
+
+}  // namespace fusebox::inner_persistent

@@ -1,0 +1,2 @@
+# The suite loads the persistent scheduler plugins from the build tree.
+add_dependencies(${target} fusebox_scheduler_inner_persistent)
