@@ -23,9 +23,15 @@ struct HeuristicResult {
   std::string problem;
 };
 
+// Choices the options force (0: the heuristic decides).
+struct ForcedShape {
+  int64_t threads_per_row = 0;
+  int64_t chunks_per_thread = 0;
+};
+
 HeuristicResult computeInnerParams(const normalization::RowFacts& facts,
                                    const normalization::RowAccesses& accesses,
                                    const normalization::RowBufferPlan& plan,
-                                   const DeviceProperties& device);
+                                   const DeviceProperties& device, ForcedShape forced = {});
 
 }  // namespace fusebox::inner_persistent

@@ -39,6 +39,37 @@ class InnerPersistentScheduler final : public Scheduler {
  public:
   std::string name() const override { return "inner_persistent"; }
 
+  std::vector<OptionSpec> options() const override {
+    return {{"threads_per_row", OptionType::Int, int64_t{0},
+             "Threads that share a row: a power of two up to 32 or a multiple of 32 up to 1024 "
+             "(0: the heuristic decides; for tuning and tests)"},
+            {"chunks_per_thread", OptionType::Int, int64_t{0},
+             "Vector chunks of the row each thread keeps, 1 to 32 (0: the heuristic decides)"}};
+  }
+
+  void configure(const OptionSettings& settings) override {
+    Configurable::configure(settings);
+    auto where = [&](const char* key) {
+      const auto it = settings.find(key);
+      return it != settings.end() ? it->second.where : SourceLocation{};
+    };
+    const int64_t t = option<int64_t>("threads_per_row");
+    const bool t_ok =
+        t == 0 || (t > 0 && t <= 32 && (t & (t - 1)) == 0) || (t > 32 && t <= 1024 && t % 32 == 0);
+    if (!t_ok)
+      throw UserError(where("threads_per_row"),
+                      fmt::format("scheduler 'inner_persistent': option 'threads_per_row' must be "
+                                  "0, a power of two up to 32 or a multiple of 32 up to 1024, got "
+                                  "{}",
+                                  t));
+    const int64_t c = option<int64_t>("chunks_per_thread");
+    if (c < 0 || c > 32)
+      throw UserError(where("chunks_per_thread"),
+                      fmt::format("scheduler 'inner_persistent': option 'chunks_per_thread' must "
+                                  "be in [0, 32] (0: the heuristic decides), got {}",
+                                  c));
+  }
+
   Decision canScheduleCompileTime(const Fusion& segment, CompileTimeCache& cache) override {
     const auto& verdict =
         cache.get<std::pair<bool, std::string>>("inner_persistent.compile_time", [&] {
@@ -60,8 +91,7 @@ class InnerPersistentScheduler final : public Scheduler {
       return Decision::reject(
           fmt::format("{} rows need more than 2^31 - 1 blocks", an.facts.kept_extent));
     try {
-      (void)generateRowKernel(segment, an.st, an.facts, an.heuristic.params, an.plan.cached, info,
-                              name());
+      (void)generateRowKernel(segment, an.st, an.facts, an.heuristic.params, an.plan, info, name());
     } catch (const Unschedulable& e) {
       return Decision::reject(e.what());
     }
@@ -87,7 +117,7 @@ class InnerPersistentScheduler final : public Scheduler {
     FUSEBOX_CHECK(problem.empty(), "inner_persistent: scheduling a segment it rejects: {}",
                   problem);
     kernelgen::GeneratedKernel gen =
-        generateRowKernel(segment, an.st, an.facts, *p, an.plan.cached, info, name());
+        generateRowKernel(segment, an.st, an.facts, *p, an.plan, info, name());
     auto plan = std::make_unique<KernelPlan>();
     plan->kernel = std::move(gen.source);
     plan->bindings = std::move(gen.bindings);
@@ -100,7 +130,7 @@ class InnerPersistentScheduler final : public Scheduler {
 
  private:
   // The run-time analysis; a non-empty result is the reason to reject.
-  static std::string analyze(const Fusion& segment, RuntimeInfo& info, Analysis& an) {
+  std::string analyze(const Fusion& segment, RuntimeInfo& info, Analysis& an) const {
     const Decision d = analyzeCompileTime(segment, ReductionType::Inner, an.st);
     if (!d) return d.reason();
     if (an.st.reductions.front()->input(0)->as<TensorView>()->nDims() == 0)
@@ -119,8 +149,15 @@ class InnerPersistentScheduler final : public Scheduler {
     } catch (const Unschedulable& e) {
       return e.what();
     }
+    const inner_persistent::ForcedShape forced{option<int64_t>("threads_per_row"),
+                                               option<int64_t>("chunks_per_thread")};
     an.plan = planRowBuffers(an.accesses, an.facts);
-    an.heuristic = computeInnerParams(an.facts, an.accesses, an.plan, info.device());
+    an.heuristic = computeInnerParams(an.facts, an.accesses, an.plan, info.device(), forced);
+    if (!an.heuristic.problem.empty() && !an.plan.kept_values.empty()) {
+      // Kept values are an optimization: recompute them rather than refuse.
+      an.plan = planRowBuffers(an.accesses, an.facts, false);
+      an.heuristic = computeInnerParams(an.facts, an.accesses, an.plan, info.device(), forced);
+    }
     an.heuristic.params.stages = an.st.stages;
     return {};
   }

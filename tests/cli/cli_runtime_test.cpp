@@ -346,9 +346,8 @@ TEST(CliRuntime, PluginsListsTheSchedulersAndTheirOrder) {
   EXPECT_THAT(r.output, HasSubstr("reduction  scheduler  1.0  "));
   EXPECT_THAT(r.output, HasSubstr("inner_persistent  scheduler  1.0  "));
   EXPECT_THAT(r.output, HasSubstr("scheduler order: position 5"));
-  EXPECT_THAT(r.output, HasSubstr(
-                            "scheduler order: no_op, pointwise, reduction, inner_persistent, "
-                            "expr_eval"));
+  EXPECT_THAT(r.output, HasSubstr("scheduler order: no_op, pointwise, reduction, inner_persistent, "
+                                  "expr_eval"));
 }
 
 TEST(CliRuntime, BadSchedulersConfigNamesFileLineAndColumn) {

@@ -26,30 +26,36 @@ enum class Norm {
 
 inline const char* normName(Norm n) {
   switch (n) {
-    case Norm::SoftmaxFwd: return "softmax_fwd";
-    case Norm::LogSoftmaxFwd: return "log_softmax_fwd";
-    case Norm::SoftmaxBwd: return "softmax_bwd";
-    case Norm::LayerNormFwd: return "layernorm_fwd";
-    case Norm::LayerNormBwdGradInput: return "layernorm_bwd_grad_input";
-    case Norm::RmsNormFwd: return "rmsnorm_fwd";
-    case Norm::RmsNormBwdGradInput: return "rmsnorm_bwd_grad_input";
+    case Norm::SoftmaxFwd:
+      return "softmax_fwd";
+    case Norm::LogSoftmaxFwd:
+      return "log_softmax_fwd";
+    case Norm::SoftmaxBwd:
+      return "softmax_bwd";
+    case Norm::LayerNormFwd:
+      return "layernorm_fwd";
+    case Norm::LayerNormBwdGradInput:
+      return "layernorm_bwd_grad_input";
+    case Norm::RmsNormFwd:
+      return "rmsnorm_fwd";
+    case Norm::RmsNormBwdGradInput:
+      return "rmsnorm_bwd_grad_input";
   }
   return "?";
 }
 
-inline const Norm kInnerNorms[] = {Norm::SoftmaxFwd,   Norm::LogSoftmaxFwd,
-                                   Norm::SoftmaxBwd,   Norm::LayerNormFwd,
-                                   Norm::LayerNormBwdGradInput, Norm::RmsNormFwd,
-                                   Norm::RmsNormBwdGradInput};
+inline const Norm kInnerNorms[] = {
+    Norm::SoftmaxFwd,         Norm::LogSoftmaxFwd,         Norm::SoftmaxBwd,
+    Norm::LayerNormFwd,       Norm::LayerNormBwdGradInput, Norm::RmsNormFwd,
+    Norm::RmsNormBwdGradInput};
 
 // `dt`: "BFloat16" or "Float" (the nvFuser DataType name).
 inline std::string normSource(Norm n, const std::string& dt) {
   const std::string mat = fmt::format(
       "fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.{})", dt);
-  const std::string vec = fmt::format(
-      "fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.{})", dt);
-  const std::string stat =
-      "fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)";
+  const std::string vec =
+      fmt::format("fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.{})", dt);
+  const std::string stat = "fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)";
   std::string body;
   switch (n) {
     case Norm::SoftmaxFwd:

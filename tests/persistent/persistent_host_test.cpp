@@ -21,3 +21,166 @@ class PersistentFixture : public ::testing::Test {
 };
 
 #include "persistent/persistent_cases.inc"
+
+namespace {
+
+Decision compileTime(const std::string& scheduler, const Fusion& f) {
+  CompileTimeCache cache;
+  auto s = builtinScheduler(scheduler);
+  s->configure({});
+  return s->canScheduleCompileTime(f, cache);
+}
+
+Decision runTime(const std::string& scheduler, const Fusion& f,
+                 const std::vector<ArgumentInfo>& inputs) {
+  CompileTimeCache cache;
+  auto s = builtinScheduler(scheduler);
+  s->configure({});
+  if (Decision d = s->canScheduleCompileTime(f, cache); !d) return d;
+  RuntimeInfo info(f, inputs, {});
+  return s->canScheduleRunTime(f, info, cache);
+}
+
+void expectReason(const Decision& d, const std::string& part) {
+  EXPECT_FALSE(d.accepted());
+  EXPECT_NE(d.reason().find(part), std::string::npos) << d.reason();
+}
+
+TensorArgInfo tensorInfo(DataType dtype, std::vector<int64_t> sizes) {
+  return TensorArgInfo{dtype, sizes, contiguousStrides(sizes), 16};
+}
+
+// x - mean(x, 0): a column normalization.
+std::unique_ptr<Fusion> columnNormalization() {
+  auto f = std::make_unique<Fusion>();
+  TensorView* x = defineTensor(*f, {-1, -1}, DataType::Float);
+  TensorView* m = sum(x, {0});
+  f->addOutput(binaryOp(BinaryOpType::Sub, x, broadcast(m, {true, false})));
+  return f;
+}
+
+TEST(InnerPersistentRejects, EachReductionTypeGoesToItsOwner) {
+  expectReason(compileTime("inner_persistent", *columnNormalization()),
+               "the reduction type is outer, not inner: the outer_persistent scheduler's job");
+  // Layernorm backward: rows (grad input) and columns (grad weight).
+  auto f = std::make_unique<Fusion>();
+  TensorView* x = defineTensor(*f, {-1, -1}, DataType::Float);
+  TensorView* r = sum(x, {1});
+  f->addOutput(binaryOp(BinaryOpType::Sub, x, broadcast(r, {false, true})));
+  f->addOutput(sum(x, {0}));
+  expectReason(compileTime("inner_persistent", *f),
+               "the reduction type is inner-outer, not inner: the inner_outer_persistent "
+               "scheduler's job");
+}
+
+TEST(InnerPersistentRejects, WhatIsNotANormalization) {
+  Fusion pointwise;
+  pointwise.addOutput(exp(defineTensor(pointwise, {-1}, DataType::Float)));
+  expectReason(compileTime("inner_persistent", pointwise), "has no reduction");
+  // A plain row sum keeps nothing on chip: the reduction scheduler's.
+  Fusion plain;
+  plain.addOutput(sum(exp(defineTensor(plain, {-1, -1}, DataType::Float)), {1}));
+  expectReason(compileTime("inner_persistent", plain), "the reduction scheduler's job");
+  // The sum of a sum needs two kernels (both reduce their fastest dim).
+  Fusion nested;
+  TensorView* x = defineTensor(nested, {-1, -1}, DataType::Float);
+  TensorView* s = sum(x, {1});
+  nested.addOutput(binaryOp(BinaryOpType::Sub, x, broadcast(s, {false, true})));
+  nested.addOutput(sum(s, {0}));
+  expectReason(compileTime("inner_persistent", nested), "reductions of reductions need separate");
+}
+
+TEST(InnerPersistentRejects, ARowTooWideForTheRegistersNamesItsSizes) {
+  PythonDefinition def = normDefinition(Norm::SoftmaxFwd, DataType::BFloat16);
+  expectReason(
+      runTime("inner_persistent", *def.fusion, {tensorInfo(DataType::BFloat16, {2, 262144})}),
+      "a row of 262144 elements keeps 524288 B of persistent buffers on chip");
+  EXPECT_TRUE(runTime("inner_persistent", *def.fusion, {tensorInfo(DataType::BFloat16, {2, 16384})})
+                  .accepted());
+}
+
+TEST(InnerPersistentRejects, AnElementReadingAnotherRowsResult) {
+  // y[i, j] = x[i, j] - max(x)[j]: the row results are read transposed.
+  auto f = std::make_unique<Fusion>();
+  TensorView* x = defineTensor(*f, {-1, -1}, DataType::Float);
+  TensorView* m = max(x, {1});
+  f->addOutput(binaryOp(BinaryOpType::Sub, x, broadcast(m, {true, false})));
+  expectReason(runTime("inner_persistent", *f, {tensorInfo(DataType::Float, {5, 5})}),
+               "at another kept element");
+}
+
+TEST(InnerPersistentOptions, BadValuesNameTheOption) {
+  auto s = builtinScheduler("inner_persistent");
+  for (auto [key, value] : {std::pair{"threads_per_row", int64_t{48}},
+                            {"threads_per_row", int64_t{2048}},
+                            {"chunks_per_thread", int64_t{33}},
+                            {"chunks_per_thread", int64_t{-1}}}) {
+    SCOPED_TRACE(fmt::format("{} = {}", key, value));
+    OptionSettings settings;
+    settings[key] = OptionSetting{OptionValue(value), {}};
+    try {
+      s->configure(settings);
+      ADD_FAILURE() << "accepted";
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST_F(PersistentFixture, ForcedShapesStillMatch) {
+  PythonDefinition def = normDefinition(Norm::LayerNormFwd, DataType::BFloat16);
+  for (auto [threads, chunks] : {std::pair<int64_t, int64_t>{32, 4}, {128, 1}, {64, 0}}) {
+    SCOPED_TRACE(fmt::format("{} threads x {} chunks", threads, chunks));
+    auto s = builtinScheduler("inner_persistent");
+    OptionSettings settings;
+    settings["threads_per_row"] = OptionSetting{OptionValue(threads), {}};
+    settings["chunks_per_thread"] = OptionSetting{OptionValue(chunks), {}};
+    s->configure(settings);
+    SchedulerRun r = expectSchedulerMatchesEvaluator(*s, backend(), *def.fusion,
+                                                     normInputs(def, 6, 1024, 9), device());
+    ASSERT_TRUE(r.run_time.accepted()) << r.run_time.reason();
+    EXPECT_EQ(paramLine(r.params, "block").rfind(fmt::format("[{}, ", threads), 0), 0u) << r.params;
+  }
+}
+
+// A deliberately wrong kernel: layernorm forward whose rstd is sqrt(var + eps)
+// instead of its reciprocal square root gives O(1) outputs off by a few
+// tenths; the tolerance model must catch it in every output it touches.
+TEST_F(PersistentFixture, AWrongKernelFailsValidation) {
+  PythonDefinition def = normDefinition(Norm::LayerNormFwd, DataType::BFloat16);
+  const std::vector<Argument> inputs = normInputs(def, 8, 4096, 11);
+  std::vector<ArgumentInfo> infos;
+  for (const Argument& a : inputs) infos.push_back(argumentInfo(a));
+  RuntimeInfo info(*def.fusion, infos, device());
+  auto s = builtinScheduler("inner_persistent");
+  s->configure({});
+  CompileTimeCache cache;
+  ASSERT_TRUE(s->canScheduleRunTime(*def.fusion, info, cache).accepted());
+  auto params = s->computeHeuristics(*def.fusion, info, cache);
+  auto plan = s->schedule(*def.fusion, *params, info);
+  auto* kp = dynamic_cast<KernelPlan*>(plan.get());
+  ASSERT_NE(kp, nullptr);
+  const std::string rsqrt = "fusebox::op::rsqrt(";
+  ASSERT_NE(kp->kernel.source.find(rsqrt), std::string::npos) << kp->kernel.source;
+  for (size_t p = kp->kernel.source.find(rsqrt); p != std::string::npos;
+       p = kp->kernel.source.find(rsqrt, p))
+    kp->kernel.source.replace(p, rsqrt.size(), "fusebox::op::sqrt(");
+  const std::string wrong_name = kp->kernel.name + "_wrong";
+  for (size_t p = kp->kernel.source.find(kp->kernel.name); p != std::string::npos;
+       p = kp->kernel.source.find(kp->kernel.name, p + wrong_name.size()))
+    kp->kernel.source.replace(p, kp->kernel.name.size(), wrong_name);
+  kp->kernel.name = wrong_name;
+
+  std::vector<Tensor> outs = allocateKernelOutputs(backend(), *kp);
+  const std::vector<Tensor> scratch = allocateKernelScratch(backend(), *kp);
+  backend().compile(kp->kernel)->launch(kp->launch, bindKernelParams(*kp, inputs, outs, scratch));
+  backend().synchronize();
+  const std::vector<Argument> expected = evaluateFusion(*def.fusion, inputs);
+  const std::vector<OutputTolerance> tolerances = outputTolerances(*def.fusion, inputs);
+  // y and rstd are wrong; the mean is not.
+  EXPECT_FALSE(checkClose(Argument(outs[0]), expected[0], tolerances[0]).pass);
+  EXPECT_TRUE(checkClose(Argument(outs[1]), expected[1], tolerances[1]).pass);
+  EXPECT_FALSE(checkClose(Argument(outs[2]), expected[2], tolerances[2]).pass);
+}
+
+}  // namespace

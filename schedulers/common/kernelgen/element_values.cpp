@@ -84,6 +84,8 @@ std::string ElementWriter::tensorValue(const TensorView* tv, const Index& idx) {
     operand = nullptr;
     if (step.finished) {
       memo_.back()[stack.back().key] = step.value;
+      if (observer_ && sources_.count(stack.back().tv) == 0)
+        observer_(stack.back().tv, stack.back().idx, step.value, cond_depth_ > 0);
       stack.pop_back();
       value = std::move(step.value);
       if (stack.empty()) return value;

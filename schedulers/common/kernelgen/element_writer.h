@@ -42,6 +42,15 @@ class ElementWriter {
   using ValueSource = std::function<std::string(const Index& idx)>;
   void provide(const TensorView* tv, ValueSource source);
 
+  // Called with each tensor value the walk computes (not memo hits, not
+  // value sources), once its code is in sink.body; `in_branch`: the code is
+  // inside a pad or cat bound check, so its variable is not visible after.
+  // A scheduler that keeps some values for later code (a persistent kernel's
+  // next pass) writes them out here.
+  using ValueObserver = std::function<void(const TensorView* tv, const Index& idx,
+                                           const std::string& value, bool in_branch)>;
+  void observe(ValueObserver observer) { observer_ = std::move(observer); }
+
   const IterSpace& space() const { return space_; }
   // Writes code over another iteration space from now on (a reduction's
   // epilogue over the kept dims, after its loop over the input's dims);
@@ -121,6 +130,7 @@ class ElementWriter {
   int cond_depth_ = 0;
   std::unordered_map<const Val*, InputArg> inputs_;
   std::unordered_map<const TensorView*, ValueSource> sources_;
+  ValueObserver observer_;
   std::vector<std::unordered_map<std::string, std::string>> memo_;
   std::unordered_map<const Val*, std::string> scalar_memo_;
   std::vector<Access> accesses_;

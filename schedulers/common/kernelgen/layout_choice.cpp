@@ -6,7 +6,8 @@
 
 namespace fusebox::kernelgen {
 
-std::vector<int> memoryOrder(const std::vector<int64_t>& sizes, const std::vector<Access>& accesses) {
+std::vector<int> memoryOrder(const std::vector<int64_t>& sizes,
+                             const std::vector<Access>& accesses) {
   const Access* dominant = nullptr;
   for (const Access& a : accesses)
     if (!a.is_output && a.offset.affine &&

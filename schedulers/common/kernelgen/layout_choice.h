@@ -13,7 +13,8 @@ namespace fusebox::kernelgen {
 // Dims of size != 1 in memory order, outermost first: by the stride of the
 // input access that reaches furthest (the tensor that dominates traffic);
 // dims it does not move keep their logical order, outermost.
-std::vector<int> memoryOrder(const std::vector<int64_t>& sizes, const std::vector<Access>& accesses);
+std::vector<int> memoryOrder(const std::vector<int64_t>& sizes,
+                             const std::vector<Access>& accesses);
 
 // The widest vector (at most 16 bytes) every access that walks dim `inner`
 // contiguously allows: element size, data alignment, constant offset and the

@@ -37,10 +37,10 @@ std::string PersistentParams::toString() const {
       "buffer_bytes: {} per kept element (budget {})\n"
       "launch_bounds: {} threads, {} blocks per SM\n"
       "index_type: {}",
-      normalization::toString(type), fmt::join(classes, ", "), fmt::join(kept_dims, ", "), kept_extent,
-      fmt::join(reduced_dims, ", "), reduced_extent, stages, vector_width, batch, block[0],
-      block[1], grid[0], grid[1], grid[2], fmt::join(kept, ", "), buffer_bytes, buffer_budget,
-      threads(), min_blocks_per_sm, index32 ? "int32" : "int64");
+      normalization::toString(type), fmt::join(classes, ", "), fmt::join(kept_dims, ", "),
+      kept_extent, fmt::join(reduced_dims, ", "), reduced_extent, stages, vector_width, batch,
+      block[0], block[1], grid[0], grid[1], grid[2], fmt::join(kept, ", "), buffer_bytes,
+      buffer_budget, threads(), min_blocks_per_sm, index32 ? "int32" : "int64");
   if (const std::string extra = extraLines(); !extra.empty()) out += "\n" + extra;
   return out;
 }

@@ -3,6 +3,8 @@
 
 #include <fusebox/checked_math.h>
 
+#include <fmt/format.h>
+
 #include <map>
 
 namespace fusebox::normalization {
@@ -18,13 +20,47 @@ bool movesAlongReducedDims(const Access& a, const RowFacts& facts) {
   return false;
 }
 
+// Ops whose result costs more to compute again than to keep: the special
+// function unit's transcendentals and their software expansions.
+bool isTranscendental(const Expr* e) {
+  if (e == nullptr) return false;
+  if (e->op() == OpType::Binary) return e->attr<BinaryOpType>() == BinaryOpType::Pow;
+  if (e->op() != OpType::Unary) return false;
+  switch (e->attr<UnaryOpType>()) {
+    case UnaryOpType::Exp:
+    case UnaryOpType::Exp2:
+    case UnaryOpType::Expm1:
+    case UnaryOpType::Log:
+    case UnaryOpType::Log2:
+    case UnaryOpType::Log10:
+    case UnaryOpType::Log1p:
+    case UnaryOpType::Sin:
+    case UnaryOpType::Cos:
+    case UnaryOpType::Tan:
+    case UnaryOpType::Tanh:
+    case UnaryOpType::Sigmoid:
+    case UnaryOpType::Silu:
+    case UnaryOpType::Erf:
+    case UnaryOpType::Erfc:
+    case UnaryOpType::Erfinv:
+    case UnaryOpType::Lgamma:
+      return true;
+    default:
+      return false;
+  }
+}
+
+int64_t computeBytes(DataType t) {
+  return t == DataType::Double || t == DataType::Int64 ? 8 : 4;
+}
+
 }  // namespace
 
-RowBufferPlan planRowBuffers(const RowAccesses& accesses, const RowFacts& facts) {
+RowBufferPlan planRowBuffers(const RowAccesses& accesses, const RowFacts& facts, bool keep_values) {
   const kernelgen::IterSpace space = domainSpace(facts);
   struct Seen {
     const Access* access = nullptr;
-    std::set<int> stages;
+    std::set<int> passes;
   };
   std::map<std::string, Seen> loads;
   for (size_t k = 0; k < accesses.accesses.size(); ++k) {
@@ -34,11 +70,11 @@ RowBufferPlan planRowBuffers(const RowAccesses& accesses, const RowFacts& facts)
     if (a.is_output || a.conditional || !movesAlongReducedDims(a, facts)) continue;
     Seen& s = loads[accessKey(a.tv, a.offset, space)];
     s.access = &a;
-    s.stages.insert(accesses.stage[k]);
+    s.passes.insert(accesses.pass[k]);
   }
   RowBufferPlan plan;
   for (const auto& [key, seen] : loads) {
-    if (seen.stages.size() < 2) continue;
+    if (seen.passes.size() < 2) continue;
     plan.cached.insert(key);
     plan.buffers.push_back({seen.access->tv->toString(), seen.access->element_size});
     plan.bytes_per_row = checked::orThrow(
@@ -46,6 +82,17 @@ RowBufferPlan planRowBuffers(const RowAccesses& accesses, const RowFacts& facts)
                      checked::mul(seen.access->element_size, facts.reduced_extent)),
         "persistent: the buffer size");
   }
+  if (keep_values)
+    for (const auto& [tv, passes] : accesses.computed) {
+      if (passes.size() < 2 || !isTranscendental(tv->definition())) continue;
+      plan.kept_values[tv] = *passes.begin();
+      plan.buffers.push_back(
+          {fmt::format("{} (kept value)", tv->toString()), computeBytes(tv->dtype())});
+      plan.bytes_per_row = checked::orThrow(
+          checked::add(plan.bytes_per_row,
+                       checked::mul(computeBytes(tv->dtype()), facts.reduced_extent)),
+          "persistent: the buffer size");
+    }
   return plan;
 }
 

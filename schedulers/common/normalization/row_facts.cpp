@@ -30,10 +30,9 @@ RowFacts computeRowFacts(const Fusion& segment, const NormalizationStructure& st
   facts.reduced.assign(facts.domain.size(), false);
   for (int64_t a : reducedAxes(first)) facts.reduced.at(static_cast<size_t>(a)) = true;
   for (size_t d = 0; d < facts.domain.size(); ++d)
-    (facts.reduced[d] ? facts.reduced_extent : facts.kept_extent) =
-        checked::orThrow(checked::mul(facts.reduced[d] ? facts.reduced_extent : facts.kept_extent,
-                                      facts.domain[d]),
-                         "persistent: the reduction domain's extent");
+    (facts.reduced[d] ? facts.reduced_extent : facts.kept_extent) = checked::orThrow(
+        checked::mul(facts.reduced[d] ? facts.reduced_extent : facts.kept_extent, facts.domain[d]),
+        "persistent: the reduction domain's extent");
   for (const Val* out : segment.outputs()) {
     const auto* tv = out->as<TensorView>();
     facts.output_strides.push_back(outputStrides(segment, tv, facts.sizes.at(tv)));
@@ -129,9 +128,17 @@ RowAccesses collectRowAccesses(const Fusion& segment, const NormalizationStructu
   ElementWriter w(segment, facts.sizes, layout, info, domainSpace(facts));
   ScalarPlacement placement(w.space());
   RowAccesses out;
-  auto note = [&](int stage) {
-    out.stage.resize(w.accesses().size(), stage);
+  int pass = 0;
+  auto note = [&](int done) {
+    out.pass.resize(w.accesses().size(), done);
+    pass = done + 1;
   };
+  const std::string own = indexKey(w.space().index(), w.space());
+  w.observe([&](const TensorView* tv, const Index& idx, const std::string&, bool in_branch) {
+    if (!in_branch && !tv->isFusionInput() && facts.sizes.at(tv) == facts.domain &&
+        indexKey(idx, w.space()) == own)
+      out.computed[tv].insert(pass);
+  });
   for (int s = 0; s <= st.stages; ++s) {
     w.beginElement();
     std::vector<const Expr*> done;
@@ -144,15 +151,25 @@ RowAccesses collectRowAccesses(const Fusion& segment, const NormalizationStructu
           const auto* in = st.reductions[a]->input(0)->as<TensorView>();
           w.value(in, w.iterationIndexOf(in), placement);
         }
+      note(2 * s);
+      // The second pass of the variances (sum of squared deviations).
+      w.beginElement();
+      for (size_t a = 0; a < st.reductions.size(); ++a)
+        if (st.stage[a] == s && kernelgen::accumulatorFor(st.reductions[a]).welford) {
+          const auto* in = st.reductions[a]->input(0)->as<TensorView>();
+          w.value(in, w.iterationIndexOf(in), placement);
+        }
+      note(2 * s + 1);
     } else {
       for (size_t k = 0; k < segment.outputs().size(); ++k) {
         const auto* tv = segment.outputs()[k]->as<TensorView>();
         if (st.reduced_domain.count(tv) == 0)
           w.store(k, w.iterationIndexOf(tv), facts.output_strides[k], placement);
       }
+      note(2 * s);
     }
-    note(s);
   }
+  w.observe(nullptr);
   out.accesses = w.accesses();
   const size_t loop_count = out.accesses.size();
   w.setSpace(keptSpace(facts));

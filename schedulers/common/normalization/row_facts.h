@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -52,13 +54,25 @@ kernelgen::IterSpace keptSpace(const RowFacts& facts);
 // of the domain space the kernel is at: its own kept element.
 kernelgen::Index ownKeptIndex(const RowFacts& facts, const kernelgen::IterSpace& space);
 
-// Every access of the kernel's stages, walked once with scalar accesses:
-// stage s < stages reads the inputs of the stage-s reductions, stage
-// `stages` reads what the full-domain outputs need and writes them.
+// Orders tensors by name, so what a kernel is generated from never depends
+// on addresses.
+struct ByName {
+  bool operator()(const TensorView* a, const TensorView* b) const { return a->name() < b->name(); }
+};
+
+// Every access of the kernel's passes over the row, walked once with scalar
+// accesses: pass 2s reads the inputs of the stage-s reductions, pass 2s + 1
+// those of its variances again (their sum of squared deviations from the
+// mean pass 2s found), pass 2 * stages what the full-domain outputs need,
+// and writes them.
 struct RowAccesses {
   std::vector<kernelgen::Access> accesses;
-  std::vector<int> stage;  // per access
+  std::vector<int> pass;  // per access
   int64_t epilogue_max_offset = 0;
+  // Full-domain tensors computed at the element itself (outside any pad or
+  // cat bound check), with the passes that compute them: one computed again
+  // in a later pass may be kept from its first instead.
+  std::map<const TensorView*, std::set<int>, ByName> computed;
 };
 // Throws Unschedulable when an element reads a reduced value of another
 // kept element.

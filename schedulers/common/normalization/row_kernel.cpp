@@ -63,8 +63,8 @@ class BufferArrays {
         loads.line("FUSEBOX_UNROLL");
         loads.line(fmt::format("for (int v = 0; v < {}; ++v) {{", vec));
         loads.line(fmt::format("  const idx_t m{} = mb + v;", last));
-        loads.line(fmt::format("  [[maybe_unused]] const idx_t i{} = m{};", md_.groups[last][0],
-                               last));
+        loads.line(
+            fmt::format("  [[maybe_unused]] const idx_t i{} = m{};", md_.groups[last][0], last));
         loads.line(fmt::format("  {}[k][v] = {}[{}];", name, ref.pointer,
                                vp.offsetText(ref.offset, fmt::format("m{}", last))));
         loads.line("}");
@@ -115,13 +115,13 @@ class CachePlacement final : public Placement {
 class RowKernelWriter {
  public:
   RowKernelWriter(const Fusion& segment, const NormalizationStructure& st, const RowFacts& facts,
-                  const PersistentParams& p, const std::set<std::string>& cached,
-                  RuntimeInfo& info)
+                  const PersistentParams& p, const RowBufferPlan& buffers, RuntimeInfo& info)
       : f_(segment),
         st_(st),
         facts_(facts),
         p_(p),
-        cached_(cached),
+        cached_(buffers.cached),
+        kept_(buffers.kept_values),
         layout_(segment),
         w_(segment, facts.sizes, layout_, info, domainSpace(facts)),
         md_(rowLoopDims(p)),
@@ -136,8 +136,15 @@ class RowKernelWriter {
   // The loop over this thread's chunks around `body` (a chunk's code, with
   // q, mb and the reduced indices declared).
   void chunkLoop(Buffer& k, const std::string& body);
-  std::string stageChunk(int stage);
-  void combine(Buffer& k, int stage);
+  // The chunk code of a pass: stage < stages accumulates the stage's
+  // reductions (with `deviations`, the variances' squared deviations from
+  // their means); stage == stages writes the full-domain outputs.
+  std::string stageChunk(int stage, bool deviations = false);
+  // The row's threads combine the stage's states, in two passes where the
+  // stage has variances; every thread gets the results.
+  void reduceStage(Buffer& k, int stage);
+  void combineAcross(Buffer& k, const std::string& var, const std::string& functor,
+                     const std::string& state);
   void epilogue(Buffer& k);
 
   const Fusion& f_;
@@ -145,6 +152,8 @@ class RowKernelWriter {
   const RowFacts& facts_;
   const PersistentParams& p_;
   const std::set<std::string>& cached_;
+  const std::map<const TensorView*, int, ByName>& kept_;
+  std::map<const TensorView*, std::string, ByName> kept_names_;
   ParamLayout layout_;
   ElementWriter w_;
   MergedDims md_;
@@ -172,16 +181,51 @@ void RowKernelWriter::chunkLoop(Buffer& k, const std::string& body) {
   k.line("}");
 }
 
-std::string RowKernelWriter::stageChunk(int stage) {
+std::string RowKernelWriter::stageChunk(int stage, bool deviations) {
   CachePlacement placement(md_, w_.space(), cached_, arrays_);
   w_.sink.body = Buffer{};
   w_.beginElement();
+  // Kept values: stored by the pass that first computes them, read by the
+  // later ones (pass numbers as collectRowAccesses counts them).
+  const int pass = stage < st_.stages ? 2 * stage + (deviations ? 1 : 0) : 2 * st_.stages;
+  const IterSpace space = w_.space();
+  const std::string own = indexKey(space.index(), space);
+  for (const auto& [tv, first] : kept_) {
+    auto name = kept_names_.find(tv);
+    if (name == kept_names_.end()) {
+      name = kept_names_.emplace(tv, fmt::format("vc{}", kept_names_.size())).first;
+      arrays_.decls.line(fmt::format("fusebox::Array<{}, {}> {}[{}];", computeTypeName(tv->dtype()),
+                                     p_.vector_width, name->second, p_.batch));
+    }
+    if (first < pass) {
+      const std::string array = name->second;
+      w_.provide(tv, [tv, array, own, space](const Index& at) {
+        if (indexKey(at, space) != own)
+          throw Unschedulable(fmt::format("{} is kept for its own element but read at {}",
+                                          tv->toString(), indexKey(at, space)));
+        return fmt::format("{}[k][v]", array);
+      });
+    }
+  }
+  w_.observe([&](const TensorView* tv, const Index& at, const std::string& value, bool in_branch) {
+    auto it = kept_.find(tv);
+    if (it != kept_.end() && it->second == pass && !in_branch && indexKey(at, space) == own)
+      w_.sink.body.line(fmt::format("{}[k][v] = {};", kept_names_.at(tv), value));
+  });
   if (stage < st_.stages) {
     for (size_t a = 0; a < accs_.size(); ++a) {
-      if (st_.stage[a] != stage) continue;
-      const auto* in = accs_[a].expr->input(0)->as<TensorView>();
-      const std::string x = w_.value(in, w_.iterationIndexOf(in), placement);
-      w_.sink.body.line(accs_[a].update(fmt::format("acc{}", a), x));
+      const Accumulator& A = accs_[a];
+      if (st_.stage[a] != stage || (deviations && !A.welford)) continue;
+      const auto* in = A.expr->input(0)->as<TensorView>();
+      const std::string x = fmt::format("fusebox::Cast<{}>::from({})", A.scalar,
+                                        w_.value(in, w_.iterationIndexOf(in), placement));
+      if (!A.welford)
+        w_.sink.body.line(A.update(fmt::format("acc{}", a), x));
+      else if (!deviations)
+        w_.sink.body.line(fmt::format("sum{} += {};", a, x));
+      else
+        w_.sink.body.line(
+            fmt::format("{{ const {} d = {} - mean{}; sq{} += d * d; }}", A.scalar, x, a, a));
     }
   } else {
     for (size_t k = 0; k < f_.outputs().size(); ++k) {
@@ -190,6 +234,7 @@ std::string RowKernelWriter::stageChunk(int stage) {
         w_.store(k, w_.iterationIndexOf(tv), facts_.output_strides[k], placement);
     }
   }
+  w_.observe(nullptr);
   const size_t last = md_.groups.size() - 1;
   Buffer c;
   c.append(placement.vec.pre_chunk);
@@ -205,19 +250,58 @@ std::string RowKernelWriter::stageChunk(int stage) {
   return c.text;
 }
 
-// The row's threads combine the stage's states; every thread gets the
-// result, and the reductions' outputs become values of the next stages.
-void RowKernelWriter::combine(Buffer& k, int stage) {
+void RowKernelWriter::combineAcross(Buffer& k, const std::string& var, const std::string& functor,
+                                    const std::string& state) {
+  if (p_.block[0] > 32)
+    k.line(fmt::format(
+        "{} = fusebox::blockReduceX({}, {}{{}}, reinterpret_cast<{}*>(fusebox_norm_smem));", var,
+        var, functor, state));
+  else if (p_.block[0] > 1)
+    k.line(fmt::format("{} = fusebox::warpGroupReduce<{}>({}, {}{{}});", var, p_.block[0], var,
+                       functor));
+}
+
+// Variances take two passes over the row held in registers (a sum, then the
+// squared deviations from the mean): no division per element, as a Welford
+// update has, and the two-pass rounding.
+void RowKernelWriter::reduceStage(Buffer& k, int stage) {
+  bool variances = false;
   for (size_t a = 0; a < accs_.size(); ++a) {
     if (st_.stage[a] != stage) continue;
     const Accumulator& A = accs_[a];
-    if (p_.block[0] > 32)
-      k.line(fmt::format(
-          "acc{} = fusebox::blockReduceX(acc{}, {}{{}}, reinterpret_cast<{}*>(fusebox_norm_smem));",
-          a, a, A.functor, A.stateType()));
-    else if (p_.block[0] > 1)
-      k.line(fmt::format("acc{} = fusebox::warpGroupReduce<{}>(acc{}, {}{{}});", a, p_.block[0], a,
-                         A.functor));
+    variances |= A.welford;
+    if (A.welford)
+      k.line(fmt::format("{} sum{} = 0;", A.scalar, a));
+    else
+      k.line(fmt::format("{} acc{} = {};", A.stateType(), a, A.identity()));
+  }
+  chunkLoop(k, stageChunk(stage));
+  const int64_t n = p_.reduced_extent;
+  for (size_t a = 0; a < accs_.size(); ++a) {
+    if (st_.stage[a] != stage) continue;
+    const Accumulator& A = accs_[a];
+    if (!A.welford) {
+      combineAcross(k, fmt::format("acc{}", a), A.functor, A.stateType());
+      continue;
+    }
+    combineAcross(k, fmt::format("sum{}", a), "fusebox::ReduceSum", A.scalar);
+    // The mean of no elements stays 0, as a Welford state's.
+    k.line(fmt::format(
+        "const {} mean{} = {};", A.scalar, a,
+        n > 0 ? fmt::format("sum{} / static_cast<{}>({})", a, A.scalar, n) : std::string("0")));
+    k.line(fmt::format("{} sq{} = 0;", A.scalar, a));
+  }
+  if (variances) chunkLoop(k, stageChunk(stage, true));
+  for (size_t a = 0; a < accs_.size(); ++a) {
+    if (st_.stage[a] != stage) continue;
+    const Accumulator& A = accs_[a];
+    if (A.welford) {
+      combineAcross(k, fmt::format("sq{}", a), "fusebox::ReduceSum", A.scalar);
+      k.line(fmt::format("{} acc{};", A.stateType(), a));
+      k.line(fmt::format("acc{}.avg = mean{};", a, a));
+      k.line(fmt::format("acc{}.m2 = sq{};", a, a));
+      k.line(fmt::format("acc{}.n = {};", a, n));
+    }
     for (size_t o = 0; o < A.expr->outputs().size(); ++o)
       k.line(fmt::format("const auto red{}_{} = {};", a, o, A.result(o, fmt::format("acc{}", a))));
   }
@@ -261,11 +345,7 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
     provideReducedValues(w_, done, facts_,
                          [](size_t a, size_t o) { return fmt::format("red{}_{}", a, o); });
     stages.line(fmt::format("// stage {}", s));
-    for (size_t a = 0; a < accs_.size(); ++a)
-      if (st_.stage[a] == s)
-        stages.line(fmt::format("{} acc{} = {};", accs_[a].stateType(), a, accs_[a].identity()));
-    chunkLoop(stages, stageChunk(s));
-    combine(stages, s);
+    reduceStage(stages, s);
   }
   provideReducedValues(w_, st_.reductions, facts_,
                        [](size_t a, size_t o) { return fmt::format("red{}_{}", a, o); });
@@ -307,16 +387,20 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
 
 int64_t rowKernelSharedMemoryBytes(const NormalizationStructure& st, const PersistentParams& p) {
   if (p.block[0] <= 32) return 0;
+  // Variances combine their sums one scalar at a time.
   int64_t widest = 0;
-  for (const Expr* r : st.reductions) widest = std::max(widest, accumulatorFor(r).state_bytes);
+  for (const Expr* r : st.reductions) {
+    const Accumulator a = accumulatorFor(r);
+    widest = std::max<int64_t>(widest, a.welford ? (a.scalar == "float" ? 4 : 8) : a.state_bytes);
+  }
   return int64_t{p.threads()} * widest;
 }
 
 GeneratedKernel generateRowKernel(const Fusion& segment, const NormalizationStructure& st,
                                   const RowFacts& facts, const PersistentParams& params,
-                                  const std::set<std::string>& cached, RuntimeInfo& info,
+                                  const RowBufferPlan& buffers, RuntimeInfo& info,
                                   const std::string& scheduler) {
-  return RowKernelWriter(segment, st, facts, params, cached, info).write(scheduler);
+  return RowKernelWriter(segment, st, facts, params, buffers, info).write(scheduler);
 }
 
 }  // namespace fusebox::normalization

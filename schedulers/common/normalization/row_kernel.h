@@ -2,7 +2,9 @@
 // elements), each row spread over `block[0]` threads, each thread keeping
 // `batch` vector chunks of `vector_width` elements of every persistent
 // buffer in registers. The kernel
-//   1. loads the persistent buffers' chunks once;
+//   1. loads the persistent buffers' chunks once (values the plan keeps,
+//      such as softmax's exponentials, are stored by the pass that first
+//      computes them);
 //   2. per stage: computes the stage's reduction inputs from them (and from
 //      the results of earlier stages), accumulates, and combines across the
 //      row's threads (warp shuffles or a block reduction), which leaves every
@@ -19,6 +21,7 @@
 
 #include "kernelgen/kernel_source.h"
 #include "normalization/params.h"
+#include "normalization/persistent_buffers.h"
 #include "normalization/row_facts.h"
 
 namespace fusebox::normalization {
@@ -27,8 +30,8 @@ namespace fusebox::normalization {
 kernelgen::GeneratedKernel generateRowKernel(const Fusion& segment,
                                              const NormalizationStructure& st,
                                              const RowFacts& facts, const PersistentParams& params,
-                                             const std::set<std::string>& cached,
-                                             RuntimeInfo& info, const std::string& scheduler);
+                                             const RowBufferPlan& buffers, RuntimeInfo& info,
+                                             const std::string& scheduler);
 
 // Shared memory the block reductions need (static), for the block shape.
 int64_t rowKernelSharedMemoryBytes(const NormalizationStructure& st, const PersistentParams& p);

@@ -1,0 +1,57 @@
+// The normalization workloads through the CLI on the host backend: each runs
+// as one inner_persistent segment (the segmented_fusion dump says so) and
+// validates; a row too wide for the registers is split into reduction and
+// pointwise kernels, with inner_persistent's reason in the segmenter log.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "support/run_command.h"
+
+namespace {
+
+using fusebox::testing::runCommand;
+using testing::HasSubstr;
+using testing::Not;
+
+std::string exe() {
+  return FUSEBOX_EXE;
+}
+std::string workload(const std::string& name) {
+  return std::string(FUSEBOX_SOURCE_DIR) + "/benchmarks/workloads/" + name + ".py";
+}
+
+struct Case {
+  const char* workload;
+  const char* inputs;
+};
+
+TEST(CliPersistent, EachForwardAndSoftmaxBackwardIsOneSegment) {
+  for (const Case& c : {Case{"layernorm_fwd_bf16", " -i T0=3x520 -i T1=520 -i T2=520"},
+                        Case{"rmsnorm_fwd_bf16", " -i T0=3x520 -i T1=520"},
+                        Case{"softmax_fwd_bf16", " -i T0=3x520"},
+                        Case{"softmax_bwd_bf16", " -i T0=3x520 -i T1=3x520"}}) {
+    SCOPED_TRACE(c.workload);
+    auto r = runCommand(exe() + " run " + workload(c.workload) + c.inputs +
+                        " --no-ir --validate --dump segmented_fusion");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("Segmented fusion: 1 group (inner_persistent)"));
+    EXPECT_THAT(r.output, HasSubstr("1 segment in "));
+    EXPECT_THAT(r.output, HasSubstr("validate: PASS"));
+  }
+}
+
+TEST(CliPersistent, ARowTooWideForTheRegistersIsSplitAndStillRight) {
+  auto r = runCommand(exe() + " run " + workload("softmax_fwd_bf16") +
+                      " -i T0=2x262144 --no-ir --validate --dump segmenter_log");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output,
+              HasSubstr("inner_persistent: run time: a row of 262144 elements keeps 524288 B of "
+                        "persistent buffers on chip"));
+  EXPECT_THAT(r.output, HasSubstr("3 segments in "));
+  EXPECT_THAT(r.output, Not(HasSubstr("by inner_persistent")));
+  EXPECT_THAT(r.output, HasSubstr("validate: PASS"));
+}
+
+}  // namespace
