@@ -45,9 +45,15 @@ int64_t pow2Ceil(int64_t a) {
 constexpr int64_t kRegisterOverhead = 32;
 constexpr int64_t kMaxThreads = 1024;
 constexpr int64_t kMaxBatch = 32;
-// Elements a thread should hold per row: four 16-byte loads of bfloat16 in
-// flight before the first reduction waits.
-constexpr double kElementsPerThread = 32;
+// Bytes a thread should load per row before the first reduction waits: four
+// 16-byte loads in flight. More costs registers (occupancy), fewer leaves
+// memory idle; the penalty grows faster below the target.
+constexpr double kLoadBytesPerThread = 64;
+double loadPenalty(int64_t bytes) {
+  if (bytes <= 0) return 0;
+  const double r = static_cast<double>(bytes) / kLoadBytesPerThread;
+  return r >= 1 ? std::log2(r) : 10 - std::log2(r);
+}
 
 // Bytes of buffer one thread may hold at `threads` threads per block: what
 // the register file leaves it (at most 255 registers) after the overhead.
@@ -88,15 +94,18 @@ HeuristicResult computeInnerParams(const RowFacts& facts, const RowAccesses& acc
   const int64_t chunks = std::max<int64_t>(1, ceilDiv(p.reduced_extent, v));
   // Bytes every element of a row costs in buffers (summed over buffers).
   const int64_t element_bytes = p.reduced_extent > 0 ? plan.bytes_per_row / p.reduced_extent : 0;
+  const int64_t loaded_bytes =
+      p.reduced_extent > 0 ? plan.loaded_bytes_per_row / p.reduced_extent : 0;
 
   // Candidates (threads per row, chunks per thread): a power-of-two group of
   // lanes for rows of at most 32 chunks; whole warps otherwise. The best
   // fits the registers, wastes the fewest chunk slots, and then prefers a
   // warp per row up to 4 chunks each (shuffles only: no barrier), else 128
-  // to 512 threads per row, with about 32 elements per thread (H100,
-  // layernorm forward bf16: 16384x4096 0.0974 ms at 128 threads x 4 chunks
-  // of 8 against 0.1036 ms at 256 x 2; 32768x1024 0.0527 ms with a warp per
-  // row x 4 chunks against 0.0576 ms at 128 x 1).
+  // to 512 threads per row loading at least 64 bytes each, the fewest that
+  // do (H100, 16384x4096 bf16: layernorm forward 0.0974 ms at 128 threads x
+  // 4 chunks of 8 against 0.1036 ms at 256 x 2; softmax backward, two
+  // buffers, 0.136 ms at 256 x 2 against 0.188 ms at 128 x 4; 32768x1024
+  // layernorm 0.0527 ms with a warp per row x 4 chunks, 0.0576 at 128 x 1).
   struct Candidate {
     int64_t bx = 1, b = 1;
   };
@@ -124,8 +133,7 @@ HeuristicResult computeInnerParams(const RowFacts& facts, const RowAccesses& acc
     const bool warp_row = c.bx <= 32 && c.b <= 4;
     const bool in_range = warp_row || (c.bx >= 128 && c.bx <= 512);
     const double score = (in_range ? 0 : 1e9) + static_cast<double>(c.bx * c.b - chunks) * 1e3 +
-                         (warp_row ? 0 : 10) +
-                         std::abs(std::log2(static_cast<double>(c.b * v) / kElementsPerThread));
+                         (warp_row ? 0 : 10) + loadPenalty(c.b * v * loaded_bytes);
     if (!found || score < best_score) {
       found = true;
       best_score = score;

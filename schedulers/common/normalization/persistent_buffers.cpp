@@ -82,6 +82,7 @@ RowBufferPlan planRowBuffers(const RowAccesses& accesses, const RowFacts& facts,
                      checked::mul(seen.access->element_size, facts.reduced_extent)),
         "persistent: the buffer size");
   }
+  plan.loaded_bytes_per_row = plan.bytes_per_row;
   if (keep_values)
     for (const auto& [tv, passes] : accesses.computed) {
       if (passes.size() < 2 || !isTranscendental(tv->definition())) continue;

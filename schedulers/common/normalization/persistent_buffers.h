@@ -30,7 +30,8 @@ struct RowBufferPlan {
   // Values kept from the pass that first computes them (tensor -> pass).
   std::map<const TensorView*, int, ByName> kept_values;
   std::vector<PersistentBuffer> buffers;
-  int64_t bytes_per_row = 0;  // on chip, per kept element
+  int64_t bytes_per_row = 0;         // on chip, per kept element
+  int64_t loaded_bytes_per_row = 0;  // of it, the loads (not the kept values)
 };
 
 // `keep_values`: also keep the values of transcendental ops (exp, log,
