@@ -131,14 +131,12 @@ Decision analyzeCompileTime(const Fusion& segment, ReductionType mine,
     auto it = level.find(v);
     return it == level.end() ? 0 : it->second;
   };
-  size_t next = 0;
   for (const Expr* e : exprs) {
     int l = 0;
     for (const Val* in : e->inputs()) l = std::max(l, levelOf(in));
     if (isReductionExpr(e)) {
       out.stage.push_back(l);
       out.stages = std::max(out.stages, l + 1);
-      ++next;
       ++l;
     }
     for (const Val* o : e->outputs()) level[o] = l;
@@ -162,7 +160,6 @@ Decision analyzeCompileTime(const Fusion& segment, ReductionType mine,
       out.persistent_witness = e->output(0)->as<TensorView>();
     }
   }
-  (void)next;
   for (size_t k = 0; k < out.reductions.size(); ++k) {
     const auto* in = out.reductions[k]->input(0)->as<TensorView>();
     if (out.reduced_domain.count(in) > 0)
