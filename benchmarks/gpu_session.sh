@@ -11,7 +11,8 @@
 #   (cd build/gpu-rel && tar cf - --exclude='*.o' --exclude='*.a' --exclude=CMakeFiles .) |
 #     (mkdir -p build/gpu-slim && cd build/gpu-slim && tar xf -)
 #   on the device: ln -sfn gpu-slim build/gpu-rel && benchmarks/gpu_session.sh
-# PARTS (default "tests pointwise reduction normalization overhead") picks
+# PARTS (default "tests pointwise reduction normalization overhead"; also
+# validate_mid) picks
 # what runs, e.g. PARTS=normalization benchmarks/gpu_session.sh; VALIDATE=0
 # skips the normalization part's full-size validation (the host evaluator
 # takes most of a call at 16384x4096).
@@ -95,6 +96,28 @@ norms=(
   done
 } > "$out/fusebox_normalization.log" 2>&1
 (cd benchmarks && python3 torch_normalization.py --iters 100) > "$out/torch_normalization.log" 2>&1
+fi
+
+if want validate_mid; then
+# Every normalization workload validated on the GPU at 2048x4096 and
+# 8192x1024 (the host evaluator checks a quarter of the timed size quickly).
+{
+  for shape in 2048x4096 8192x1024; do
+    rows=${shape%x*} cols=${shape#*x}
+    m="${rows}x${cols}:bfloat16"
+    for spec in "layernorm_fwd_bf16 -i T0=$m -i T1=${cols}:bfloat16 -i T2=${cols}:bfloat16" \
+                "rmsnorm_fwd_bf16 -i T0=$m -i T1=${cols}:bfloat16" \
+                "softmax_fwd_bf16 -i T0=$m" \
+                "softmax_bwd_bf16 -i T0=$m -i T1=$m" \
+                "layernorm_bwd_bf16 -i T0=$m -i T1=$m -i T2=${rows}:float -i T3=${rows}:float -i T4=${cols}:bfloat16" \
+                "rmsnorm_bwd_bf16 -i T0=$m -i T1=$m -i T2=${rows}:float -i T3=${cols}:bfloat16"; do
+      read -r -a args <<< "$spec"
+      echo "== ${spec}"
+      "$build/bin/fusebox" run "benchmarks/workloads/${args[0]}.py" "${args[@]:1}" --no-ir \
+        --backend cuda --validate --dump segmented_fusion
+    done
+  done
+} > "$out/fusebox_validate_mid.log" 2>&1
 fi
 
 if want overhead; then

@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <iostream>
 
 #include "backend_cuda/cuda_test_util.h"
+#include "backend_host/grid_sync_kernel.h"
 
 namespace fusebox {
 namespace {
@@ -18,7 +20,8 @@ using ::testing::HasSubstr;
 // out[i] = in[i] * f64[0] + i64[1] for i < i64[0]. Defines KernelParams itself
 // (no runtime header), as any source in the calling convention may; the array
 // sizes come from the host's struct, so the layouts cannot drift apart.
-const std::string kScaleAdd = fmt::format(R"(
+const std::string kScaleAdd =
+    fmt::format(R"(
 namespace fusebox {{
 struct KernelParams {{ void* ptr[{}]; long long i64[{}]; double f64[{}]; }};
 }}
@@ -30,8 +33,7 @@ extern "C" __global__ void scale_add(fusebox::KernelParams p) {{
   if (i < n) out[i] = in[i] * (float)p.f64[0] + (float)p.i64[1];
 }}
 )",
-                                          KernelParams::kMaxPointers, KernelParams::kMaxInts,
-                                          KernelParams::kMaxDoubles);
+                KernelParams::kMaxPointers, KernelParams::kMaxInts, KernelParams::kMaxDoubles);
 
 KernelParams paramsOf(std::initializer_list<void*> ptrs, std::initializer_list<int64_t> ints = {},
                       std::initializer_list<double> doubles = {}) {
@@ -153,6 +155,38 @@ TEST_F(CudaKernelTest, ZeroSizedGridLaunchesNothing) {
   config.block = {256, 1, 1};
   kernel->launch(config, paramsOf({out.data(), out.data()}, {4, 100}, {0.0}));
   EXPECT_EQ(backend().toHost(out).toDoubles(), (std::vector<double>{1, 2, 3, 4}));
+}
+
+// fusebox::gridSync in a cooperative launch of two blocks per multiprocessor;
+// a cooperative grid that cannot be resident at once is refused, not hung.
+TEST_F(CudaKernelTest, CooperativeLaunchWaitsAtTheGridBarrier) {
+  const DeviceProperties props = queryDeviceProperties(backend());
+  const uint32_t blocks = 2 * static_cast<uint32_t>(props.multiprocessor_count);
+  auto kernel = backend().compile({"ring_rounds", testing::kGridSyncRingSource, {}, true});
+  Tensor slots = backend().toBackend(
+      hostTensor(DataType::Int64, {2 * int64_t{blocks}}, std::vector<double>(2 * blocks, 0)));
+  Tensor out = backend().toBackend(
+      hostTensor(DataType::Int64, {int64_t{blocks}}, std::vector<double>(blocks, -1)));
+  Tensor barrier = backend().toBackend(hostTensor(DataType::Int32, {1}, {0}));
+  LaunchConfig config;
+  config.grid = {blocks, 1, 1};
+  config.block = {128, 1, 1};
+  config.cooperative = true;
+  const std::vector<int64_t> expected = testing::ringRoundsExpected(blocks, 7);
+  for (int launch = 0; launch < 2; ++launch) {
+    kernel->launch(config, paramsOf({slots.data(), out.data(), barrier.data()}, {7, 0}));
+    const std::vector<double> got = backend().toHost(out).toDoubles();
+    ASSERT_EQ(got.size(), expected.size());
+    for (size_t b = 0; b < got.size(); ++b)
+      EXPECT_EQ(static_cast<int64_t>(got[b]), expected[b]) << "block " << b;
+  }
+  config.grid = {blocks * 1000, 1, 1};
+  const std::string message = userErrorOf([&] {
+    kernel->launch(config, paramsOf({slots.data(), out.data(), barrier.data()}, {1, 0}));
+  });
+  EXPECT_THAT(message, HasSubstr("cooperative launch of " + std::to_string(blocks * 1000)));
+  EXPECT_THAT(message, HasSubstr("all must be resident"));
+  std::cout << "refused: " << message << "\n";  // docs/backends.md quotes it
 }
 
 TEST_F(CudaKernelTest, DevicePropertiesComeFromTheDriver) {

@@ -42,6 +42,21 @@ TEST(CliPersistent, EachForwardAndSoftmaxBackwardIsOneSegment) {
   }
 }
 
+TEST(CliPersistent, LayernormAndRmsnormBackwardAreOneCooperativeSegment) {
+  for (const Case& c :
+       {Case{"layernorm_bwd_bf16", " -i T0=40x300 -i T1=40x300 -i T2=40 -i T3=40 -i T4=300"},
+        Case{"rmsnorm_bwd_bf16", " -i T0=40x300 -i T1=40x300 -i T2=40 -i T3=300"}}) {
+    SCOPED_TRACE(c.workload);
+    auto r = runCommand(exe() + " run " + workload(c.workload) + c.inputs +
+                        " --no-ir --validate --dump segmented_fusion,scheduler_params");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("Segmented fusion: 1 group (inner_outer_persistent)"));
+    EXPECT_THAT(r.output, HasSubstr(" cooperative\n"));
+    EXPECT_THAT(r.output, HasSubstr("1 segment in "));
+    EXPECT_THAT(r.output, HasSubstr("validate: PASS"));
+  }
+}
+
 TEST(CliPersistent, ARowTooWideForTheRegistersIsSplitAndStillRight) {
   auto r = runCommand(exe() + " run " + workload("softmax_fwd_bf16") +
                       " -i T0=2x262144 --no-ir --validate --dump segmenter_log");

@@ -22,6 +22,8 @@ enum class Norm {
   LayerNormBwdGradInput,  // the inner part of layernorm backward alone
   RmsNormFwd,
   RmsNormBwdGradInput,
+  LayerNormBwd,  // grad input, grad weight and grad bias: inner-outer
+  RmsNormBwd,    // grad input and grad weight: inner-outer
 };
 
 inline const char* normName(Norm n) {
@@ -40,6 +42,10 @@ inline const char* normName(Norm n) {
       return "rmsnorm_fwd";
     case Norm::RmsNormBwdGradInput:
       return "rmsnorm_bwd_grad_input";
+    case Norm::LayerNormBwd:
+      return "layernorm_bwd";
+    case Norm::RmsNormBwd:
+      return "rmsnorm_bwd";
   }
   return "?";
 }
@@ -48,6 +54,8 @@ inline const Norm kInnerNorms[] = {
     Norm::SoftmaxFwd,         Norm::LogSoftmaxFwd,         Norm::SoftmaxBwd,
     Norm::LayerNormFwd,       Norm::LayerNormBwdGradInput, Norm::RmsNormFwd,
     Norm::RmsNormBwdGradInput};
+
+inline const Norm kInnerOuterNorms[] = {Norm::LayerNormBwd, Norm::RmsNormBwd};
 
 // `dt`: "BFloat16" or "Float" (the nvFuser DataType name).
 inline std::string normSource(Norm n, const std::string& dt) {
@@ -110,6 +118,7 @@ inline std::string normSource(Norm n, const std::string& dt) {
           "fd.add_output(rstd2)\n",
           mat, vec, dt);
       break;
+    case Norm::LayerNormBwd:
     case Norm::LayerNormBwdGradInput:
       // dx = rstd / H * (H * g - sum(g) - xhat * sum(g * xhat)), g = dy * w
       body = fmt::format(
@@ -135,6 +144,13 @@ inline std::string normSource(Norm n, const std::string& dt) {
           "dx = fd.ops.mul(fd.ops.div(rb, h), t)\n"
           "fd.add_output(fd.ops.cast(dx, dtype=DataType.{3}))\n",
           mat, vec, stat, dt);
+      if (n == Norm::LayerNormBwd)  // dw = sum(dy * xhat, 0), db = sum(dy, 0)
+        body += fmt::format(
+            "dw = fd.ops.sum(fd.ops.mul(dyf, xhat), dims=[0], keepdim=False, dtype=DataType.Null)\n"
+            "fd.add_output(fd.ops.cast(dw, dtype=DataType.{0}))\n"
+            "db = fd.ops.sum(dyf, dims=[0], keepdim=False, dtype=DataType.Null)\n"
+            "fd.add_output(fd.ops.cast(db, dtype=DataType.{0}))\n",
+            dt);
       break;
     case Norm::RmsNormFwd:
       body = fmt::format(
@@ -153,6 +169,7 @@ inline std::string normSource(Norm n, const std::string& dt) {
           "fd.add_output(rstd2)\n",
           mat, vec, dt);
       break;
+    case Norm::RmsNormBwd:
     case Norm::RmsNormBwdGradInput:
       // dx = rstd * (g - xhat * mean(g * xhat)), g = dy * w, xhat = x * rstd
       body = fmt::format(
@@ -173,6 +190,11 @@ inline std::string normSource(Norm n, const std::string& dt) {
           "dx = fd.ops.mul(rb, fd.ops.sub(g, fd.ops.mul(xhat, sb)))\n"
           "fd.add_output(fd.ops.cast(dx, dtype=DataType.{3}))\n",
           mat, vec, stat, dt);
+      if (n == Norm::RmsNormBwd)  // dw = sum(dy * xhat, 0)
+        body += fmt::format(
+            "dw = fd.ops.sum(fd.ops.mul(dyf, xhat), dims=[0], keepdim=False, dtype=DataType.Null)\n"
+            "fd.add_output(fd.ops.cast(dw, dtype=DataType.{0}))\n",
+            dt);
       break;
   }
   std::string out = "def nvfuser_fusion_id0(fd : FusionDefinition) -> None :\n";

@@ -24,32 +24,6 @@ class PersistentFixture : public ::testing::Test {
 
 namespace {
 
-Decision compileTime(const std::string& scheduler, const Fusion& f) {
-  CompileTimeCache cache;
-  auto s = builtinScheduler(scheduler);
-  s->configure({});
-  return s->canScheduleCompileTime(f, cache);
-}
-
-Decision runTime(const std::string& scheduler, const Fusion& f,
-                 const std::vector<ArgumentInfo>& inputs) {
-  CompileTimeCache cache;
-  auto s = builtinScheduler(scheduler);
-  s->configure({});
-  if (Decision d = s->canScheduleCompileTime(f, cache); !d) return d;
-  RuntimeInfo info(f, inputs, {});
-  return s->canScheduleRunTime(f, info, cache);
-}
-
-void expectReason(const Decision& d, const std::string& part) {
-  EXPECT_FALSE(d.accepted());
-  EXPECT_NE(d.reason().find(part), std::string::npos) << d.reason();
-}
-
-TensorArgInfo tensorInfo(DataType dtype, std::vector<int64_t> sizes) {
-  return TensorArgInfo{dtype, sizes, contiguousStrides(sizes), 16};
-}
-
 // x - mean(x, 0): a column normalization.
 std::unique_ptr<Fusion> columnNormalization() {
   auto f = std::make_unique<Fusion>();

@@ -17,4 +17,32 @@ inline SchedulerRun expectPersistentMatches(const std::string& scheduler, Backen
   return expectSchedulerMatchesEvaluator(*s, backend, fusion, inputs, device);
 }
 
+// A scheduler's compile-time and run-time decisions on `f` (the host's
+// device properties).
+inline Decision compileTime(const std::string& scheduler, const Fusion& f) {
+  CompileTimeCache cache;
+  auto s = builtinScheduler(scheduler);
+  s->configure({});
+  return s->canScheduleCompileTime(f, cache);
+}
+
+inline Decision runTime(const std::string& scheduler, const Fusion& f,
+                        const std::vector<ArgumentInfo>& inputs) {
+  CompileTimeCache cache;
+  auto s = builtinScheduler(scheduler);
+  s->configure({});
+  if (Decision d = s->canScheduleCompileTime(f, cache); !d) return d;
+  RuntimeInfo info(f, inputs, {});
+  return s->canScheduleRunTime(f, info, cache);
+}
+
+inline void expectReason(const Decision& d, const std::string& part) {
+  EXPECT_FALSE(d.accepted());
+  EXPECT_NE(d.reason().find(part), std::string::npos) << d.reason();
+}
+
+inline TensorArgInfo tensorInfo(DataType dtype, std::vector<int64_t> sizes) {
+  return TensorArgInfo{dtype, sizes, contiguousStrides(sizes), 16};
+}
+
 }  // namespace fusebox::test

@@ -56,14 +56,13 @@ inline const std::vector<Workload> kWorkloads = {
     {"benchmarks/workloads/softmax_bwd_bf16.py",
      {{"T0", {6, 200}}, {"T1", {6, 200}}},
      {"inner_persistent"}},
-    // Inner-outer: the inner part (grad input) persistent, the column sums a
-    // reduction kernel, until inner_outer_persistent takes the whole.
+    // Inner-outer: grad input, grad weight and grad bias in one cooperative kernel.
     {"benchmarks/workloads/layernorm_bwd_bf16.py",
      {{"T0", {6, 200}}, {"T1", {6, 200}}, {"T2", {6}}, {"T3", {6}}, {"T4", {200}}},
-     {"reduction", "inner_persistent"}},
+     {"inner_outer_persistent"}},
     {"benchmarks/workloads/rmsnorm_bwd_bf16.py",
      {{"T0", {6, 200}}, {"T1", {6, 200}}, {"T2", {6}}, {"T3", {200}}},
-     {"inner_persistent", "reduction"}},
+     {"inner_outer_persistent"}},
 };
 
 // The schedulers of a run's segments against the table: exactly those listed

@@ -32,8 +32,8 @@ TEST(SchedulerConfig, TheDefaultOrderEndsWithExprEval) {
   Config config = loadConfigFile(defaultConfigFile());
   ASSERT_TRUE(config.scheduler_order.has_value());
   SchedulerSetup setup = buildSchedulers(config, builtinPlugins());
-  EXPECT_EQ(setup.names(),
-            (Strings{"no_op", "pointwise", "reduction", "inner_persistent", "expr_eval"}));
+  EXPECT_EQ(setup.names(), (Strings{"no_op", "pointwise", "reduction", "inner_persistent",
+                                    "inner_outer_persistent", "expr_eval"}));
   EXPECT_TRUE(setup.diagnostics.empty());
   EXPECT_EQ(setup.entries.back().scheduler->name(), "expr_eval");
 }

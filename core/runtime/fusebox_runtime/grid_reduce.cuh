@@ -1,8 +1,10 @@
 // Reductions across a group of threads smaller than a warp, and across the
-// blocks of a grid. The cross-block one never waits for another block: each
+// blocks of a grid. arriveLastOfBlocks never waits for another block: each
 // block publishes its partial result, and the last block to arrive (counted by
 // an atomic ticket) combines them. So it needs no co-resident blocks and runs
-// the same on the host backend, whose blocks run in any order.
+// the same on the host backend, whose blocks run in any order. gridSync does
+// wait, and so needs a cooperative launch (LaunchConfig::cooperative), which
+// both backends run with every block resident or refuse.
 #pragma once
 
 namespace fusebox {
@@ -30,7 +32,7 @@ FUSEBOX_DEVICE T loadFromOtherBlock(const T* p) {
   FUSEBOX_MEMCPY(&value, words, sizeof(T));
   return value;
 #else
-  return *p;  // the fences around the ticket order it on the host
+  return *p;        // the fences around the ticket order it on the host
 #endif
 }
 
@@ -54,6 +56,34 @@ FUSEBOX_DEVICE bool arriveLastOfBlocks(unsigned int* ticket, unsigned int blocks
   __syncthreads();  // last_block may be reused by the next call
   if (last) __threadfence();
   return last;
+}
+
+// A barrier across every block of a cooperative launch: returns in each
+// thread once every thread of every block has called it, with the global
+// writes made before it visible to every block after it (read them with
+// loadFromOtherBlock). `barrier` is one zeroed word that only this launch's
+// barriers use; it needs no reset between barriers nor between launches.
+// Every thread of every block must call it, the same number of times.
+FUSEBOX_DEVICE void gridSync(unsigned int* barrier) {
+  __syncthreads();
+  if (linearThreadIdx() == 0) {
+#if defined(FUSEBOX_CUDA_COMPILER)
+    // Each barrier adds 2^31 in all: block 0 adds 2^31 - (blocks - 1), the
+    // others 1 each, so the top bit flips exactly when the last one arrives.
+    const unsigned int blocks = gridDim.x * gridDim.y * gridDim.z;
+    const bool first = blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0;
+    const unsigned int add = first ? 0x80000000u - (blocks - 1u) : 1u;
+    __threadfence();  // this block's writes before its arrival
+    const unsigned int before = atomicAdd(barrier, add);
+    while (((before ^ *reinterpret_cast<volatile unsigned int*>(barrier)) & 0x80000000u) == 0)
+      __nanosleep(32);
+    __threadfence();
+#else
+    (void)barrier;  // the engine keeps the host backend's barrier (abi.h)
+    ::fusebox::host::gridWait(::fusebox::host::currentThread());
+#endif
+  }
+  __syncthreads();
 }
 
 }  // namespace fusebox

@@ -7,7 +7,8 @@ namespace fusebox {
 std::string KernelPlan::describe() const {
   return fmt::format("kernel {} grid ({}, {}, {}) block ({}, {}, {}) smem {} B", kernel.name,
                      launch.grid[0], launch.grid[1], launch.grid[2], launch.block[0],
-                     launch.block[1], launch.block[2], launch.dynamic_shared_memory);
+                     launch.block[1], launch.block[2], launch.dynamic_shared_memory) +
+         (launch.cooperative ? " cooperative" : "");
 }
 
 }  // namespace fusebox

@@ -5,6 +5,8 @@
 #include <fmt/ranges.h>
 #include <fusebox/checked_math.h>
 
+#include <algorithm>
+
 #include "kernelgen/accumulator.h"
 #include "kernelgen/element_writer.h"
 
@@ -123,7 +125,8 @@ std::string accessKey(const TensorView* tv, const IndexExpr& offset, const IterS
 }
 
 RowAccesses collectRowAccesses(const Fusion& segment, const NormalizationStructure& st,
-                               const RowFacts& facts, RuntimeInfo& info) {
+                               const RowFacts& facts, RuntimeInfo& info,
+                               const std::vector<const Expr*>& column_reductions) {
   ParamLayout layout(segment);
   ElementWriter w(segment, facts.sizes, layout, info, domainSpace(facts));
   ScalarPlacement placement(w.space());
@@ -166,6 +169,10 @@ RowAccesses collectRowAccesses(const Fusion& segment, const NormalizationStructu
         if (st.reduced_domain.count(tv) == 0)
           w.store(k, w.iterationIndexOf(tv), facts.output_strides[k], placement);
       }
+      for (const Expr* c : column_reductions) {
+        const auto* in = c->input(0)->as<TensorView>();
+        w.value(in, w.iterationIndexOf(in), placement);
+      }
       note(2 * s);
     }
   }
@@ -175,10 +182,11 @@ RowAccesses collectRowAccesses(const Fusion& segment, const NormalizationStructu
   w.setSpace(keptSpace(facts));
   provideReducedValues(w, st.reductions, facts, [](size_t, size_t) { return std::string("0"); });
   ScalarPlacement kept_placement(w.space());
-  for (size_t k = 0; k < segment.outputs().size(); ++k) {
-    const auto* tv = segment.outputs()[k]->as<TensorView>();
-    if (st.reduced_domain.count(tv) > 0)
-      w.store(k, w.iterationIndexOf(tv), facts.output_strides[k], kept_placement);
+  for (const TensorView* tv : st.reduced_outputs) {
+    const auto k =
+        static_cast<size_t>(std::find(segment.outputs().begin(), segment.outputs().end(), tv) -
+                            segment.outputs().begin());
+    w.store(k, w.iterationIndexOf(tv), facts.output_strides[k], kept_placement);
   }
   for (size_t a = loop_count; a < w.accesses().size(); ++a)
     out.epilogue_max_offset = std::max(out.epilogue_max_offset, w.accesses()[a].max_offset);

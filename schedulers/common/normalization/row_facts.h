@@ -64,7 +64,8 @@ struct ByName {
 // accesses: pass 2s reads the inputs of the stage-s reductions, pass 2s + 1
 // those of its variances again (their sum of squared deviations from the
 // mean pass 2s found), pass 2 * stages what the full-domain outputs need,
-// and writes them.
+// and writes them (and, in inner-outer kernels, reads the inputs of the
+// column reductions).
 struct RowAccesses {
   std::vector<kernelgen::Access> accesses;
   std::vector<int> pass;  // per access
@@ -77,7 +78,8 @@ struct RowAccesses {
 // Throws Unschedulable when an element reads a reduced value of another
 // kept element.
 RowAccesses collectRowAccesses(const Fusion& segment, const NormalizationStructure& st,
-                               const RowFacts& facts, RuntimeInfo& info);
+                               const RowFacts& facts, RuntimeInfo& info,
+                               const std::vector<const Expr*>& column_reductions = {});
 
 // The key the cache placement and the buffer analysis share for a load.
 std::string accessKey(const TensorView* tv, const kernelgen::IndexExpr& offset,

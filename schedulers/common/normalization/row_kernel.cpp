@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "kernelgen/accumulator.h"
 #include "kernelgen/buffer.h"
@@ -21,6 +22,7 @@
 #include "kernelgen/kernel_params.h"
 #include "kernelgen/merged_dims.h"
 #include "kernelgen/placement.h"
+#include "normalization/column_partials.h"
 
 namespace fusebox::normalization {
 
@@ -115,7 +117,8 @@ class CachePlacement final : public Placement {
 class RowKernelWriter {
  public:
   RowKernelWriter(const Fusion& segment, const NormalizationStructure& st, const RowFacts& facts,
-                  const PersistentParams& p, const RowBufferPlan& buffers, RuntimeInfo& info)
+                  const PersistentParams& p, const RowBufferPlan& buffers, RuntimeInfo& info,
+                  const InnerOuterParts* columns)
       : f_(segment),
         st_(st),
         facts_(facts),
@@ -127,6 +130,10 @@ class RowKernelWriter {
         md_(rowLoopDims(p)),
         arrays_(md_, p) {
     for (const Expr* r : st.reductions) accs_.push_back(accumulatorFor(r));
+    if (columns != nullptr) {
+      columns_ = columns;
+      partials_.emplace(*columns, p);
+    }
   }
 
   GeneratedKernel write(const std::string& scheduler);
@@ -159,6 +166,9 @@ class RowKernelWriter {
   MergedDims md_;
   BufferArrays arrays_;
   std::vector<Accumulator> accs_;
+  // Inner-outer kernels: the column part, accumulated in the outputs' pass.
+  const InnerOuterParts* columns_ = nullptr;
+  std::optional<ColumnPartials> partials_;
 };
 
 void RowKernelWriter::chunkLoop(Buffer& k, const std::string& body) {
@@ -233,6 +243,12 @@ std::string RowKernelWriter::stageChunk(int stage, bool deviations) {
       if (st_.reduced_domain.count(tv) == 0)
         w_.store(k, w_.iterationIndexOf(tv), facts_.output_strides[k], placement);
     }
+    if (columns_ != nullptr)
+      for (size_t c = 0; c < columns_->column_reductions.size(); ++c) {
+        const auto* in = columns_->column_reductions[c]->input(0)->as<TensorView>();
+        w_.sink.body.line(
+            partials_->accumulate(c, w_.value(in, w_.iterationIndexOf(in), placement)));
+      }
   }
   w_.observe(nullptr);
   const size_t last = md_.groups.size() - 1;
@@ -329,15 +345,27 @@ void RowKernelWriter::epilogue(Buffer& k) {
 GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
   Buffer main;
   main.indent = 1;
-  main.line(fmt::format("const idx_t row_in_grid = {} * {} + {};", idx("blockIdx.x"), p_.block[1],
-                        idx("threadIdx.y")));
+  if (columns_ != nullptr) {
+    // Inner-outer: the blocks walk the rows grid-stride, so each block's
+    // column sums cover its share of the rows.
+    main.line(
+        fmt::format("for (int64_t row_base = int64_t{{blockIdx.x}} * {}; row_base < {}; "
+                    "row_base += int64_t{{gridDim.x}} * {}) {{",
+                    p_.block[1], p_.kept_extent, p_.block[1]));
+    ++main.indent;
+    main.line(fmt::format("const idx_t row_in_grid = static_cast<idx_t>(row_base) + {};",
+                          idx("threadIdx.y")));
+  } else {
+    main.line(fmt::format("const idx_t row_in_grid = {} * {} + {};", idx("blockIdx.x"), p_.block[1],
+                          idx("threadIdx.y")));
+  }
   main.line(fmt::format("const bool active = row_in_grid < {};", p_.kept_extent));
   // Inactive threads take part in the combines; their indices stay in range.
   main.line("[[maybe_unused]] const idx_t row = active ? row_in_grid : 0;");
   declareDimIndices(main, p_.kept_dims, p_.sizes, "row");
 
   Buffer stages;
-  stages.indent = 1;
+  stages.indent = main.indent;
   for (int s = 0; s < st_.stages; ++s) {
     std::vector<const Expr*> done;
     for (size_t a = 0; a < accs_.size(); ++a)
@@ -353,12 +381,22 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
   chunkLoop(stages, stageChunk(st_.stages));
   epilogue(stages);
 
-  main.append(arrays_.decls);
   if (!arrays_.loads.text.empty()) {
     main.line("// load the persistent buffers");
     chunkLoop(main, arrays_.loads.text);
   }
   main.text += stages.text;
+  Buffer before;
+  before.indent = 1;
+  before.append(arrays_.decls);
+  if (columns_ != nullptr) {
+    partials_->declare(before);
+    --main.indent;
+    main.line("}");
+    main.line("// the column part");
+    w_.sink.body = Buffer{};
+    partials_->finish(main, w_, layout_, f_, facts_);
+  }
 
   Buffer k;
   k.indent = 1;
@@ -374,10 +412,14 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
   const int64_t smem = rowKernelSharedMemoryBytes(st_, p_);
   if (smem > 0)
     k.line(fmt::format("alignas(16) __shared__ unsigned char fusebox_norm_smem[{}];", smem));
+  if (partials_)
+    k.line(fmt::format("alignas(16) __shared__ unsigned char fusebox_col_smem[{}];",
+                       partials_->sharedBytes()));
+  k.text += before.text;
   k.text += main.text;
 
   GeneratedKernel out;
-  out.source = kernelSource(scheduler, p_, k.text, p_.block[0] > 1,
+  out.source = kernelSource(scheduler, p_, k.text, p_.block[0] > 1 || partials_.has_value(),
                             {p_.threads(), std::max(1, p_.min_blocks_per_sm)});
   out.bindings = layout_.bindings();
   return out;
@@ -400,7 +442,15 @@ GeneratedKernel generateRowKernel(const Fusion& segment, const NormalizationStru
                                   const RowFacts& facts, const PersistentParams& params,
                                   const RowBufferPlan& buffers, RuntimeInfo& info,
                                   const std::string& scheduler) {
-  return RowKernelWriter(segment, st, facts, params, buffers, info).write(scheduler);
+  return RowKernelWriter(segment, st, facts, params, buffers, info, nullptr).write(scheduler);
+}
+
+GeneratedKernel generateInnerOuterKernel(const Fusion& segment, const InnerOuterParts& parts,
+                                         const RowFacts& facts, const PersistentParams& params,
+                                         const RowBufferPlan& buffers, RuntimeInfo& info,
+                                         const std::string& scheduler) {
+  return RowKernelWriter(segment, parts.rows, facts, params, buffers, info, &parts)
+      .write(scheduler);
 }
 
 }  // namespace fusebox::normalization

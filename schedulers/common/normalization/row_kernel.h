@@ -20,6 +20,7 @@
 #include <string>
 
 #include "kernelgen/kernel_source.h"
+#include "normalization/inner_outer.h"
 #include "normalization/params.h"
 #include "normalization/persistent_buffers.h"
 #include "normalization/row_facts.h"
@@ -32,6 +33,17 @@ kernelgen::GeneratedKernel generateRowKernel(const Fusion& segment,
                                              const RowFacts& facts, const PersistentParams& params,
                                              const RowBufferPlan& buffers, RuntimeInfo& info,
                                              const std::string& scheduler);
+
+// The inner-outer kernel: the row kernel of `parts.rows` with the blocks
+// walking the rows grid-stride, each thread also accumulating the column
+// reductions at its columns; then the column part (column_partials.h).
+// Needs a cooperative launch of params.grid blocks.
+kernelgen::GeneratedKernel generateInnerOuterKernel(const Fusion& segment,
+                                                    const InnerOuterParts& parts,
+                                                    const RowFacts& facts,
+                                                    const PersistentParams& params,
+                                                    const RowBufferPlan& buffers, RuntimeInfo& info,
+                                                    const std::string& scheduler);
 
 // Shared memory the block reductions need (static), for the block shape.
 int64_t rowKernelSharedMemoryBytes(const NormalizationStructure& st, const PersistentParams& p);

@@ -40,6 +40,11 @@ struct LaunchConfig {
   std::array<uint32_t, 3> grid{1, 1, 1};
   std::array<uint32_t, 3> block{1, 1, 1};
   uint32_t dynamic_shared_memory = 0;  // bytes
+  // Every block resident at once, so blocks may wait for each other
+  // (fusebox::gridSync): cuda launches it cooperatively after checking that
+  // the grid fits the device's occupancy, else refuses it; the host backend
+  // runs each block on its own OS thread.
+  bool cooperative = false;
   bool operator==(const LaunchConfig&) const = default;
 };
 
@@ -52,15 +57,15 @@ struct ParamBinding {
     InputScalar,  // i64 or f64: value of scalar segment input `index`
   };
   Source source;
-  int index = 0;      // which input / output
-  int slot = 0;       // which ptr / i64 / f64 entry
+  int index = 0;           // which input / output
+  int slot = 0;            // which ptr / i64 / f64 entry
   bool as_double = false;  // InputScalar: goes to f64 (else i64)
-  int64_t bytes = 0;  // ScratchData
+  int64_t bytes = 0;       // ScratchData
 };
 
 struct KernelSource {
-  std::string name;    // the extern "C" __global__ function
-  std::string source;  // complete translation unit
+  std::string name;                  // the extern "C" __global__ function
+  std::string source;                // complete translation unit
   std::vector<std::string> options;  // extra compile options, e.g. "-DFOO=1"
   // True when the kernel uses __syncthreads, shared memory communication or
   // warp shuffles (the host backend then runs a block's threads as fibers).

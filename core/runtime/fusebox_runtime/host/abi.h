@@ -15,7 +15,7 @@
 
 namespace fusebox::host {
 
-inline constexpr int kHostAbiVersion = 1;
+inline constexpr int kHostAbiVersion = 2;
 
 struct Dim3Value {
   unsigned x, y, z;
@@ -31,6 +31,10 @@ struct HostOps {
   void (*warp_sync)(ThreadContext* self, unsigned mask);
   // __trap / a broken precondition: throws, never returns.
   void (*fail)(ThreadContext* self, const char* message);
+  // fusebox::gridSync's wait, called by one thread per block: returns when
+  // every block of the (cooperative) launch has called it as often; fails in
+  // a launch that is not cooperative.
+  void (*grid_sync)(ThreadContext* self);
 };
 
 struct ThreadContext {

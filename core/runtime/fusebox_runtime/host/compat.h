@@ -49,6 +49,10 @@ inline void warpSync(ThreadContext* self, unsigned mask) {
   self->ops->warp_sync(self, mask);
   tls_current_thread = self;
 }
+inline void gridWait(ThreadContext* self) {
+  self->ops->grid_sync(self);
+  tls_current_thread = self;
+}
 
 // Every lane publishes `value`, then reads lane `src` (its own value when `src`
 // is outside the warp or names a lane that does not exist).

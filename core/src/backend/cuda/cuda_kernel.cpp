@@ -71,6 +71,21 @@ std::string CudaKernel::launchFailure(const LaunchConfig& c, CUresult result) co
       c.dynamic_shared_memory, hints);
 }
 
+void CudaKernel::checkCoResident(const LaunchConfig& c) {
+  const int threads = static_cast<int>(c.block[0] * c.block[1] * c.block[2]);
+  int per_sm = 0;
+  check(driver().occupancyMaxActiveBlocks(&per_sm, function_, threads, c.dynamic_shared_memory),
+        fmt::format("kernel {}: cuOccupancyMaxActiveBlocksPerMultiprocessor", name_));
+  const uint64_t resident = uint64_t(per_sm) * device_->properties().multiprocessor_count;
+  const uint64_t blocks = uint64_t{c.grid[0]} * c.grid[1] * c.grid[2];
+  if (blocks > resident)
+    throw UserError(fmt::format(
+        "kernel {}: a cooperative launch of {} blocks of {} threads, but only {} fit on {} at "
+        "once ({} per multiprocessor with this kernel's registers and shared memory); its blocks "
+        "wait for each other, so all must be resident",
+        name_, blocks, threads, resident, device_->properties().name, per_sm));
+}
+
 void CudaKernel::launch(const LaunchConfig& c, const KernelParams& params) {
   if (c.grid[0] == 0 || c.grid[1] == 0 || c.grid[2] == 0) return;
   device_->makeCurrent();
@@ -78,9 +93,17 @@ void CudaKernel::launch(const LaunchConfig& c, const KernelParams& params) {
     allowDynamicSharedMemory(c.dynamic_shared_memory);
   // The driver copies the parameter block at launch: `params` may go right after.
   void* args[] = {const_cast<KernelParams*>(&params)};
-  CUresult result =
-      driver().launchKernel(function_, c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1],
-                            c.block[2], c.dynamic_shared_memory, device_->stream(), args, nullptr);
+  CUresult result;
+  if (c.cooperative) {
+    checkCoResident(c);
+    result = driver().launchCooperativeKernel(function_, c.grid[0], c.grid[1], c.grid[2],
+                                              c.block[0], c.block[1], c.block[2],
+                                              c.dynamic_shared_memory, device_->stream(), args);
+  } else {
+    result = driver().launchKernel(function_, c.grid[0], c.grid[1], c.grid[2], c.block[0],
+                                   c.block[1], c.block[2], c.dynamic_shared_memory,
+                                   device_->stream(), args, nullptr);
+  }
   if (result != CUDA_SUCCESS) throw UserError(launchFailure(c, result));
   device_->noteLaunch(interned_name_);
 }

@@ -24,7 +24,9 @@ class CudaKernel final : public CompiledKernel {
   // Asynchronous. A launch the driver refuses (too many threads, too much
   // shared memory, ...) throws UserError naming the kernel, the launch
   // configuration and the driver's error. A grid with a zero extent launches
-  // nothing.
+  // nothing. A cooperative launch whose blocks cannot all be resident at
+  // once (the driver's occupancy for this kernel and block) is refused with
+  // both figures, never launched to hang.
   void launch(const LaunchConfig& config, const KernelParams& params) override;
 
   CUfunction function() const { return function_; }
@@ -34,6 +36,7 @@ class CudaKernel final : public CompiledKernel {
  private:
   void allowDynamicSharedMemory(uint32_t bytes);
   std::string launchFailure(const LaunchConfig& config, CUresult result) const;
+  void checkCoResident(const LaunchConfig& config);
 
   std::shared_ptr<CudaDevice> device_;
   std::string name_;

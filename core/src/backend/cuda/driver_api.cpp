@@ -53,6 +53,8 @@ LoadResult loadDriver() {
   FUSEBOX_BIND(funcGetAttribute, cuFuncGetAttribute);
   FUSEBOX_BIND(funcSetAttribute, cuFuncSetAttribute);
   FUSEBOX_BIND(launchKernel, cuLaunchKernel);
+  FUSEBOX_BIND(launchCooperativeKernel, cuLaunchCooperativeKernel);
+  FUSEBOX_BIND(occupancyMaxActiveBlocks, cuOccupancyMaxActiveBlocksPerMultiprocessor);
   FUSEBOX_BIND(memAlloc, cuMemAlloc);
   FUSEBOX_BIND(memFree, cuMemFree);
   FUSEBOX_BIND(memGetInfo, cuMemGetInfo);

@@ -33,6 +33,8 @@ struct DriverApi {
   decltype(&::cuFuncGetAttribute) funcGetAttribute;
   decltype(&::cuFuncSetAttribute) funcSetAttribute;
   decltype(&::cuLaunchKernel) launchKernel;
+  decltype(&::cuLaunchCooperativeKernel) launchCooperativeKernel;
+  decltype(&::cuOccupancyMaxActiveBlocksPerMultiprocessor) occupancyMaxActiveBlocks;
   decltype(&::cuMemAlloc) memAlloc;
   decltype(&::cuMemFree) memFree;
   decltype(&::cuMemGetInfo) memGetInfo;

@@ -3,6 +3,7 @@
 #include <fusebox/error.h>
 
 #include "backend/host/fiber_block.h"
+#include "backend/host/grid_barrier.h"
 
 namespace fusebox::host {
 namespace {
@@ -36,7 +37,11 @@ void plainFail(ThreadContext* self, const char* message) {
   failKernel(self, *static_cast<PlainThreadState*>(self->engine)->kernel_name, message);
 }
 
-const HostOps kPlainOps{plainBlockSync, plainWarpSync, plainFail};
+void plainGridSync(ThreadContext* self) {
+  engineGridSync(self, *static_cast<PlainThreadState*>(self->engine)->kernel_name);
+}
+
+const HostOps kPlainOps{plainBlockSync, plainWarpSync, plainFail, plainGridSync};
 
 thread_local PlainThreadState plain_state;
 

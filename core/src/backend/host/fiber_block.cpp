@@ -12,6 +12,8 @@
 #include <boost/context/stack_context.hpp>
 #include <exception>
 
+#include "backend/host/grid_barrier.h"
+
 namespace fusebox::host {
 
 namespace ctx = boost::context;
@@ -172,7 +174,13 @@ void fiberFail(ThreadContext* self, const char* message) {
   failKernel(self, *static_cast<FiberThread*>(self->engine)->block->kernel_name, message);
 }
 
-const HostOps kFiberOps{fiberBlockSync, fiberWarpSync, fiberFail};
+// Only thread 0 of a block waits at the grid barrier, holding up this OS
+// thread: the block's other threads wait at the __syncthreads after it.
+void fiberGridSync(ThreadContext* self) {
+  engineGridSync(self, *static_cast<FiberThread*>(self->engine)->block->kernel_name);
+}
+
+const HostOps kFiberOps{fiberBlockSync, fiberWarpSync, fiberFail, fiberGridSync};
 
 // A thread returned (or threw): it no longer holds up the barriers it is part of.
 void retire(FiberThread* t) {

@@ -4,12 +4,17 @@
 
 #include <utility>
 
+#include "backend/host/grid_barrier.h"
+
 namespace fusebox::host {
 namespace {
 
 // Below this many thread runs a launch stays on the calling thread: waking
 // workers costs tens of microseconds.
 constexpr int64_t kMinParallelThreadRuns = 1 << 14;
+
+// Each block of a cooperative launch is an OS thread of its own.
+constexpr int64_t kMaxCooperativeBlocks = 1024;
 
 BlockExecutor& executorOfThisThread() {
   thread_local BlockExecutor executor;
@@ -50,6 +55,10 @@ void GridRunner::run(const GridLaunch& launch) {
   const int64_t block_threads = int64_t{c.block[0]} * c.block[1] * c.block[2];
 
   std::lock_guard launch_lock(launch_mutex_);
+  if (c.cooperative) {
+    runCooperative(launch, blocks);
+    return;
+  }
   if (threads_ == 1 || blocks == 1 || blocks * block_threads < kMinParallelThreadRuns) {
     BlockExecutor& executor = executorOfThisThread();
     executor.prepare(launch);
@@ -74,6 +83,44 @@ void GridRunner::run(const GridLaunch& launch) {
   finished_.wait(lock, [this] { return busy_ == 0; });
   job_ = nullptr;
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+}
+
+// Every block at once, as a cooperative launch on the GPU runs them: a block
+// waiting at gridSync holds its OS thread, and the others go on on theirs.
+void GridRunner::runCooperative(const GridLaunch& launch, int64_t blocks) {
+  FUSEBOX_CHECK(blocks <= kMaxCooperativeBlocks,
+                "kernel {}: a cooperative launch of {} blocks; the host backend runs each block of "
+                "a cooperative grid on an OS thread of its own and allows at most {}",
+                *launch.kernel_name, blocks, kMaxCooperativeBlocks);
+  GridBarrier barrier(blocks);
+  std::mutex error_mutex;
+  std::exception_ptr first, first_broken;
+  auto runOne = [&](int64_t b) {
+    try {
+      BlockExecutor executor;
+      executor.prepare(launch);
+      currentGridBarrier() = &barrier;
+      executor.runBlock(b);
+      currentGridBarrier() = nullptr;
+      barrier.blockFinished();
+    } catch (const BarrierBroken&) {
+      currentGridBarrier() = nullptr;
+      std::lock_guard lock(error_mutex);
+      if (!first_broken) first_broken = std::current_exception();
+    } catch (...) {
+      currentGridBarrier() = nullptr;
+      barrier.breakBarrier();
+      std::lock_guard lock(error_mutex);
+      if (!first) first = std::current_exception();
+    }
+  };
+  std::vector<std::thread> others;
+  others.reserve(static_cast<size_t>(blocks - 1));
+  for (int64_t b = 1; b < blocks; ++b) others.emplace_back(runOne, b);
+  runOne(0);
+  for (std::thread& t : others) t.join();
+  if (first) std::rethrow_exception(first);
+  if (first_broken) std::rethrow_exception(first_broken);
 }
 
 void GridRunner::work(const GridLaunch& launch) {

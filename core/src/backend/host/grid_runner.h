@@ -1,6 +1,8 @@
 // Spreads a launch's blocks over a few OS threads (blocks of a CUDA grid do not
 // depend on each other). Small grids run on the calling thread alone, so a
-// short launch costs no thread hand-off. Launches are synchronous.
+// short launch costs no thread hand-off. A cooperative launch, whose blocks
+// wait for each other at gridSync, runs every block at once, each on its own
+// OS thread. Launches are synchronous.
 #pragma once
 
 #include <atomic>
@@ -29,6 +31,7 @@ class GridRunner {
  private:
   void workerLoop();
   void work(const GridLaunch& launch);
+  void runCooperative(const GridLaunch& launch, int64_t blocks);
 
   const int threads_;
   std::mutex launch_mutex_;  // one launch at a time

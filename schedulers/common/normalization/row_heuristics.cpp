@@ -1,4 +1,4 @@
-// The inner persistent heuristics (heuristics.h).
+// The row-persistent heuristics (row_heuristics.h).
 //
 // A bandwidth-bound row kernel wants 16-byte loads, all of a row's loads
 // issued before the first reduction waits on them, and blocks of 128 to 512
@@ -7,22 +7,52 @@
 // so a wide row needs more threads or more chunks per thread, and a row
 // whose buffers exceed the registers is refused (the segmenter then splits
 // the fusion into a reduction kernel and a pointwise kernel).
-#include "heuristics.h"
+#include "normalization/row_heuristics.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <fusebox/checked_math.h>
+#include <fusebox/error.h>
 
 #include <algorithm>
 #include <cmath>
 
 #include "kernelgen/layout_choice.h"
 
-namespace fusebox::inner_persistent {
+namespace fusebox::normalization {
 
-using namespace fusebox::normalization;
+std::vector<OptionSpec> rowShapeOptions() {
+  return {{"threads_per_row", OptionType::Int, int64_t{0},
+           "Threads that share a row: a power of two up to 32 or a multiple of 32 up to 1024 "
+           "(0: the heuristic decides; for tuning and tests)"},
+          {"chunks_per_thread", OptionType::Int, int64_t{0},
+           "Vector chunks of the row each thread keeps, 1 to 32 (0: the heuristic decides)"}};
+}
 
-std::string InnerPersistentParams::extraLines() const {
+void checkRowShapeOptions(const std::string& scheduler, const OptionSettings& settings,
+                          ForcedShape values) {
+  auto where = [&](const char* key) {
+    const auto it = settings.find(key);
+    return it != settings.end() ? it->second.where : SourceLocation{};
+  };
+  const int64_t t = values.threads_per_row;
+  const bool t_ok =
+      t == 0 || (t > 0 && t <= 32 && (t & (t - 1)) == 0) || (t > 32 && t <= 1024 && t % 32 == 0);
+  if (!t_ok)
+    throw UserError(where("threads_per_row"),
+                    fmt::format("scheduler '{}': option 'threads_per_row' must be 0, a power of "
+                                "two up to 32 or a multiple of 32 up to 1024, got {}",
+                                scheduler, t));
+  const int64_t c = values.chunks_per_thread;
+  if (c < 0 || c > 32)
+    throw UserError(where("chunks_per_thread"),
+                    fmt::format("scheduler '{}': option 'chunks_per_thread' must be in [0, 32] "
+                                "(0: the heuristic decides), got {}",
+                                scheduler, c));
+}
+
+std::string rowCombineLine(const PersistentParams& p) {
+  const auto& block = p.block;
   if (block[0] > 32) return fmt::format("combine: block reduction over {} threads", block[0]);
   if (block[0] > 1) return fmt::format("combine: warp shuffles over {} lanes", block[0]);
   return "combine: none (one thread per row)";
@@ -64,12 +94,11 @@ int64_t threadBudgetBytes(int64_t threads, const DeviceProperties& device) {
 
 }  // namespace
 
-HeuristicResult computeInnerParams(const RowFacts& facts, const RowAccesses& accesses,
-                                   const RowBufferPlan& plan, const DeviceProperties& device,
-                                   ForcedShape forced) {
-  HeuristicResult out;
-  InnerPersistentParams& p = out.params;
-  p.type = ReductionType::Inner;
+std::string chooseRowShape(const RowFacts& facts, const RowAccesses& accesses,
+                           const RowBufferPlan& plan, const DeviceProperties& device,
+                           PersistentParams& p, ForcedShape forced,
+                           int64_t extra_bytes_per_element) {
+  std::string problem;
   p.sizes = facts.domain;
   p.reduced = facts.reduced;
   p.kept_extent = facts.kept_extent;
@@ -93,7 +122,8 @@ HeuristicResult computeInnerParams(const RowFacts& facts, const RowAccesses& acc
   const int64_t v = p.vector_width;
   const int64_t chunks = std::max<int64_t>(1, ceilDiv(p.reduced_extent, v));
   // Bytes every element of a row costs in buffers (summed over buffers).
-  const int64_t element_bytes = p.reduced_extent > 0 ? plan.bytes_per_row / p.reduced_extent : 0;
+  const int64_t element_bytes =
+      (p.reduced_extent > 0 ? plan.bytes_per_row / p.reduced_extent : 0) + extra_bytes_per_element;
   const int64_t loaded_bytes =
       p.reduced_extent > 0 ? plan.loaded_bytes_per_row / p.reduced_extent : 0;
 
@@ -120,8 +150,12 @@ HeuristicResult computeInnerParams(const RowFacts& facts, const RowAccesses& acc
     const int64_t b = forced.chunks_per_thread > 0 ? forced.chunks_per_thread
                                                    : ceilDiv(chunks, std::max<int64_t>(bx, 1));
     candidates = {{bx > 0 ? bx : ceilDiv(ceilDiv(chunks, b), 32) * 32, b}};
-    if (candidates[0].bx * candidates[0].b < chunks)
-      out.problem =
+    if (candidates[0].bx > kMaxThreads)
+      problem =
+          fmt::format("chunks_per_thread {} needs {} threads for the row's {} chunks, more than {}",
+                      b, candidates[0].bx, chunks, kMaxThreads);
+    else if (candidates[0].bx * candidates[0].b < chunks)
+      problem =
           fmt::format("threads_per_row {} x chunks_per_thread {} cover {} chunks of the row's {}",
                       bx, b, candidates[0].bx * candidates[0].b, chunks);
   }
@@ -141,18 +175,20 @@ HeuristicResult computeInnerParams(const RowFacts& facts, const RowAccesses& acc
       batch = c.b;
     }
   }
-  if (!found && out.problem.empty()) {
+  if (!found && problem.empty()) {
     const int64_t per_thread = ceilDiv(chunks, kMaxThreads) * v * element_bytes;
     std::vector<std::string> names;
     for (const PersistentBuffer& b : plan.buffers)
       names.push_back(fmt::format("{} ({} B)", b.tensor, b.element_bytes));
-    out.problem = fmt::format(
+    if (extra_bytes_per_element > 0)
+      names.push_back(fmt::format("column accumulators ({} B)", extra_bytes_per_element));
+    problem = fmt::format(
         "a row of {} elements keeps {} B of persistent buffers on chip ({}): {} B per thread "
         "at {} threads, more than the {} B of registers a thread may hold (shared-memory "
         "buffers are not implemented); the fusion is split into reduction and pointwise "
         "kernels",
-        p.reduced_extent, plan.bytes_per_row, fmt::join(names, ", "), per_thread, kMaxThreads,
-        threadBudgetBytes(kMaxThreads, device));
+        p.reduced_extent, plan.bytes_per_row + extra_bytes_per_element * p.reduced_extent,
+        fmt::join(names, ", "), per_thread, kMaxThreads, threadBudgetBytes(kMaxThreads, device));
   }
   p.batch = static_cast<int>(batch);
   p.min_blocks_per_sm = 1;
@@ -173,7 +209,7 @@ HeuristicResult computeInnerParams(const RowFacts& facts, const RowAccesses& acc
   for (const kernelgen::Access& a : accesses.accesses) fits &= a.max_offset < limit;
   fits &= accesses.epilogue_max_offset < limit;
   p.index32 = fits;
-  return out;
+  return problem;
 }
 
-}  // namespace fusebox::inner_persistent
+}  // namespace fusebox::normalization

@@ -1,0 +1,213 @@
+// The column part of inner-outer kernels (column_partials.h).
+#include "normalization/column_partials.h"
+
+#include <fmt/format.h>
+#include <fusebox/checked_math.h>
+
+#include <algorithm>
+
+#include "kernelgen/element_writer.h"
+#include "kernelgen/merged_dims.h"
+#include "kernelgen/placement.h"
+#include "normalization/row_facts.h"
+
+namespace fusebox::normalization {
+
+using namespace fusebox::kernelgen;
+
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+std::string idx(const std::string& s) {
+  return fmt::format("static_cast<idx_t>({})", s);
+}
+
+}  // namespace
+
+ColumnPartials::ColumnPartials(const InnerOuterParts& parts, const PersistentParams& p)
+    : parts_(parts), p_(p) {
+  for (const Expr* r : parts.column_reductions) accs_.push_back(accumulatorFor(r));
+}
+
+int64_t ColumnPartials::registerBytesPerElement(const InnerOuterParts& parts) {
+  int64_t bytes = 0;
+  for (const Expr* r : parts.column_reductions) bytes += accumulatorFor(r).state_bytes;
+  return bytes;
+}
+
+int64_t ColumnPartials::sharedBytes() const {
+  int64_t widest = 0;
+  for (const Accumulator& a : accs_) widest = std::max(widest, a.state_bytes);
+  return int64_t{p_.threads()} * std::max(1, p_.vector_width) * widest;
+}
+
+void ColumnPartials::declare(Buffer& k) const {
+  for (size_t c = 0; c < accs_.size(); ++c) {
+    const Accumulator& A = accs_[c];
+    k.line(fmt::format("fusebox::Array<{}, {}> cacc{}[{}];", A.stateType(), p_.vector_width, c,
+                       p_.batch));
+    k.line("FUSEBOX_UNROLL");
+    k.line(fmt::format("for (int k = 0; k < {}; ++k)", p_.batch));
+    k.line("  FUSEBOX_UNROLL");
+    k.line(fmt::format("  for (int v = 0; v < {}; ++v) cacc{}[k][v] = {};", p_.vector_width, c,
+                       A.identity()));
+  }
+}
+
+std::string ColumnPartials::accumulate(size_t c, const std::string& x) const {
+  return accs_[c].update(fmt::format("cacc{}[k][v]", c), x);
+}
+
+void ColumnPartials::finish(Buffer& k, ElementWriter& w, ParamLayout& layout, const Fusion& segment,
+                            const RowFacts& facts) const {
+  const int64_t H = p_.reduced_extent;
+  const int64_t G = p_.grid[0];
+  const int64_t T = p_.threads();
+  const int64_t BX = p_.block[0], BY = p_.block[1], V = p_.vector_width;
+  // Scratch: the barrier word, then per column reduction G partial rows.
+  std::vector<int64_t> offsets;
+  int64_t bytes = 16;
+  for (const Accumulator& A : accs_) {
+    offsets.push_back(bytes);
+    const int64_t part =
+        checked::orThrow(checked::product(std::vector<int64_t>{G, H, A.state_bytes}),
+                         "inner-outer: the column partials' size");
+    bytes = checked::orThrow(checked::add(bytes, (part + 15) / 16 * 16),
+                             "inner-outer: the column partials' size");
+  }
+  const std::string scratch = layout.addScratch(bytes);
+  k.line("// the block's partial column sums, one row per block");
+  k.line(
+      fmt::format("unsigned char* const col_scratch = static_cast<unsigned char*>({});", scratch));
+  k.line("const int tid = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);");
+  for (size_t c = 0; c < accs_.size(); ++c) {
+    const Accumulator& A = accs_[c];
+    const std::string st = A.stateType();
+    k.line(fmt::format("{}* const partial{} = reinterpret_cast<{}*>(col_scratch + {});", st, c, st,
+                       offsets[c]));
+    if (BY == 1) {
+      k.line("FUSEBOX_UNROLL");
+      k.line(fmt::format("for (int k = 0; k < {}; ++k)", p_.batch));
+      k.line("  FUSEBOX_UNROLL");
+      k.line(fmt::format("  for (int v = 0; v < {}; ++v) {{", V));
+      k.line(fmt::format("    const idx_t col = ({} * {} + {}) * {} + v;", idx("k"), BX,
+                         idx("threadIdx.x"), V));
+      k.line(fmt::format("    if (col < {}) partial{}[{} * {} + col] = cacc{}[k][v];", H, c,
+                         idx("blockIdx.x"), H, c));
+      k.line("  }");
+      continue;
+    }
+    // The block's rows share columns: combine them through shared memory,
+    // one chunk at a time.
+    k.line("{");
+    ++k.indent;
+    k.line(fmt::format("{}* const csm = reinterpret_cast<{}*>(fusebox_col_smem);", st, st));
+    k.line("FUSEBOX_UNROLL");
+    k.line(fmt::format("for (int k = 0; k < {}; ++k) {{", p_.batch));
+    ++k.indent;
+    k.line("FUSEBOX_UNROLL");
+    k.line(fmt::format("for (int v = 0; v < {}; ++v) csm[tid * {} + v] = cacc{}[k][v];", V, V, c));
+    k.line("__syncthreads();");
+    k.line("if (threadIdx.y == 0) {");
+    ++k.indent;
+    k.line(fmt::format("for (int v = 0; v < {}; ++v) {{", V));
+    ++k.indent;
+    k.line(fmt::format("{} s = csm[threadIdx.x * {} + v];", st, V));
+    k.line(
+        fmt::format("for (int y = 1; y < {}; ++y) s = {};", BY,
+                    A.combined("s", fmt::format("csm[(y * {} + threadIdx.x) * {} + v]", BX, V))));
+    k.line(fmt::format("const idx_t col = ({} * {} + {}) * {} + v;", idx("k"), BX,
+                       idx("threadIdx.x"), V));
+    k.line(fmt::format("if (col < {}) partial{}[{} * {} + col] = s;", H, c, idx("blockIdx.x"), H));
+    --k.indent;
+    k.line("}");
+    --k.indent;
+    k.line("}");
+    k.line("__syncthreads();");
+    --k.indent;
+    k.line("}");
+    --k.indent;
+    k.line("}");
+  }
+  k.line("fusebox::gridSync(reinterpret_cast<unsigned int*>(col_scratch));");
+
+  // Block b reduces columns [b * per_block, (b + 1) * per_block): `width`
+  // of them at a time, each over `slices` threads that take every
+  // slices-th partial row, then combined in slice order.
+  const int64_t per_block = std::max<int64_t>(1, ceilDiv(H, G));
+  const int64_t width = std::min(per_block, T);
+  const int64_t slices = T / width;
+  k.line(
+      fmt::format("// the final reduction of the partials: {} columns per block, {} at a "
+                  "time over {} slices of the {} partial rows",
+                  per_block, width, slices, G));
+  k.line(fmt::format("for (idx_t cb = 0; cb < {}; cb += {}) {{", per_block, width));
+  ++k.indent;
+  k.line(fmt::format("const idx_t in_block = cb + tid % {};", width));
+  k.line(fmt::format("const idx_t col = {} * {} + in_block;", idx("blockIdx.x"), per_block));
+  k.line(fmt::format("const int slice = tid / {};", width));
+  k.line(fmt::format("const bool col_active = in_block < {} && col < {};", per_block, H));
+  for (size_t c = 0; c < accs_.size(); ++c) {
+    const Accumulator& A = accs_[c];
+    const std::string st = A.stateType();
+    k.line(fmt::format("{} cred{};", st, c));
+    k.line("{");
+    ++k.indent;
+    k.line(fmt::format("{}* const csm = reinterpret_cast<{}*>(fusebox_col_smem);", st, st));
+    k.line(fmt::format("{} a = {};", st, A.identity()));
+    k.line(fmt::format("if (col_active && slice < {})", slices));
+    k.line(fmt::format("  for (idx_t g = slice; g < {}; g += {})", G, slices));
+    k.line(fmt::format(
+        "    a = {};",
+        A.combined("a",
+                   fmt::format("fusebox::loadFromOtherBlock(&partial{}[g * {} + col])", c, H))));
+    k.line("csm[tid] = a;");
+    k.line("__syncthreads();");
+    k.line(fmt::format("cred{} = csm[tid % {}];", c, width));
+    k.line(fmt::format(
+        "for (int s = 1; s < {}; ++s) cred{} = {};", slices, c,
+        A.combined(fmt::format("cred{}", c), fmt::format("csm[s * {} + tid % {}]", width, width))));
+    k.line("__syncthreads();");
+    --k.indent;
+    k.line("}");
+  }
+  // The column outputs, at this thread's column.
+  w.setSpace(columnSpace(facts));
+  const IterSpace space = w.space();
+  const std::string own = indexKey(space.index(), space);
+  for (size_t c = 0; c < accs_.size(); ++c)
+    for (size_t o = 0; o < accs_[c].expr->outputs().size(); ++o) {
+      const auto* tv = accs_[c].expr->output(o)->as<TensorView>();
+      const std::string value = accs_[c].result(o, fmt::format("cred{}", c));
+      w.provide(tv, [tv, value, own, space](const Index& at) {
+        if (indexKey(at, space) != own)
+          throw Unschedulable(
+              fmt::format("a column output reads {} at another column ({} instead of {})",
+                          tv->toString(), indexKey(at, space), own));
+        return value;
+      });
+    }
+  w.sink.body = Buffer{};
+  ScalarPlacement placement(space);
+  for (const TensorView* out : parts_.column_outputs) {
+    const auto o =
+        static_cast<size_t>(std::find(segment.outputs().begin(), segment.outputs().end(), out) -
+                            segment.outputs().begin());
+    w.store(o, w.iterationIndexOf(out), facts.output_strides[o], placement);
+  }
+  k.line(fmt::format("if (col_active && slice == 0) {{"));
+  ++k.indent;
+  std::vector<int> col_dims;
+  for (int d : p_.reduced_dims) col_dims.push_back(d);
+  declareDimIndices(k, col_dims, p_.sizes, "col");
+  k.append(w.sink.body);
+  --k.indent;
+  k.line("}");
+  --k.indent;
+  k.line("}");
+}
+
+}  // namespace fusebox::normalization

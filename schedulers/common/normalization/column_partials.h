@@ -1,0 +1,52 @@
+// The column part of an inner-outer kernel (inner_outer.h): each thread
+// accumulates the column reductions over the rows it walks, in registers at
+// the columns it holds; after the rows, each block combines its threads'
+// sums and stores one partial row per column reduction to scratch memory,
+// the grid waits at fusebox::gridSync (a cooperative launch), and block b
+// reduces the partials of its share of the columns and writes the column
+// outputs. The order of every combination is fixed: the result does not
+// depend on which block finishes first.
+#pragma once
+
+#include <fusebox/scheduler.h>
+
+#include <string>
+#include <vector>
+
+#include "kernelgen/accumulator.h"
+#include "kernelgen/buffer.h"
+#include "kernelgen/kernel_params.h"
+#include "normalization/inner_outer.h"
+#include "normalization/params.h"
+
+namespace fusebox::kernelgen {
+class ElementWriter;
+}
+
+namespace fusebox::normalization {
+
+class ColumnPartials {
+ public:
+  ColumnPartials(const InnerOuterParts& parts, const PersistentParams& p);
+
+  // The per-thread accumulators cacc<c>[batch], at their identity.
+  void declare(kernelgen::Buffer& k) const;
+  // Statement: value `x` of column reduction c's input at element (k, v) of
+  // the thread's chunks enters its accumulator.
+  std::string accumulate(size_t c, const std::string& x) const;
+  // After the row loop: the block combine, the partials, the grid barrier,
+  // the final reduction and the column outputs.
+  void finish(kernelgen::Buffer& k, kernelgen::ElementWriter& w, kernelgen::ParamLayout& layout,
+              const Fusion& segment, const RowFacts& facts) const;
+  // Static shared memory finish() uses.
+  int64_t sharedBytes() const;
+  // Bytes of registers per element a thread holds (the accumulators).
+  static int64_t registerBytesPerElement(const InnerOuterParts& parts);
+
+ private:
+  const InnerOuterParts& parts_;
+  const PersistentParams& p_;
+  std::vector<kernelgen::Accumulator> accs_;
+};
+
+}  // namespace fusebox::normalization

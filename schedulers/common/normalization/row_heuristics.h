@@ -1,0 +1,45 @@
+// The row-persistent heuristics every scheduler whose kernel walks rows
+// shares (inner persistent, and the row part of inner-outer): vector width,
+// threads per row, chunks per thread and rows per block, from the row's
+// length and its persistent buffers.
+#pragma once
+
+#include <fusebox/configurable.h>
+#include <fusebox/scheduler.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "normalization/params.h"
+#include "normalization/persistent_buffers.h"
+#include "normalization/row_facts.h"
+
+namespace fusebox::normalization {
+
+// Choices a scheduler's options force (0: the heuristic decides).
+struct ForcedShape {
+  int64_t threads_per_row = 0;
+  int64_t chunks_per_thread = 0;
+};
+
+// The options that force them: threads_per_row, chunks_per_thread.
+std::vector<OptionSpec> rowShapeOptions();
+// Throws UserError at the setting's place when a forced value is out of range.
+void checkRowShapeOptions(const std::string& scheduler, const OptionSettings& settings,
+                          ForcedShape values);
+
+// Fills the shape fields of `p` (sizes, dims, vector width, batch, block,
+// a grid of one block per `block[1]` rows, buffers, index type). Returns why
+// the row's buffers do not fit on chip (the run-time rejection), or "".
+// `extra_bytes_per_element`: registers a thread spends per element it holds
+// beside the buffers (the column accumulators of inner-outer kernels).
+std::string chooseRowShape(const RowFacts& facts, const RowAccesses& accesses,
+                           const RowBufferPlan& plan, const DeviceProperties& device,
+                           PersistentParams& p, ForcedShape forced = {},
+                           int64_t extra_bytes_per_element = 0);
+
+// The scheduler_params line saying how a row's threads combine.
+std::string rowCombineLine(const PersistentParams& p);
+
+}  // namespace fusebox::normalization

@@ -1,0 +1,149 @@
+// inner_outer_persistent's rejections, each with its reason, its options,
+// and a deliberately wrong column part that validation must catch. (Its
+// comparisons against the evaluator are in persistent_cases.inc.)
+#include <fusebox/backend/host_backend.h>
+#include <fusebox/ir/ops.h>
+
+#include "persistent/persistent_test_util.h"
+
+namespace {
+
+using namespace fusebox;
+using namespace fusebox::test;
+
+// Rows reduced (y = x - sum(x, 1)) and a column sum of `column_input`.
+std::unique_ptr<Fusion> rowsAndColumns(bool column_of_output, bool column_variance = false) {
+  auto f = std::make_unique<Fusion>();
+  TensorView* x = defineTensor(*f, {-1, -1}, DataType::Float);
+  TensorView* r = sum(x, {1});
+  TensorView* y = binaryOp(BinaryOpType::Sub, x, broadcast(r, {false, true}));
+  f->addOutput(y);
+  TensorView* in = column_of_output ? y : x;
+  f->addOutput(column_variance ? variance(in, {0}, 0) : sum(in, {0}));
+  return f;
+}
+
+TEST(InnerOuterPersistentRejects, EachReductionTypeGoesToItsOwner) {
+  PythonDefinition fwd = normDefinition(Norm::LayerNormFwd, DataType::Float);
+  expectReason(compileTime("inner_outer_persistent", *fwd.fusion),
+               "the reduction type is inner, not inner-outer: the inner_persistent scheduler's "
+               "job");
+  PythonDefinition bwd = normDefinition(Norm::LayerNormBwd, DataType::Float);
+  EXPECT_TRUE(compileTime("inner_outer_persistent", *bwd.fusion).accepted());
+  expectReason(compileTime("inner_persistent", *bwd.fusion),
+               "the inner_outer_persistent scheduler's job");
+}
+
+TEST(InnerOuterPersistentRejects, WhatOneGridPassCannotDo) {
+  // A column sum of the row part's output is fine: it reads no column result.
+  EXPECT_TRUE(compileTime("inner_outer_persistent", *rowsAndColumns(true)).accepted());
+  expectReason(compileTime("inner_outer_persistent", *rowsAndColumns(false, true)),
+               "is a variance over the rows");
+  // x - mean(x, 0) beside a row reduction: the full domain needs the column result.
+  auto f = std::make_unique<Fusion>();
+  TensorView* x = defineTensor(*f, {-1, -1}, DataType::Float);
+  TensorView* r = sum(x, {1});
+  f->addOutput(binaryOp(BinaryOpType::Sub, x, broadcast(r, {false, true})));
+  TensorView* c = sum(x, {0});
+  f->addOutput(binaryOp(BinaryOpType::Sub, x, broadcast(c, {true, false})));
+  expectReason(compileTime("inner_outer_persistent", *f), "the outer_persistent pattern");
+  // Columns of a 3-d domain whose rows are only its last dim: the column
+  // reduction leaves a dim the rows keep.
+  auto g = std::make_unique<Fusion>();
+  TensorView* z = defineTensor(*g, {-1, -1, -1}, DataType::Float);
+  TensorView* zr = sum(z, {2});
+  g->addOutput(binaryOp(BinaryOpType::Sub, z, broadcast(zr, {false, false, true})));
+  g->addOutput(sum(z, {0}));
+  expectReason(compileTime("inner_outer_persistent", *g),
+               "one kernel reduces the rows of the domain whose columns it reduces");
+}
+
+TEST(InnerOuterPersistentRejects, ARowTooWideForTheRegistersNamesItsSizes) {
+  PythonDefinition def = normDefinition(Norm::LayerNormBwd, DataType::BFloat16);
+  auto infos = [](int64_t rows, int64_t width) {
+    return std::vector<ArgumentInfo>{
+        tensorInfo(DataType::BFloat16, {rows, width}),
+        tensorInfo(DataType::BFloat16, {rows, width}), tensorInfo(DataType::Float, {rows}),
+        tensorInfo(DataType::Float, {rows}), tensorInfo(DataType::BFloat16, {width})};
+  };
+  const Decision d = runTime("inner_outer_persistent", *def.fusion, infos(4, 262144));
+  expectReason(d, "a row of 262144 elements keeps");
+  expectReason(d, "column accumulators (8 B)");
+  EXPECT_TRUE(runTime("inner_outer_persistent", *def.fusion, infos(4, 4096)).accepted());
+}
+
+// The shapes measured best on an H100 (docs/perf.md): 4 chunks a thread, two
+// 256-thread blocks per SM, a grid of the SMs' blocks.
+TEST(InnerOuterPersistentHeuristics, LayernormBackwardOnAnH100) {
+  PythonDefinition def = normDefinition(Norm::LayerNormBwd, DataType::BFloat16);
+  DeviceProperties h100;
+  h100.multiprocessor_count = 132;
+  for (auto [rows, width, block] :
+       {std::tuple<int64_t, int64_t, const char*>{16384, 4096, "[128, 2, 1]"},
+        {32768, 1024, "[32, 8, 1]"}}) {
+    SCOPED_TRACE(fmt::format("{}x{}", rows, width));
+    std::vector<ArgumentInfo> infos;
+    for (const char* name : {"dy", "x", "mean", "rstd", "w"}) {
+      const std::string n = name;
+      if (n == "mean" || n == "rstd")
+        infos.push_back(tensorInfo(DataType::Float, {rows}));
+      else if (n == "w")
+        infos.push_back(tensorInfo(DataType::BFloat16, {width}));
+      else
+        infos.push_back(tensorInfo(DataType::BFloat16, {rows, width}));
+    }
+    auto s = builtinScheduler("inner_outer_persistent");
+    s->configure({});
+    CompileTimeCache cache;
+    RuntimeInfo info(*def.fusion, infos, h100);
+    ASSERT_TRUE(s->canScheduleRunTime(*def.fusion, info, cache).accepted());
+    const std::string params = s->computeHeuristics(*def.fusion, info, cache)->toString();
+    EXPECT_EQ(paramLine(params, "block"), block) << params;
+    EXPECT_EQ(paramLine(params, "batch"), "4") << params;
+    EXPECT_EQ(paramLine(params, "grid"), "[264, 1, 1]") << params;
+    EXPECT_EQ(paramLine(params, "launch_bounds"), "256 threads, 2 blocks per SM") << params;
+  }
+}
+
+TEST(InnerOuterPersistentOptions, BadValuesNameTheSchedulerAndOption) {
+  auto s = builtinScheduler("inner_outer_persistent");
+  OptionSettings settings;
+  settings["threads_per_row"] = OptionSetting{OptionValue(int64_t{48}), {}};
+  try {
+    s->configure(settings);
+    ADD_FAILURE() << "accepted";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("scheduler 'inner_outer_persistent': option "
+                                         "'threads_per_row'"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// A forced shape needing more than 1024 threads a row is refused with the
+// count, not launched (both row schedulers share the check).
+TEST(RowShapeOptions, ForcedChunksNeedingTooManyThreadsAreRefused) {
+  for (const char* scheduler : {"inner_persistent", "inner_outer_persistent"}) {
+    SCOPED_TRACE(scheduler);
+    const Norm n =
+        std::string(scheduler) == "inner_persistent" ? Norm::SoftmaxFwd : Norm::RmsNormBwd;
+    PythonDefinition def = normDefinition(n, DataType::Float);
+    std::vector<ArgumentInfo> infos;
+    for (const Argument& a : normInputs(def, 2, 4097, 1)) infos.push_back(argumentInfo(a));
+    auto s = builtinScheduler(scheduler);
+    OptionSettings settings;
+    settings["chunks_per_thread"] = OptionSetting{OptionValue(int64_t{1}), {}};
+    s->configure(settings);
+    CompileTimeCache cache;
+    RuntimeInfo info(*def.fusion, infos, {});
+    expectReason(
+        s->canScheduleRunTime(*def.fusion, info, cache),
+        "chunks_per_thread 1 needs 4128 threads for the row's 4097 chunks, more than 1024");
+  }
+}
+
+}  // namespace
