@@ -2,6 +2,7 @@
 
 #include <fusebox/error.h>
 
+#include <system_error>
 #include <utility>
 
 #include "backend/host/grid_barrier.h"
@@ -116,7 +117,17 @@ void GridRunner::runCooperative(const GridLaunch& launch, int64_t blocks) {
   };
   std::vector<std::thread> others;
   others.reserve(static_cast<size_t>(blocks - 1));
-  for (int64_t b = 1; b < blocks; ++b) others.emplace_back(runOne, b);
+  try {
+    for (int64_t b = 1; b < blocks; ++b) others.emplace_back(runOne, b);
+  } catch (const std::system_error& e) {
+    // No thread for a block: the ones started would wait for it forever.
+    barrier.breakBarrier();
+    for (std::thread& t : others) t.join();
+    throw UserError(
+        fmt::format("kernel {}: a cooperative launch of {} blocks needs an OS thread "
+                    "per block on the host backend; starting one failed: {}",
+                    *launch.kernel_name, blocks, e.what()));
+  }
   runOne(0);
   for (std::thread& t : others) t.join();
   if (first) std::rethrow_exception(first);
