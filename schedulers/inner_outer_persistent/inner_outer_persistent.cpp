@@ -13,7 +13,6 @@
 #include <fmt/format.h>
 
 #include "grid_shape.h"
-#include "kernelgen/plan_outputs.h"
 #include "normalization/column_partials.h"
 #include "normalization/inner_outer.h"
 #include "normalization/row_analysis.h"
@@ -121,18 +120,9 @@ class InnerOuterPersistentScheduler final : public Scheduler {
     const std::string problem = analyze(segment, info, an);
     FUSEBOX_CHECK(problem.empty(), "inner_outer_persistent: scheduling a segment it rejects: {}",
                   problem);
-    kernelgen::GeneratedKernel gen =
-        generateInnerOuterKernel(segment, an.parts, an.rows.facts, *p, an.rows.plan, info, name());
-    auto plan = std::make_unique<KernelPlan>();
-    plan->kernel = std::move(gen.source);
-    plan->bindings = std::move(gen.bindings);
-    plan->launch.grid = p->grid;
-    plan->launch.block = {static_cast<uint32_t>(p->block[0]), static_cast<uint32_t>(p->block[1]),
-                          1};
-    plan->launch.cooperative = true;
-    kernelgen::describePlanMemory(*plan, segment, info, an.rows.facts.sizes,
-                                  an.rows.facts.output_strides);
-    return plan;
+    return rowKernelPlan(
+        generateInnerOuterKernel(segment, an.parts, an.rows.facts, *p, an.rows.plan, info, name()),
+        *p, true, segment, info, an.rows.facts);
   }
 
  private:

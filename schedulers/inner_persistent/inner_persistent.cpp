@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 
 #include "kernelgen/kernel_params.h"
-#include "kernelgen/plan_outputs.h"
 #include "kernelgen/shapes.h"
 #include "normalization/persistent_buffers.h"
 #include "normalization/row_analysis.h"
@@ -91,17 +90,9 @@ class InnerPersistentScheduler final : public Scheduler {
     const std::string problem = analyze(segment, info, an);
     FUSEBOX_CHECK(problem.empty(), "inner_persistent: scheduling a segment it rejects: {}",
                   problem);
-    kernelgen::GeneratedKernel gen =
-        generateRowKernel(segment, an.st, an.rows.facts, *p, an.rows.plan, info, name());
-    auto plan = std::make_unique<KernelPlan>();
-    plan->kernel = std::move(gen.source);
-    plan->bindings = std::move(gen.bindings);
-    plan->launch.grid = p->grid;
-    plan->launch.block = {static_cast<uint32_t>(p->block[0]), static_cast<uint32_t>(p->block[1]),
-                          1};
-    kernelgen::describePlanMemory(*plan, segment, info, an.rows.facts.sizes,
-                                  an.rows.facts.output_strides);
-    return plan;
+    return rowKernelPlan(
+        generateRowKernel(segment, an.st, an.rows.facts, *p, an.rows.plan, info, name()), *p, false,
+        segment, info, an.rows.facts);
   }
 
  private:

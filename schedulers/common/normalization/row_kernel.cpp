@@ -22,6 +22,7 @@
 #include "kernelgen/kernel_params.h"
 #include "kernelgen/merged_dims.h"
 #include "kernelgen/placement.h"
+#include "kernelgen/plan_outputs.h"
 #include "normalization/column_partials.h"
 
 namespace fusebox::normalization {
@@ -436,6 +437,19 @@ int64_t rowKernelSharedMemoryBytes(const NormalizationStructure& st, const Persi
     widest = std::max<int64_t>(widest, a.welford ? (a.scalar == "float" ? 4 : 8) : a.state_bytes);
   }
   return int64_t{p.threads()} * widest;
+}
+
+std::unique_ptr<KernelPlan> rowKernelPlan(GeneratedKernel gen, const PersistentParams& p,
+                                          bool cooperative, const Fusion& segment,
+                                          RuntimeInfo& info, const RowFacts& facts) {
+  auto plan = std::make_unique<KernelPlan>();
+  plan->kernel = std::move(gen.source);
+  plan->bindings = std::move(gen.bindings);
+  plan->launch.grid = p.grid;
+  plan->launch.block = {static_cast<uint32_t>(p.block[0]), static_cast<uint32_t>(p.block[1]), 1};
+  plan->launch.cooperative = cooperative;
+  describePlanMemory(*plan, segment, info, facts.sizes, facts.output_strides);
+  return plan;
 }
 
 GeneratedKernel generateRowKernel(const Fusion& segment, const NormalizationStructure& st,

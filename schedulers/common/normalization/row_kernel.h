@@ -14,7 +14,10 @@
 // Inner persistent uses it alone; the same source runs on both backends.
 #pragma once
 
+#include <fusebox/kernel_plan.h>
 #include <fusebox/scheduler.h>
+
+#include <memory>
 
 #include <set>
 #include <string>
@@ -44,6 +47,13 @@ kernelgen::GeneratedKernel generateInnerOuterKernel(const Fusion& segment,
                                                     const PersistentParams& params,
                                                     const RowBufferPlan& buffers, RuntimeInfo& info,
                                                     const std::string& scheduler);
+
+// The plan that launches a generated row or inner-outer kernel: one block
+// per `p.block`, `p.grid` blocks, cooperative when the kernel waits at a
+// grid barrier; its memory described for the dumps.
+std::unique_ptr<KernelPlan> rowKernelPlan(kernelgen::GeneratedKernel gen, const PersistentParams& p,
+                                          bool cooperative, const Fusion& segment,
+                                          RuntimeInfo& info, const RowFacts& facts);
 
 // Shared memory the block reductions need (static), for the block shape.
 int64_t rowKernelSharedMemoryBytes(const NormalizationStructure& st, const PersistentParams& p);
