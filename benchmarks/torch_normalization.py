@@ -8,7 +8,9 @@ with the device's measured copy bandwidth. Runs on the lent GPU:
 Each workload is the math of a script in benchmarks/workloads/ (bfloat16
 inputs, float32 math, the same outputs): layernorm_fwd_bf16, rmsnorm_fwd_bf16,
 softmax_fwd_bf16 and layernorm_bwd_bf16 at 16384x4096 and 32768x1024,
-softmax_bwd_bf16 and rmsnorm_bwd_bf16 at 16384x4096. GB/s counts the bytes a
+softmax_bwd_bf16 and rmsnorm_bwd_bf16 at 16384x4096, batchnorm_fwd_bf16
+(channels-last, statistics over the rows) at 4096x2048 (on chip) and
+16384x1024 (too large for the registers: split into two kernels). GB/s counts the bytes a
 fusion must move: every input read once, every output written once.
 """
 import torch
@@ -61,6 +63,13 @@ def softmax_bwd(dy, y):
     return (yf * (dyf - (dyf * yf).sum(dim=1, keepdim=True))).to(BF16)
 
 
+def batchnorm_fwd(x, w, b):
+    xf = x.float()
+    var, mean = torch.var_mean(xf, dim=0, correction=0)
+    rstd = torch.rsqrt(var + 1e-5)
+    return ((xf - mean) * rstd * w.float() + b.float()).to(BF16), mean, rstd
+
+
 def workloads():
     dev = "cuda"
     rows = lambda n, h: torch.randn(n, h, dtype=BF16, device=dev)
@@ -81,6 +90,9 @@ def workloads():
     out["rmsnorm_bwd_16384x4096"] = (
         rmsnorm_bwd, lambda: [rows(16384, 4096), rows(16384, 4096),
                               torch.rand(16384, dtype=F32, device=dev), vec(4096)])
+    for n, c in ((4096, 2048), (16384, 1024)):
+        out[f"batchnorm_fwd_{n}x{c}"] = (
+            batchnorm_fwd, lambda n=n, c=c: [rows(n, c), vec(c), vec(c)])
     return out
 
 

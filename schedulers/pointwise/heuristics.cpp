@@ -6,8 +6,12 @@
 
 #include <algorithm>
 #include <functional>
+#include "kernelgen/int_math.h"
 
 namespace fusebox::pointwise {
+
+using kernelgen::ceilDiv;
+using kernelgen::pow2Ceil;
 
 int64_t PointwiseParams::outerExtent() const {
   int64_t e = 1;
@@ -59,10 +63,6 @@ using kernelgen::Access;
 using kernelgen::Affine;
 
 namespace {
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 // Coefficient of the innermost iteration dim of `group` (the group's stride).
 int64_t groupStride(const Affine& a, const std::vector<int>& group) {

@@ -14,10 +14,14 @@
 #include <functional>
 
 #include "kernelgen/access.h"
+#include "kernelgen/int_math.h"
 #include "kernelgen/layout_choice.h"
 #include "params.h"
 
 namespace fusebox::reduction {
+
+using kernelgen::ceilDiv;
+using kernelgen::pow2Ceil;
 
 using kernelgen::Access;
 
@@ -62,16 +66,6 @@ std::string ReductionParams::toString() const {
 }
 
 namespace {
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-
-int64_t pow2Ceil(int64_t a) {
-  int64_t p = 1;
-  while (p < a) p *= 2;
-  return p;
-}
 
 int64_t pow2Floor(int64_t a) {
   int64_t p = 1;

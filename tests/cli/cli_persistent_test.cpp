@@ -57,6 +57,27 @@ TEST(CliPersistent, LayernormAndRmsnormBackwardAreOneCooperativeSegment) {
   }
 }
 
+// Channels-last batch norm: statistics over the rows (an outer reduction),
+// one outer_persistent segment; a column split over two bands of rows is a
+// cooperative launch. Longer columns than the (host's one multiprocessor)
+// grid keeps on chip are split into a reduction and a pointwise kernel.
+TEST(CliPersistent, BatchNormIsOneOuterSegmentOrSplitWhenTooLong) {
+  const std::string common = " -i T1=96 -i T2=96 --no-ir --validate";
+  auto r = runCommand(exe() + " run " + workload("batchnorm_fwd_bf16") + " -i T0=400x96" + common +
+                      " --dump segmented_fusion,scheduler_params");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("Segmented fusion: 1 group (outer_persistent)"));
+  EXPECT_THAT(r.output, HasSubstr(" cooperative\n"));
+  EXPECT_THAT(r.output, HasSubstr("validate: PASS"));
+  r = runCommand(exe() + " run " + workload("batchnorm_fwd_bf16") + " -i T0=2000x96" + common +
+                 " --dump segmenter_log");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("outer_persistent: run time: a column of 2000 elements keeps "
+                                  "4000 B of persistent buffers on chip"));
+  EXPECT_THAT(r.output, HasSubstr("2 segments in "));
+  EXPECT_THAT(r.output, HasSubstr("validate: PASS"));
+}
+
 TEST(CliPersistent, ARowTooWideForTheRegistersIsSplitAndStillRight) {
   auto r = runCommand(exe() + " run " + workload("softmax_fwd_bf16") +
                       " -i T0=2x262144 --no-ir --validate --dump segmenter_log");

@@ -24,6 +24,8 @@ enum class Norm {
   RmsNormBwdGradInput,
   LayerNormBwd,  // grad input, grad weight and grad bias: inner-outer
   RmsNormBwd,    // grad input and grad weight: inner-outer
+  ColumnCenter,  // x - mean(x, 0): outer
+  BatchNormFwd,  // channels-last batch norm on [rows, channels] (y, mean, rstd): outer
 };
 
 inline const char* normName(Norm n) {
@@ -46,6 +48,10 @@ inline const char* normName(Norm n) {
       return "layernorm_bwd";
     case Norm::RmsNormBwd:
       return "rmsnorm_bwd";
+    case Norm::ColumnCenter:
+      return "column_center";
+    case Norm::BatchNormFwd:
+      return "batchnorm_fwd";
   }
   return "?";
 }
@@ -56,6 +62,8 @@ inline const Norm kInnerNorms[] = {
     Norm::RmsNormBwdGradInput};
 
 inline const Norm kInnerOuterNorms[] = {Norm::LayerNormBwd, Norm::RmsNormBwd};
+
+inline const Norm kOuterNorms[] = {Norm::ColumnCenter, Norm::BatchNormFwd};
 
 // `dt`: "BFloat16" or "Float" (the nvFuser DataType name).
 inline std::string normSource(Norm n, const std::string& dt) {
@@ -195,6 +203,36 @@ inline std::string normSource(Norm n, const std::string& dt) {
             "dw = fd.ops.sum(fd.ops.mul(dyf, xhat), dims=[0], keepdim=False, dtype=DataType.Null)\n"
             "fd.add_output(fd.ops.cast(dw, dtype=DataType.{0}))\n",
             dt);
+      break;
+    case Norm::ColumnCenter:
+      body = fmt::format(
+          "x = {0}\n"
+          "xf = fd.ops.cast(x, dtype=DataType.Float)\n"
+          "m = fd.ops.div(fd.ops.sum(xf, dims=[0], keepdim=False, dtype=DataType.Null), "
+          "x.size(0))\n"
+          "mb = fd.ops.broadcast_in_dim(m, shape=x.shape(), broadcast_dims=[1])\n"
+          "fd.add_output(fd.ops.cast(fd.ops.sub(xf, mb), dtype=DataType.{1}))\n",
+          mat, dt);
+      break;
+    case Norm::BatchNormFwd:
+      body = fmt::format(
+          "x = {0}\n"
+          "w = {1}\n"
+          "b = {1}\n"
+          "xf = fd.ops.cast(x, dtype=DataType.Float)\n"
+          "var, mean = fd.ops.var_mean(xf, dims=[0], correction=0, keepdim=False)\n"
+          "rstd = fd.ops.rsqrt(fd.ops.add(var, fd.define_scalar(1e-05, dtype=DataType.Double)))\n"
+          "mb = fd.ops.broadcast_in_dim(mean, shape=x.shape(), broadcast_dims=[1])\n"
+          "rb = fd.ops.broadcast_in_dim(rstd, shape=x.shape(), broadcast_dims=[1])\n"
+          "wf = fd.ops.cast(fd.ops.broadcast_in_dim(w, shape=x.shape(), broadcast_dims=[1]), "
+          "dtype=DataType.Float)\n"
+          "bf = fd.ops.cast(fd.ops.broadcast_in_dim(b, shape=x.shape(), broadcast_dims=[1]), "
+          "dtype=DataType.Float)\n"
+          "y = fd.ops.add(fd.ops.mul(fd.ops.mul(fd.ops.sub(xf, mb), rb), wf), bf)\n"
+          "fd.add_output(fd.ops.cast(y, dtype=DataType.{2}))\n"
+          "fd.add_output(mean)\n"
+          "fd.add_output(rstd)\n",
+          mat, vec, dt);
       break;
   }
   std::string out = "def nvfuser_fusion_id0(fd : FusionDefinition) -> None :\n";

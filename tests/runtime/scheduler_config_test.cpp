@@ -33,7 +33,7 @@ TEST(SchedulerConfig, TheDefaultOrderEndsWithExprEval) {
   ASSERT_TRUE(config.scheduler_order.has_value());
   SchedulerSetup setup = buildSchedulers(config, builtinPlugins());
   EXPECT_EQ(setup.names(), (Strings{"no_op", "pointwise", "reduction", "inner_persistent",
-                                    "inner_outer_persistent", "expr_eval"}));
+                                    "outer_persistent", "inner_outer_persistent", "expr_eval"}));
   EXPECT_TRUE(setup.diagnostics.empty());
   EXPECT_EQ(setup.entries.back().scheduler->name(), "expr_eval");
 }

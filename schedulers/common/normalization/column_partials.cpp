@@ -7,19 +7,19 @@
 #include <algorithm>
 
 #include "kernelgen/element_writer.h"
+#include "kernelgen/int_math.h"
 #include "kernelgen/merged_dims.h"
 #include "kernelgen/placement.h"
 #include "normalization/row_facts.h"
 
 namespace fusebox::normalization {
 
+using kernelgen::ceilDiv;
+using kernelgen::pow2Ceil;
+
 using namespace fusebox::kernelgen;
 
 namespace {
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 std::string idx(const std::string& s) {
   return fmt::format("static_cast<idx_t>({})", s);
@@ -158,12 +158,17 @@ void ColumnPartials::finish(Buffer& k, ElementWriter& w, ParamLayout& layout, co
     ++k.indent;
     k.line(fmt::format("{}* const csm = reinterpret_cast<{}*>(fusebox_col_smem);", st, st));
     k.line(fmt::format("{} a = {};", st, A.identity()));
-    k.line(fmt::format("if (col_active && slice < {})", slices));
-    k.line(fmt::format("  for (idx_t g = slice; g < {}; g += {})", G, slices));
+    // Partial rows slice, slice + slices, ...: a known count, unrolled, so
+    // every load is issued before the first combine waits on it.
+    k.line("FUSEBOX_UNROLL");
+    k.line(fmt::format("for (int j = 0; j < {}; ++j) {{", ceilDiv(G, slices)));
+    k.line(fmt::format("  const idx_t g = slice + j * {};", slices));
+    k.line(fmt::format("  if (col_active && slice < {} && g < {})", slices, G));
     k.line(fmt::format(
         "    a = {};",
         A.combined("a",
                    fmt::format("fusebox::loadFromOtherBlock(&partial{}[g * {} + col])", c, H))));
+    k.line("}");
     k.line("csm[tid] = a;");
     k.line("__syncthreads();");
     k.line(fmt::format("cred{} = csm[tid % {}];", c, width));

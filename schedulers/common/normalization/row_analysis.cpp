@@ -8,39 +8,49 @@
 
 namespace fusebox::normalization {
 
-std::string analyzeRows(const Fusion& segment, const NormalizationStructure& rows,
-                        RuntimeInfo& info, ForcedShape forced, RowAnalysis& out,
-                        PersistentParams& params, const std::vector<const Expr*>& column_reductions,
-                        int64_t extra_bytes_per_element) {
-  if (rows.reductions.front()->input(0)->as<TensorView>()->nDims() == 0)
+std::string analyzeDomain(const Fusion& segment, const NormalizationStructure& st,
+                          RuntimeInfo& info, RowAnalysis& out, PersistentParams& params,
+                          const std::vector<const Expr*>& column_reductions,
+                          const ShapeChooser& choose) {
+  if (st.reductions.front()->input(0)->as<TensorView>()->nDims() == 0)
     return "the reductions reduce a rank-0 tensor";
   try {
-    out.facts = computeRowFacts(segment, rows, rows.reductions, info);
+    out.facts = computeRowFacts(segment, st, st.reductions, info);
   } catch (const UserError& e) {
     return fmt::format("the inputs do not fit the segment: {}", e.what());
   }
-  if (std::string problem = rowShapeProblem(rows, rows.reductions, out.facts); !problem.empty())
+  if (std::string problem = rowShapeProblem(st, st.reductions, out.facts); !problem.empty())
     return problem;
   if (std::string problem = kernelgen::inputLayoutProblem(segment, info); !problem.empty())
     return problem;
   try {
-    out.accesses = collectRowAccesses(segment, rows, out.facts, info, column_reductions);
+    out.accesses = collectRowAccesses(segment, st, out.facts, info, column_reductions);
   } catch (const Unschedulable& e) {
     return e.what();
   }
   const PersistentParams blank = params;
   out.plan = planRowBuffers(out.accesses, out.facts);
-  out.shape_problem = chooseRowShape(out.facts, out.accesses, out.plan, info.device(), params,
-                                     forced, extra_bytes_per_element);
+  out.shape_problem = choose(out.facts, out.accesses, out.plan, params);
   if (!out.shape_problem.empty() && !out.plan.kept_values.empty()) {
     // Kept values are an optimization: recompute them rather than refuse.
     out.plan = planRowBuffers(out.accesses, out.facts, false);
     params = blank;
-    out.shape_problem = chooseRowShape(out.facts, out.accesses, out.plan, info.device(), params,
-                                       forced, extra_bytes_per_element);
+    out.shape_problem = choose(out.facts, out.accesses, out.plan, params);
   }
-  params.stages = rows.stages;
+  params.stages = st.stages;
   return {};
+}
+
+std::string analyzeRows(const Fusion& segment, const NormalizationStructure& rows,
+                        RuntimeInfo& info, ForcedShape forced, RowAnalysis& out,
+                        PersistentParams& params, const std::vector<const Expr*>& column_reductions,
+                        int64_t extra_bytes_per_element) {
+  return analyzeDomain(segment, rows, info, out, params, column_reductions,
+                       [&](const RowFacts& facts, const RowAccesses& accesses,
+                           const RowBufferPlan& plan, PersistentParams& p) {
+                         return chooseRowShape(facts, accesses, plan, info.device(), p, forced,
+                                               extra_bytes_per_element);
+                       });
 }
 
 }  // namespace fusebox::normalization

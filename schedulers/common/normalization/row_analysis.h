@@ -7,6 +7,7 @@
 
 #include <fusebox/scheduler.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,21 @@ struct RowAnalysis {
   std::string shape_problem;
 };
 
-// Returns why the segment is not a row kernel of `rows`, or "". `params`
+// Chooses the kernel's shape into `params` from the walk's results;
+// returns why the buffers do not fit on chip, or "".
+using ShapeChooser = std::function<std::string(const RowFacts&, const RowAccesses&,
+                                               const RowBufferPlan&, PersistentParams&)>;
+
+// The steps every persistent scheduler takes, whichever way its kernel
+// walks the domain: the sizes, layouts, access walk and buffers, then
+// `choose` (again without kept values when they do not fit). Returns why the
+// segment is not a persistent kernel of `st`, or "".
+std::string analyzeDomain(const Fusion& segment, const NormalizationStructure& st,
+                          RuntimeInfo& info, RowAnalysis& out, PersistentParams& params,
+                          const std::vector<const Expr*>& column_reductions,
+                          const ShapeChooser& choose);
+
+// analyzeDomain with the row shape (row_heuristics.h). `params`
 // receives the row shape; `extra_bytes_per_element` are registers each
 // element costs beside the buffers (column accumulators).
 std::string analyzeRows(const Fusion& segment, const NormalizationStructure& rows,

@@ -17,9 +17,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernelgen/int_math.h"
 #include "kernelgen/layout_choice.h"
+#include "normalization/domain_shape.h"
 
 namespace fusebox::normalization {
+
+using kernelgen::ceilDiv;
+using kernelgen::pow2Ceil;
 
 std::vector<OptionSpec> rowShapeOptions() {
   return {{"threads_per_row", OptionType::Int, int64_t{0},
@@ -60,19 +65,6 @@ std::string rowCombineLine(const PersistentParams& p) {
 
 namespace {
 
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-
-int64_t pow2Ceil(int64_t a) {
-  int64_t p = 1;
-  while (p < a) p *= 2;
-  return p;
-}
-
-// Registers a thread spends beside its buffers (indices, accumulators, the
-// values computed from the buffers).
-constexpr int64_t kRegisterOverhead = 32;
 constexpr int64_t kMaxThreads = 1024;
 constexpr int64_t kMaxBatch = 32;
 // Bytes a thread should load per row before the first reduction waits: four
@@ -85,13 +77,6 @@ double loadPenalty(int64_t bytes) {
   return r >= 1 ? std::log2(r) : 10 - std::log2(r);
 }
 
-// Bytes of buffer one thread may hold at `threads` threads per block: what
-// the register file leaves it (at most 255 registers) after the overhead.
-int64_t threadBudgetBytes(int64_t threads, const DeviceProperties& device) {
-  const int64_t regs = std::min<int64_t>(255, device.registers_per_block / threads);
-  return std::max<int64_t>(0, regs - kRegisterOverhead) * 4;
-}
-
 }  // namespace
 
 std::string chooseRowShape(const RowFacts& facts, const RowAccesses& accesses,
@@ -99,22 +84,7 @@ std::string chooseRowShape(const RowFacts& facts, const RowAccesses& accesses,
                            PersistentParams& p, ForcedShape forced,
                            int64_t extra_bytes_per_element) {
   std::string problem;
-  p.sizes = facts.domain;
-  p.reduced = facts.reduced;
-  p.kept_extent = facts.kept_extent;
-  p.reduced_extent = facts.reduced_extent;
-  for (size_t d = 0; d < p.sizes.size(); ++d)
-    if (p.sizes[d] != 1)
-      (p.reduced[d] ? p.reduced_dims : p.kept_dims).push_back(static_cast<int>(d));
-  if (p.reduced_dims.empty())  // rows of one element: walk the last reduced dim
-    for (size_t d = p.sizes.size(); d-- > 0;)
-      if (p.reduced[d]) {
-        p.reduced_dims.push_back(static_cast<int>(d));
-        break;
-      }
-  p.buffers = plan.buffers;
-  p.buffer_bytes = plan.bytes_per_row;
-  p.buffer_budget = registerBudgetBytes(device);
+  describeDomain(facts, plan, device, p);
 
   const int inner = p.reduced_dims.back();
   if (p.sizes[static_cast<size_t>(inner)] > 1)
@@ -202,13 +172,7 @@ std::string chooseRowShape(const RowFacts& facts, const RowAccesses& accesses,
   p.grid = {static_cast<uint32_t>(std::min<int64_t>(grid_x, UINT32_MAX)), 1, 1};
 
   // 32-bit indexing when every offset and position a thread computes fits.
-  const int64_t limit = (int64_t{1} << 31) - 1;
-  const std::optional<int64_t> numel = checked::product(p.sizes);
-  bool fits = numel.has_value() && *numel < limit;
-  fits &= grid_x * block_y < limit && batch * block_x * v < limit;
-  for (const kernelgen::Access& a : accesses.accesses) fits &= a.max_offset < limit;
-  fits &= accesses.epilogue_max_offset < limit;
-  p.index32 = fits;
+  p.index32 = fitsIndex32(p, accesses, std::max(grid_x * block_y, batch * block_x * v));
   return problem;
 }
 

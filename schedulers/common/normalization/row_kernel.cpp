@@ -23,7 +23,9 @@
 #include "kernelgen/merged_dims.h"
 #include "kernelgen/placement.h"
 #include "kernelgen/plan_outputs.h"
+#include "normalization/chunk_buffers.h"
 #include "normalization/column_partials.h"
+#include "normalization/pass_chunk.h"
 
 namespace fusebox::normalization {
 
@@ -44,77 +46,6 @@ MergedDims rowLoopDims(const PersistentParams& p) {
   return md;
 }
 
-// The persistent buffers: one register array per cached load, filled by the
-// load stage, read by every stage.
-class BufferArrays {
- public:
-  BufferArrays(const MergedDims& md, const PersistentParams& p) : md_(md), p_(p) {}
-
-  // The element `v` of chunk `k` of the cached load `ref`, in its compute type.
-  std::string use(const ElementRef& ref, const std::string& key, const VectorPlacement& vp) {
-    auto it = names_.find(key);
-    if (it == names_.end()) {
-      const std::string name = fmt::format("pb{}", names_.size());
-      const std::string st = storageType(ref.tv->dtype());
-      const int vec = p_.vector_width;
-      decls.line(fmt::format("fusebox::Array<{}, {}> {}[{}];", st, vec, name, p_.batch));
-      if (vec > 1 && vp.isVectorAccess(ref)) {
-        loads.line(fmt::format("{}[k] = fusebox::loadVec<{}>({} + {});", name, vec, ref.pointer,
-                               vp.offsetText(ref.offset, "mb")));
-      } else {
-        const size_t last = md_.groups.size() - 1;
-        loads.line("FUSEBOX_UNROLL");
-        loads.line(fmt::format("for (int v = 0; v < {}; ++v) {{", vec));
-        loads.line(fmt::format("  const idx_t m{} = mb + v;", last));
-        loads.line(
-            fmt::format("  [[maybe_unused]] const idx_t i{} = m{};", md_.groups[last][0], last));
-        loads.line(fmt::format("  {}[k][v] = {}[{}];", name, ref.pointer,
-                               vp.offsetText(ref.offset, fmt::format("m{}", last))));
-        loads.line("}");
-      }
-      it = names_.emplace(key, name).first;
-    }
-    return fmt::format("fusebox::Cast<{}>::from({}[k][v])", computeTypeName(ref.tv->dtype()),
-                       it->second);
-  }
-
-  Buffer decls;  // the arrays, at the top of the kernel
-  Buffer loads;  // the load stage's chunk body
-
- private:
-  const MergedDims& md_;
-  const PersistentParams& p_;
-  std::map<std::string, std::string> names_;
-};
-
-// Cached loads come from the buffers; everything else is placed as the
-// vector placement places it (vector loads of a weight, one load of a
-// row's mean, vector stores of the outputs).
-class CachePlacement final : public Placement {
- public:
-  CachePlacement(const MergedDims& md, const IterSpace& space, const std::set<std::string>& cached,
-                 BufferArrays& arrays)
-      : vec(md, space, true), space_(space), cached_(cached), arrays_(arrays) {}
-
-  std::string load(CodeSink& sink, const ElementRef& ref) override {
-    if (!ref.conditional) {
-      const std::string key = accessKey(ref.tv, ref.offset, space_);
-      if (cached_.count(key) > 0) return arrays_.use(ref, key, vec);
-    }
-    return vec.load(sink, ref);
-  }
-  void store(CodeSink& sink, const ElementRef& ref, const std::string& value) override {
-    vec.store(sink, ref, value);
-  }
-
-  VectorPlacement vec;
-
- private:
-  const IterSpace& space_;
-  const std::set<std::string>& cached_;
-  BufferArrays& arrays_;
-};
-
 class RowKernelWriter {
  public:
   RowKernelWriter(const Fusion& segment, const NormalizationStructure& st, const RowFacts& facts,
@@ -125,11 +56,11 @@ class RowKernelWriter {
         facts_(facts),
         p_(p),
         cached_(buffers.cached),
-        kept_(buffers.kept_values),
         layout_(segment),
         w_(segment, facts.sizes, layout_, info, domainSpace(facts)),
         md_(rowLoopDims(p)),
-        arrays_(md_, p) {
+        arrays_(md_, p),
+        kept_values_(buffers.kept_values, p, arrays_) {
     for (const Expr* r : st.reductions) accs_.push_back(accumulatorFor(r));
     if (columns != nullptr) {
       columns_ = columns;
@@ -160,12 +91,11 @@ class RowKernelWriter {
   const RowFacts& facts_;
   const PersistentParams& p_;
   const std::set<std::string>& cached_;
-  const std::map<const TensorView*, int, ByName>& kept_;
-  std::map<const TensorView*, std::string, ByName> kept_names_;
   ParamLayout layout_;
   ElementWriter w_;
   MergedDims md_;
   BufferArrays arrays_;
+  KeptValues kept_values_;
   std::vector<Accumulator> accs_;
   // Inner-outer kernels: the column part, accumulated in the outputs' pass.
   const InnerOuterParts* columns_ = nullptr;
@@ -193,78 +123,17 @@ void RowKernelWriter::chunkLoop(Buffer& k, const std::string& body) {
 }
 
 std::string RowKernelWriter::stageChunk(int stage, bool deviations) {
-  CachePlacement placement(md_, w_.space(), cached_, arrays_);
-  w_.sink.body = Buffer{};
-  w_.beginElement();
-  // Kept values: stored by the pass that first computes them, read by the
-  // later ones (pass numbers as collectRowAccesses counts them).
-  const int pass = stage < st_.stages ? 2 * stage + (deviations ? 1 : 0) : 2 * st_.stages;
-  const IterSpace space = w_.space();
-  const std::string own = indexKey(space.index(), space);
-  for (const auto& [tv, first] : kept_) {
-    auto name = kept_names_.find(tv);
-    if (name == kept_names_.end()) {
-      name = kept_names_.emplace(tv, fmt::format("vc{}", kept_names_.size())).first;
-      arrays_.decls.line(fmt::format("fusebox::Array<{}, {}> {}[{}];", computeTypeName(tv->dtype()),
-                                     p_.vector_width, name->second, p_.batch));
-    }
-    if (first < pass) {
-      const std::string array = name->second;
-      w_.provide(tv, [tv, array, own, space](const Index& at) {
-        if (indexKey(at, space) != own)
-          throw Unschedulable(fmt::format("{} is kept for its own element but read at {}",
-                                          tv->toString(), indexKey(at, space)));
-        return fmt::format("{}[k][v]", array);
-      });
-    }
-  }
-  w_.observe([&](const TensorView* tv, const Index& at, const std::string& value, bool in_branch) {
-    auto it = kept_.find(tv);
-    if (it != kept_.end() && it->second == pass && !in_branch && indexKey(at, space) == own)
-      w_.sink.body.line(fmt::format("{}[k][v] = {};", kept_names_.at(tv), value));
-  });
-  if (stage < st_.stages) {
-    for (size_t a = 0; a < accs_.size(); ++a) {
-      const Accumulator& A = accs_[a];
-      if (st_.stage[a] != stage || (deviations && !A.welford)) continue;
-      const auto* in = A.expr->input(0)->as<TensorView>();
-      const std::string x = fmt::format("fusebox::Cast<{}>::from({})", A.scalar,
-                                        w_.value(in, w_.iterationIndexOf(in), placement));
-      if (!A.welford)
-        w_.sink.body.line(A.update(fmt::format("acc{}", a), x));
-      else if (!deviations)
-        w_.sink.body.line(fmt::format("sum{} += {};", a, x));
-      else
+  PassContext c{f_, st_, facts_, p_, cached_, w_, md_, arrays_, kept_values_, accs_, ""};
+  std::function<void(Placement&)> columns;
+  if (columns_ != nullptr)
+    columns = [&](Placement& placement) {
+      for (size_t k = 0; k < columns_->column_reductions.size(); ++k) {
+        const auto* in = columns_->column_reductions[k]->input(0)->as<TensorView>();
         w_.sink.body.line(
-            fmt::format("{{ const {} d = {} - mean{}; sq{} += d * d; }}", A.scalar, x, a, a));
-    }
-  } else {
-    for (size_t k = 0; k < f_.outputs().size(); ++k) {
-      const auto* tv = f_.outputs()[k]->as<TensorView>();
-      if (st_.reduced_domain.count(tv) == 0)
-        w_.store(k, w_.iterationIndexOf(tv), facts_.output_strides[k], placement);
-    }
-    if (columns_ != nullptr)
-      for (size_t c = 0; c < columns_->column_reductions.size(); ++c) {
-        const auto* in = columns_->column_reductions[c]->input(0)->as<TensorView>();
-        w_.sink.body.line(
-            partials_->accumulate(c, w_.value(in, w_.iterationIndexOf(in), placement)));
+            partials_->accumulate(k, w_.value(in, w_.iterationIndexOf(in), placement)));
       }
-  }
-  w_.observe(nullptr);
-  const size_t last = md_.groups.size() - 1;
-  Buffer c;
-  c.append(placement.vec.pre_chunk);
-  c.line("FUSEBOX_UNROLL");
-  c.line(fmt::format("for (int v = 0; v < {}; ++v) {{", p_.vector_width));
-  ++c.indent;
-  c.line(fmt::format("const idx_t m{} = mb + v;", last));
-  c.line(fmt::format("[[maybe_unused]] const idx_t i{} = m{};", md_.groups[last][0], last));
-  c.append(w_.sink.body);
-  --c.indent;
-  c.line("}");
-  c.append(placement.vec.post_chunk);
-  return c.text;
+    };
+  return writePassChunk(c, stage, deviations, columns).body;
 }
 
 void RowKernelWriter::combineAcross(Buffer& k, const std::string& var, const std::string& functor,

@@ -2,6 +2,7 @@
 
 #include <fusebox/error.h>
 
+#include <fstream>
 #include <system_error>
 #include <utility>
 
@@ -16,6 +17,14 @@ constexpr int64_t kMinParallelThreadRuns = 1 << 14;
 
 // Each block of a cooperative launch is an OS thread of its own.
 constexpr int64_t kMaxCooperativeBlocks = 1024;
+
+// The memory mappings a process may hold (vm.max_map_count; Linux's
+// default when it cannot be read).
+int64_t maxMapCount() {
+  std::ifstream in("/proc/sys/vm/max_map_count");
+  int64_t n = 0;
+  return in >> n && n > 0 ? n : 65530;
+}
 
 BlockExecutor& executorOfThisThread() {
   thread_local BlockExecutor executor;
@@ -93,6 +102,19 @@ void GridRunner::runCooperative(const GridLaunch& launch, int64_t blocks) {
                 "kernel {}: a cooperative launch of {} blocks; the host backend runs each block of "
                 "a cooperative grid on an OS thread of its own and allows at most {}",
                 *launch.kernel_name, blocks, kMaxCooperativeBlocks);
+  // Every thread of every block is live at once (a block waits at gridSync
+  // with its threads suspended), each on a fiber stack with a guard page:
+  // two mappings each, and the OS threads' own. Refuse before the kernel
+  // starts rather than fail inside it.
+  const auto& c = launch.config;
+  const int64_t threads = blocks * c.block[0] * c.block[1] * c.block[2];
+  const int64_t mappings = 2 * threads + 2 * blocks, limit = maxMapCount() * 3 / 4;
+  if (mappings > limit)
+    throw UserError(fmt::format(
+        "kernel {}: a cooperative launch of {} blocks of {} threads keeps all {} threads' stacks "
+        "at once on the host backend ({} memory mappings), more than the {} this process may "
+        "use (three quarters of vm.max_map_count)",
+        *launch.kernel_name, blocks, threads / blocks, threads, mappings, limit));
   GridBarrier barrier(blocks);
   std::mutex error_mutex;
   std::exception_ptr first, first_broken;

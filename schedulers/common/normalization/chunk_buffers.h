@@ -1,0 +1,84 @@
+// The on-chip buffers of the persistent kernels, shared by the row kernel
+// (row_kernel.h) and the column kernel (column_kernel.h): a thread walks
+// `batch` chunks of `vector_width` elements, chunk k at merged-dim start
+// `mb`, element v of it at mb + v along the innermost merged dim (the
+// row's innermost reduced dim, or the column kernel's innermost kept dim).
+//   - BufferArrays: one register array per cached load (pb<n>[batch]),
+//     filled by the load pass, read by every stage;
+//   - CachePlacement: cached loads read from those arrays, everything else
+//     placed as VectorPlacement places it;
+//   - KeptValues: values kept from the pass that first computes them
+//     (vc<n>[batch]: softmax's exponentials), read by the later passes.
+#pragma once
+
+#include <fusebox/ir/ir.h>
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "kernelgen/buffer.h"
+#include "kernelgen/element_writer.h"
+#include "kernelgen/merged_dims.h"
+#include "kernelgen/placement.h"
+#include "normalization/params.h"
+#include "normalization/row_facts.h"
+
+namespace fusebox::normalization {
+
+class BufferArrays {
+ public:
+  BufferArrays(const kernelgen::MergedDims& md, const PersistentParams& p) : md_(md), p_(p) {}
+
+  // The element `v` of chunk `k` of the cached load `ref`, in its compute type.
+  std::string use(const kernelgen::ElementRef& ref, const std::string& key,
+                  const kernelgen::VectorPlacement& vp);
+
+  kernelgen::Buffer decls;  // the arrays, at the top of the kernel
+  kernelgen::Buffer loads;  // the load pass's chunk body
+
+ private:
+  const kernelgen::MergedDims& md_;
+  const PersistentParams& p_;
+  std::map<std::string, std::string> names_;
+};
+
+class CachePlacement final : public kernelgen::Placement {
+ public:
+  CachePlacement(const kernelgen::MergedDims& md, const kernelgen::IterSpace& space,
+                 const std::set<std::string>& cached, BufferArrays& arrays)
+      : vec(md, space, true), space_(space), cached_(cached), arrays_(arrays) {}
+
+  std::string load(kernelgen::CodeSink& sink, const kernelgen::ElementRef& ref) override;
+  void store(kernelgen::CodeSink& sink, const kernelgen::ElementRef& ref,
+             const std::string& value) override {
+    vec.store(sink, ref, value);
+  }
+
+  kernelgen::VectorPlacement vec;
+
+ private:
+  const kernelgen::IterSpace& space_;
+  const std::set<std::string>& cached_;
+  BufferArrays& arrays_;
+};
+
+class KeptValues {
+ public:
+  KeptValues(const std::map<const TensorView*, int, ByName>& kept, const PersistentParams& p,
+             BufferArrays& arrays)
+      : kept_(kept), p_(p), arrays_(arrays) {}
+
+  // Before walking pass `pass`'s element (w's sink body fresh): the values
+  // an earlier pass kept are read from their arrays, and this pass stores
+  // those it first computes. Call w.observe(nullptr) after the walk.
+  void beginPass(kernelgen::ElementWriter& w, int pass);
+
+ private:
+  const std::map<const TensorView*, int, ByName>& kept_;
+  const PersistentParams& p_;
+  BufferArrays& arrays_;
+  std::map<const TensorView*, std::string, ByName> names_;
+};
+
+}  // namespace fusebox::normalization

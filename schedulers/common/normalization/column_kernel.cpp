@@ -1,0 +1,402 @@
+// The column-persistent kernel generator (column_kernel.h).
+//
+// Each stage's chunk loops are fully unrolled, as the row kernel's: the
+// buffers (pb<n>[batch], one Array of vector_width columns per row the
+// thread holds) are indexed by constants and stay in registers, and every
+// column state is an Array of vector_width.
+#include "normalization/column_kernel.h"
+
+#include <fmt/format.h>
+#include <fusebox/checked_math.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "kernelgen/accumulator.h"
+#include "kernelgen/buffer.h"
+#include "kernelgen/codegen_ops.h"
+#include "kernelgen/element_writer.h"
+#include "kernelgen/kernel_params.h"
+#include "kernelgen/merged_dims.h"
+#include "kernelgen/placement.h"
+#include "normalization/chunk_buffers.h"
+#include "normalization/pass_chunk.h"
+
+namespace fusebox::normalization {
+
+using namespace fusebox::kernelgen;
+
+namespace {
+
+std::string idx(const std::string& s) {
+  return fmt::format("static_cast<idx_t>({})", s);
+}
+
+// One merged dim per dim: the reduced dims, then the kept ones, the
+// innermost kept dim last (vectorized).
+MergedDims columnLoopDims(const PersistentParams& p) {
+  MergedDims md;
+  for (const auto* dims : {&p.reduced_dims, &p.kept_dims})
+    for (int d : *dims) {
+      md.groups.push_back({d});
+      md.extents.push_back(p.sizes[static_cast<size_t>(d)]);
+    }
+  md.vector_width = p.vector_width;
+  // Loads no reduced dim moves (a weight, a bias) are made once per thread,
+  // above the loop over its rows.
+  md.row_groups = static_cast<int>(p.reduced_dims.size());
+  return md;
+}
+
+// A combine of per-column states: their type, identity and combination.
+struct StateOps {
+  std::string type, identity;
+  std::function<std::string(const std::string&, const std::string&)> combined;
+};
+
+StateOps opsOf(const Accumulator& a) {
+  return {a.stateType(), a.identity(),
+          [a](const std::string& x, const std::string& y) { return a.combined(x, y); }};
+}
+
+// The bytes of each combine over the grid, in kernel order: one per
+// reduction, of its state.
+std::vector<int64_t> gridCombineBytes(const NormalizationStructure& st) {
+  std::vector<int64_t> out;
+  for (int s = 0; s < st.stages; ++s)
+    for (size_t a = 0; a < st.reductions.size(); ++a)
+      if (st.stage[a] == s) out.push_back(accumulatorFor(st.reductions[a]).state_bytes);
+  return out;
+}
+
+class ColumnKernelWriter {
+ public:
+  ColumnKernelWriter(const Fusion& segment, const NormalizationStructure& st, const RowFacts& facts,
+                     const PersistentParams& p, const RowBufferPlan& buffers, RuntimeInfo& info)
+      : f_(segment),
+        st_(st),
+        facts_(facts),
+        p_(p),
+        cached_(buffers.cached),
+        layout_(segment),
+        w_(segment, facts.sizes, layout_, info, domainSpace(facts)),
+        md_(columnLoopDims(p)),
+        arrays_(md_, p),
+        kept_values_(buffers.kept_values, p, arrays_) {
+    for (const Expr* r : st.reductions) accs_.push_back(accumulatorFor(r));
+  }
+
+  GeneratedKernel write(const std::string& scheduler);
+
+ private:
+  int64_t rowsPerBand() const { return int64_t{p_.block[1]} * p_.batch; }
+  // The loop over this thread's rows around `body` (a chunk's code, with
+  // the row's reduced indices declared).
+  void chunkLoop(Buffer& k, const std::string& body) const;
+  // A pass (pass_chunk.h): its row-invariant loads, then the loop over
+  // the thread's rows.
+  void passLoop(Buffer& k, int stage, bool deviations = false);
+  void reduceStage(Buffer& k, int stage);
+  // Combines the per-column states `var` (an Array of vector_width) over
+  // the block's rows, then over the grid's bands; every thread of the
+  // strip gets the results.
+  void combineColumns(Buffer& k, const std::string& var, const StateOps& ops);
+  void combineBlockRows(Buffer& k, const std::string& var, const StateOps& ops) const;
+  void epilogue(Buffer& k);
+
+  const Fusion& f_;
+  const NormalizationStructure& st_;
+  const RowFacts& facts_;
+  const PersistentParams& p_;
+  const std::set<std::string>& cached_;
+  ParamLayout layout_;
+  ElementWriter w_;
+  MergedDims md_;
+  BufferArrays arrays_;
+  KeptValues kept_values_;
+  std::vector<Accumulator> accs_;
+  // Grid combines: the scratch pointer, the next combine's partial rows.
+  std::string scratch_;
+  std::vector<int64_t> partial_offsets_;
+  size_t next_combine_ = 0;
+};
+
+void ColumnKernelWriter::chunkLoop(Buffer& k, const std::string& body) const {
+  k.line("FUSEBOX_UNROLL");
+  k.line(fmt::format("for (int k = 0; k < {}; ++k) {{", p_.batch));
+  ++k.indent;
+  k.line(fmt::format("const idx_t r = band_base + {} * {} + {};", idx("k"), p_.block[1],
+                     idx("threadIdx.y")));
+  k.line(fmt::format("if (active && r < {}) {{", p_.reduced_extent));
+  ++k.indent;
+  declareDimIndices(k, p_.reduced_dims, p_.sizes, "r");
+  for (size_t g = 0; g < p_.reduced_dims.size(); ++g)
+    k.line(fmt::format("[[maybe_unused]] const idx_t m{} = i{};", g, md_.groups[g][0]));
+  Buffer b;
+  b.text = body;
+  k.append(b);
+  --k.indent;
+  k.line("}");
+  --k.indent;
+  k.line("}");
+}
+
+void ColumnKernelWriter::passLoop(Buffer& k, int stage, bool deviations) {
+  PassContext c{f_, st_, facts_, p_, cached_, w_, md_, arrays_, kept_values_, accs_, "[v]"};
+  const PassChunk chunk = writePassChunk(c, stage, deviations);
+  k.append(chunk.pre_row);
+  chunkLoop(k, chunk.body);
+}
+
+void ColumnKernelWriter::combineBlockRows(Buffer& k, const std::string& var,
+                                          const StateOps& ops) const {
+  if (p_.block[1] <= 1) return;
+  const int V = p_.vector_width;
+  k.line("{");
+  ++k.indent;
+  k.line(
+      fmt::format("{}* const csm = reinterpret_cast<{}*>(fusebox_norm_smem);", ops.type, ops.type));
+  k.line("FUSEBOX_UNROLL");
+  k.line(
+      fmt::format("for (int v = 0; v < {}; ++v) csm[(threadIdx.y * {} + threadIdx.x) * {} + v] = "
+                  "{}[v];",
+                  V, p_.block[0], V, var));
+  k.line("__syncthreads();");
+  k.line("FUSEBOX_UNROLL");
+  k.line(fmt::format("for (int v = 0; v < {}; ++v) {{", V));
+  ++k.indent;
+  k.line(fmt::format("{} s = csm[threadIdx.x * {} + v];", ops.type, V));
+  k.line(fmt::format(
+      "for (int y = 1; y < {}; ++y) s = {};", p_.block[1],
+      ops.combined("s", fmt::format("csm[(y * {} + threadIdx.x) * {} + v]", p_.block[0], V))));
+  k.line(fmt::format("{}[v] = s;", var));
+  --k.indent;
+  k.line("}");
+  k.line("__syncthreads();");
+  --k.indent;
+  k.line("}");
+}
+
+void ColumnKernelWriter::combineColumns(Buffer& k, const std::string& var, const StateOps& ops) {
+  combineBlockRows(k, var, ops);
+  if (p_.grid[1] <= 1) return;
+  const int V = p_.vector_width;
+  const int64_t C = p_.kept_extent;
+  const int64_t offset = partial_offsets_.at(next_combine_++);
+  k.line("{");
+  ++k.indent;
+  k.line(fmt::format("// the bands' partial rows of {}", var));
+  k.line(fmt::format("{}* const part = reinterpret_cast<{}*>(col_scratch + {});", ops.type,
+                     ops.type, offset));
+  k.line("if (threadIdx.y == 0 && active)");
+  k.line("  FUSEBOX_UNROLL");
+  k.line(fmt::format("  for (int v = 0; v < {}; ++v) part[{} * {} + cchunk + v] = {}[v];", V,
+                     idx("blockIdx.y"), C, var));
+  k.line("fusebox::gridSync(reinterpret_cast<unsigned int*>(col_scratch));");
+  // Thread row y reduces bands y, y + block[1], ...: every load issued
+  // before the first result is needed (a known count, unrolled).
+  const int64_t per_thread = (int64_t{p_.grid[1]} + p_.block[1] - 1) / p_.block[1];
+  k.line("FUSEBOX_UNROLL");
+  k.line(fmt::format("for (int v = 0; v < {}; ++v) {}[v] = {};", V, var, ops.identity));
+  k.line("FUSEBOX_UNROLL");
+  k.line(fmt::format("for (int j = 0; j < {}; ++j) {{", per_thread));
+  ++k.indent;
+  k.line(fmt::format("const idx_t g = {} + j * {};", idx("threadIdx.y"), p_.block[1]));
+  k.line(fmt::format("if (active && g < {})", p_.grid[1]));
+  k.line("  FUSEBOX_UNROLL");
+  k.line(fmt::format(
+      "  for (int v = 0; v < {}; ++v) {}[v] = {};", V, var,
+      ops.combined(fmt::format("{}[v]", var),
+                   fmt::format("fusebox::loadFromOtherBlock(&part[g * {} + cchunk + v])", C))));
+  --k.indent;
+  k.line("}");
+  --k.indent;
+  k.line("}");
+  combineBlockRows(k, var, ops);
+}
+
+// A variance takes two passes over the thread's own rows in registers (a
+// sum, then the squared deviations from the thread's mean: no division per
+// element) and becomes a Welford state of those rows, which the columns
+// combine by Chan's formula: one combine over the grid per reduction.
+void ColumnKernelWriter::reduceStage(Buffer& k, int stage) {
+  const int V = p_.vector_width;
+  auto fill = [&](const std::string& type, const std::string& name, const std::string& value) {
+    k.line(fmt::format("fusebox::Array<{}, {}> {};", type, V, name));
+    k.line("FUSEBOX_UNROLL");
+    k.line(fmt::format("for (int v = 0; v < {}; ++v) {}[v] = {};", V, name, value));
+  };
+  bool variances = false;
+  for (size_t a = 0; a < accs_.size(); ++a) {
+    if (st_.stage[a] != stage) continue;
+    const Accumulator& A = accs_[a];
+    variances |= A.welford;
+    if (A.welford)
+      fill(A.scalar, fmt::format("sum{}", a), "0");
+    else
+      fill(A.stateType(), fmt::format("acc{}", a), A.identity());
+  }
+  passLoop(k, stage);
+  if (variances) {
+    for (size_t a = 0; a < accs_.size(); ++a) {
+      const Accumulator& A = accs_[a];
+      if (st_.stage[a] != stage || !A.welford) continue;
+      // The mean of no rows stays 0, as a Welford state's.
+      fill(A.scalar, fmt::format("mean{}", a),
+           fmt::format("rows_held > 0 ? sum{}[v] / static_cast<{}>(rows_held) : {}(0)", a, A.scalar,
+                       A.scalar));
+      fill(A.scalar, fmt::format("sq{}", a), "0");
+    }
+    passLoop(k, stage, true);
+  }
+  for (size_t a = 0; a < accs_.size(); ++a) {
+    if (st_.stage[a] != stage) continue;
+    const Accumulator& A = accs_[a];
+    if (A.welford) {
+      k.line(fmt::format("fusebox::Array<{}, {}> acc{};", A.stateType(), V, a));
+      k.line("FUSEBOX_UNROLL");
+      k.line(fmt::format("for (int v = 0; v < {}; ++v) {{", V));
+      k.line(fmt::format("  acc{}[v].avg = mean{}[v];", a, a));
+      k.line(fmt::format("  acc{}[v].m2 = sq{}[v];", a, a));
+      k.line(fmt::format("  acc{}[v].n = rows_held;", a));
+      k.line("}");
+    }
+    combineColumns(k, fmt::format("acc{}", a), opsOf(A));
+    for (size_t o = 0; o < A.expr->outputs().size(); ++o)
+      fill(computeTypeName(A.expr->output(o)->dtype()), fmt::format("red{}_{}", a, o),
+           A.result(o, fmt::format("acc{}[v]", a)));
+  }
+}
+
+// The per-column outputs (batch-norm's mean and invstd): written once, by
+// the first band's first row of threads.
+void ColumnKernelWriter::epilogue(Buffer& k) {
+  if (st_.reduced_outputs.empty()) return;
+  w_.setSpace(keptSpace(facts_));
+  provideReducedValues(w_, st_.reductions, facts_,
+                       [](size_t a, size_t o) { return fmt::format("red{}_{}[v]", a, o); });
+  w_.sink.body = Buffer{};
+  ScalarPlacement placement(w_.space());
+  for (const TensorView* out : st_.reduced_outputs) {
+    const auto o = static_cast<size_t>(std::find(f_.outputs().begin(), f_.outputs().end(), out) -
+                                       f_.outputs().begin());
+    w_.store(o, w_.iterationIndexOf(out), facts_.output_strides[o], placement);
+  }
+  k.line("if (blockIdx.y == 0 && threadIdx.y == 0 && active) {");
+  ++k.indent;
+  k.line("FUSEBOX_UNROLL");
+  k.line(fmt::format("for (int v = 0; v < {}; ++v) {{", p_.vector_width));
+  ++k.indent;
+  k.line(fmt::format("[[maybe_unused]] const idx_t i{} = mb + v;", p_.kept_dims.back()));
+  k.append(w_.sink.body);
+  --k.indent;
+  k.line("}");
+  --k.indent;
+  k.line("}");
+}
+
+GeneratedKernel ColumnKernelWriter::write(const std::string& scheduler) {
+  if (p_.grid[1] > 1) {
+    // Scratch: the barrier word, then each grid combine's partial rows.
+    int64_t bytes = 16;
+    for (int64_t state : gridCombineBytes(st_)) {
+      partial_offsets_.push_back(bytes);
+      const int64_t part = checked::orThrow(
+          checked::product(std::vector<int64_t>{p_.grid[1], p_.kept_extent, state}),
+          "outer persistent: the partial rows' size");
+      bytes = checked::orThrow(checked::add(bytes, (part + 15) / 16 * 16),
+                               "outer persistent: the partial rows' size");
+    }
+    scratch_ = layout_.addScratch(bytes);
+  }
+  Buffer main;
+  main.indent = 1;
+  main.line(fmt::format("const idx_t col_chunk = ({} * {} + {}) * {};", idx("blockIdx.x"),
+                        p_.block[0], idx("threadIdx.x"), p_.vector_width));
+  main.line(fmt::format("const bool active = col_chunk < {};", p_.kept_extent));
+  // Inactive threads take part in the combines; their indices stay in range.
+  main.line("const idx_t cchunk = active ? col_chunk : 0;");
+  declareDimIndices(main, p_.kept_dims, p_.sizes, "cchunk", "mb");
+  for (size_t g = p_.reduced_dims.size(); g + 1 < md_.groups.size(); ++g)
+    main.line(fmt::format("[[maybe_unused]] const idx_t m{} = i{};", g, md_.groups[g][0]));
+  main.line(fmt::format("const idx_t band_base = {} * {};", idx("blockIdx.y"), rowsPerBand()));
+  // The rows this thread holds (its variances' Welford count).
+  main.line(fmt::format("const idx_t rows_left = {} - band_base - {};", p_.reduced_extent,
+                        idx("threadIdx.y")));
+  main.line(
+      fmt::format("const idx_t row_slots = (rows_left + {}) / {};", p_.block[1] - 1, p_.block[1]));
+  main.line(fmt::format(
+      "[[maybe_unused]] const int rows_held = active && rows_left > 0 ? static_cast<int>(row_slots "
+      "< {} ? row_slots : {}) : 0;",
+      p_.batch, p_.batch));
+  if (!scratch_.empty())
+    main.line(fmt::format("unsigned char* const col_scratch = static_cast<unsigned char*>({});",
+                          scratch_));
+
+  Buffer stages;
+  stages.indent = main.indent;
+  for (int s = 0; s < st_.stages; ++s) {
+    std::vector<const Expr*> done;
+    for (size_t a = 0; a < accs_.size(); ++a)
+      if (st_.stage[a] < s) done.push_back(accs_[a].expr);
+    provideReducedValues(w_, done, facts_,
+                         [](size_t a, size_t o) { return fmt::format("red{}_{}[v]", a, o); });
+    stages.line(fmt::format("// stage {}", s));
+    reduceStage(stages, s);
+  }
+  provideReducedValues(w_, st_.reductions, facts_,
+                       [](size_t a, size_t o) { return fmt::format("red{}_{}[v]", a, o); });
+  stages.line("// the full-domain outputs");
+  passLoop(stages, st_.stages);
+  epilogue(stages);
+
+  if (!arrays_.loads.text.empty()) {
+    main.line("// load the persistent buffers");
+    chunkLoop(main, arrays_.loads.text);
+  }
+  main.text += stages.text;
+
+  Buffer k;
+  k.indent = 1;
+  k.line(fmt::format("using idx_t = {};", p_.index32 ? "int32_t" : "int64_t"));
+  layout_.declarePointers(k);
+  for (size_t d = 0; d < p_.sizes.size(); ++d) {
+    const int di = static_cast<int>(d);
+    const bool looped = std::count(p_.kept_dims.begin(), p_.kept_dims.end(), di) > 0 ||
+                        std::count(p_.reduced_dims.begin(), p_.reduced_dims.end(), di) > 0;
+    if (!looped) k.line(fmt::format("[[maybe_unused]] const idx_t i{} = 0;", d));
+  }
+  k.append(w_.prologue);
+  const int64_t smem = columnKernelSharedMemoryBytes(st_, p_);
+  if (smem > 0)
+    k.line(fmt::format("alignas(16) __shared__ unsigned char fusebox_norm_smem[{}];", smem));
+  k.append(arrays_.decls);
+  k.text += main.text;
+
+  GeneratedKernel out;
+  out.source =
+      kernelSource(scheduler, p_, k.text, true, {p_.threads(), std::max(1, p_.min_blocks_per_sm)});
+  out.bindings = layout_.bindings();
+  return out;
+}
+
+}  // namespace
+
+int64_t columnKernelSharedMemoryBytes(const NormalizationStructure& st, const PersistentParams& p) {
+  if (p.block[1] <= 1) return 0;
+  int64_t widest = 0;
+  for (const Expr* r : st.reductions) {
+    const Accumulator a = accumulatorFor(r);
+    widest = std::max<int64_t>(widest, a.state_bytes);
+  }
+  return int64_t{p.threads()} * p.vector_width * widest;
+}
+
+GeneratedKernel generateColumnKernel(const Fusion& segment, const NormalizationStructure& st,
+                                     const RowFacts& facts, const PersistentParams& params,
+                                     const RowBufferPlan& buffers, RuntimeInfo& info,
+                                     const std::string& scheduler) {
+  return ColumnKernelWriter(segment, st, facts, params, buffers, info).write(scheduler);
+}
+
+}  // namespace fusebox::normalization

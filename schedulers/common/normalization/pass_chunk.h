@@ -1,0 +1,53 @@
+// One pass of a persistent kernel over the elements a thread keeps, shared
+// by the row kernel and the column kernel: the code of one chunk (its
+// vector_width elements), which accumulates a stage's reductions (or a
+// variance's squared deviations) or writes the full-domain outputs, reading
+// the persistent buffers and kept values. The kernels differ in what a
+// state is: one per thread for a row (`lane` ""), one per column a thread
+// holds for columns (`lane` "[v]").
+#pragma once
+
+#include <fusebox/ir/ir.h>
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kernelgen/accumulator.h"
+#include "kernelgen/buffer.h"
+#include "kernelgen/element_writer.h"
+#include "kernelgen/merged_dims.h"
+#include "normalization/chunk_buffers.h"
+#include "normalization/params.h"
+#include "normalization/row_facts.h"
+#include "normalization/structure.h"
+
+namespace fusebox::normalization {
+
+struct PassContext {
+  const Fusion& segment;
+  const NormalizationStructure& st;
+  const RowFacts& facts;
+  const PersistentParams& p;
+  const std::set<std::string>& cached;
+  kernelgen::ElementWriter& w;
+  const kernelgen::MergedDims& md;
+  BufferArrays& arrays;
+  KeptValues& kept;
+  const std::vector<kernelgen::Accumulator>& accs;
+  std::string lane;  // appended to the state names: "" or "[v]"
+};
+
+struct PassChunk {
+  kernelgen::Buffer pre_row;  // loads no reduced dim moves (with MergedDims::row_groups)
+  std::string body;           // the chunk: the loop over its elements
+};
+
+// Pass `stage` (< st.stages: accumulate acc<a>, or sum<a> / sq<a> around
+// mean<a> for variances; == st.stages: the outputs). `extra` writes more of
+// the output pass's element (inner-outer's column accumulators).
+PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
+                         const std::function<void(kernelgen::Placement&)>& extra = {});
+
+}  // namespace fusebox::normalization
