@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace fusebox::normalization {
 
 using namespace fusebox::kernelgen;
@@ -56,6 +58,39 @@ PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
   b.line("}");
   b.append(placement.vec.post_chunk);
   return {placement.vec.pre_row, b.text};
+}
+
+Buffer writeReducedOutputs(PassContext& c) {
+  ElementWriter& w = c.w;
+  w.setSpace(keptSpace(c.facts));
+  const std::string lane = c.lane;
+  provideReducedValues(w, c.st.reductions, c.facts, [lane](size_t a, size_t o) {
+    return fmt::format("red{}_{}{}", a, o, lane);
+  });
+  w.sink.body = Buffer{};
+  ScalarPlacement placement(w.space());
+  const auto& outputs = c.segment.outputs();
+  for (const TensorView* out : c.st.reduced_outputs) {
+    const auto o =
+        static_cast<size_t>(std::find(outputs.begin(), outputs.end(), out) - outputs.begin());
+    w.store(o, w.iterationIndexOf(out), c.facts.output_strides[o], placement);
+  }
+  return w.sink.body;
+}
+
+void writeKernelTop(Buffer& k, const PersistentParams& p, ParamLayout& layout,
+                    const ElementWriter& w, int64_t smem_bytes) {
+  k.line(fmt::format("using idx_t = {};", p.index32 ? "int32_t" : "int64_t"));
+  layout.declarePointers(k);
+  for (size_t d = 0; d < p.sizes.size(); ++d) {
+    const int di = static_cast<int>(d);
+    const bool walked = std::count(p.kept_dims.begin(), p.kept_dims.end(), di) > 0 ||
+                        std::count(p.reduced_dims.begin(), p.reduced_dims.end(), di) > 0;
+    if (!walked) k.line(fmt::format("[[maybe_unused]] const idx_t i{} = 0;", d));
+  }
+  k.append(w.prologue);
+  if (smem_bytes > 0)
+    k.line(fmt::format("alignas(16) __shared__ unsigned char fusebox_norm_smem[{}];", smem_bytes));
 }
 
 }  // namespace fusebox::normalization

@@ -17,6 +17,7 @@
 #include "kernelgen/accumulator.h"
 #include "kernelgen/buffer.h"
 #include "kernelgen/element_writer.h"
+#include "kernelgen/kernel_params.h"
 #include "kernelgen/merged_dims.h"
 #include "normalization/chunk_buffers.h"
 #include "normalization/params.h"
@@ -49,5 +50,16 @@ struct PassChunk {
 // the output pass's element (inner-outer's column accumulators).
 PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
                          const std::function<void(kernelgen::Placement&)>& extra = {});
+
+// The stores of the reduced-domain outputs (mean, rstd...) at the kept
+// element the kernel is at, each reduction output read as red<a>_<o><lane>;
+// leaves `w` in the kept space.
+kernelgen::Buffer writeReducedOutputs(PassContext& c);
+
+// The kernel's first lines: the index type, the pointers, the indices of
+// the dims neither walked (size 1), the walker's prologue and the shared
+// memory the combines use (`smem_bytes`, none when 0).
+void writeKernelTop(kernelgen::Buffer& k, const PersistentParams& p, kernelgen::ParamLayout& layout,
+                    const kernelgen::ElementWriter& w, int64_t smem_bytes);
 
 }  // namespace fusebox::normalization

@@ -195,19 +195,11 @@ void RowKernelWriter::reduceStage(Buffer& k, int stage) {
 
 void RowKernelWriter::epilogue(Buffer& k) {
   if (st_.reduced_outputs.empty()) return;
-  w_.setSpace(keptSpace(facts_));
-  provideReducedValues(w_, st_.reductions, facts_,
-                       [](size_t a, size_t o) { return fmt::format("red{}_{}", a, o); });
-  w_.sink.body = Buffer{};
-  ScalarPlacement placement(w_.space());
-  for (const TensorView* out : st_.reduced_outputs) {
-    const auto o = static_cast<size_t>(std::find(f_.outputs().begin(), f_.outputs().end(), out) -
-                                       f_.outputs().begin());
-    w_.store(o, w_.iterationIndexOf(out), facts_.output_strides[o], placement);
-  }
+  PassContext c{f_, st_, facts_, p_, cached_, w_, md_, arrays_, kept_values_, accs_, ""};
+  const Buffer stores = writeReducedOutputs(c);
   k.line("if (threadIdx.x == 0 && active) {");
   ++k.indent;
-  k.append(w_.sink.body);
+  k.append(stores);
   --k.indent;
   k.line("}");
 }
@@ -270,18 +262,7 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
 
   Buffer k;
   k.indent = 1;
-  k.line(fmt::format("using idx_t = {};", p_.index32 ? "int32_t" : "int64_t"));
-  layout_.declarePointers(k);
-  for (size_t d = 0; d < p_.sizes.size(); ++d) {
-    const int di = static_cast<int>(d);
-    const bool looped = std::count(p_.kept_dims.begin(), p_.kept_dims.end(), di) > 0 ||
-                        std::count(p_.reduced_dims.begin(), p_.reduced_dims.end(), di) > 0;
-    if (!looped) k.line(fmt::format("[[maybe_unused]] const idx_t i{} = 0;", d));
-  }
-  k.append(w_.prologue);
-  const int64_t smem = rowKernelSharedMemoryBytes(st_, p_);
-  if (smem > 0)
-    k.line(fmt::format("alignas(16) __shared__ unsigned char fusebox_norm_smem[{}];", smem));
+  writeKernelTop(k, p_, layout_, w_, rowKernelSharedMemoryBytes(st_, p_));
   if (partials_)
     k.line(fmt::format("alignas(16) __shared__ unsigned char fusebox_col_smem[{}];",
                        partials_->sharedBytes()));
