@@ -83,5 +83,24 @@ TEST(HostGridSync, CooperativeGridLargerThanTheHostAllowsIsRefused) {
   EXPECT_THROW(ringKernel().launch(c, run.params(1, false)), InternalError);
 }
 
+// 1,000 blocks of 1,024 threads would keep a million fiber stacks live at
+// once: refused with the counts before any block starts.
+TEST(HostGridSync, CooperativeGridWithMoreLiveThreadsThanMappingsIsRefused) {
+  RingRun run(1000);
+  LaunchConfig c = launchConfig({1000, 1, 1}, {1024, 1, 1});
+  c.cooperative = true;
+  try {
+    ringKernel().launch(c, run.params(1, false));
+    FAIL() << "expected an error";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("a cooperative launch of 1000 blocks of 1024 threads "
+                                         "keeps all 1024000 threads' stacks at once"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("vm.max_map_count"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(run.out, std::vector<int64_t>(1000, -1));  // no block ran
+}
+
 }  // namespace
 }  // namespace fusebox::testing
