@@ -8,21 +8,21 @@ namespace fusebox::inner_outer_persistent {
 namespace {
 constexpr int64_t kMaxThreadsPerSm = 2048;
 constexpr int64_t kMaxBlocksPerSm = 8;
-// Registers a thread may keep: the kernels hold two or three buffers, the
-// column accumulators and the row's values at once, and ptxas's count does
-// not follow the bytes held closely enough to size blocks from them. On an
-// H100, layernorm backward 16384x4096 (256 threads a block) ran 0.184 ms at
-// 2 blocks per SM (128 registers), 0.229 at 1 (168 registers) and 0.429 at
-// 3 (80 registers, spilling); 32768x1024 ran 0.092 ms at 2, 0.100 at 1 and
-// 0.187 at 3.
-constexpr int64_t kRegisters = 128;
+// Registers a thread may keep (the caller's `registers`): the kernels hold
+// two or three buffers, the column accumulators and the row's values at
+// once, and ptxas's count does not follow the bytes held closely enough to
+// size blocks from them. On an H100, layernorm backward 16384x4096 (256
+// threads a block, accumulators in registers) ran 0.184 ms at 2 blocks per
+// SM (128 registers), 0.229 at 1 (168 registers) and 0.429 at 3 (80
+// registers, spilling); 32768x1024 ran 0.092 ms at 2, 0.100 at 1 and 0.187
+// at 3.
 }  // namespace
 
 void chooseGrid(normalization::PersistentParams& p, int64_t shared_bytes,
-                const DeviceProperties& device, int64_t forced_per_sm) {
+                const DeviceProperties& device, int64_t forced_per_sm, int64_t registers) {
   const int64_t threads = p.threads();
   int64_t per_sm =
-      std::min(kMaxThreadsPerSm / threads, device.registers_per_block / (threads * kRegisters));
+      std::min(kMaxThreadsPerSm / threads, device.registers_per_block / (threads * registers));
   if (shared_bytes > 0)
     per_sm = std::min(per_sm, (device.shared_memory_per_block + 1024) / shared_bytes);
   per_sm = std::clamp<int64_t>(per_sm, 1, kMaxBlocksPerSm);

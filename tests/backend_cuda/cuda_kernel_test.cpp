@@ -147,6 +147,41 @@ TEST_F(CudaKernelTest, MoreThan48KBOfDynamicSharedMemory) {
   EXPECT_THAT(message, HasSubstr(std::to_string(props.shared_memory_per_block)));
 }
 
+// 20 KiB of static shared memory beside 32 KiB dynamic: under 48 KiB of
+// dynamic alone, but over the function's default limit (48 KiB less its
+// static memory), which the launch must raise.
+constexpr const char* kStaticAndDynamicShared = R"(
+#include <fusebox_runtime.cuh>
+extern "C" __global__ void static_and_dynamic(fusebox::KernelParams p) {
+  __shared__ float fixed[5120];
+  float* buffer = fusebox::dynamicSharedMemory<float>();
+  const float* in = static_cast<const float*>(p.ptr[0]);
+  float* out = static_cast<float*>(p.ptr[1]);
+  const int m = 8192;
+  for (int j = threadIdx.x; j < m; j += blockDim.x) buffer[j] = in[j];
+  for (int j = threadIdx.x; j < 5120; j += blockDim.x) fixed[j] = 1.0f;
+  __syncthreads();
+  for (int j = threadIdx.x; j < m; j += blockDim.x) out[j] = buffer[m - 1 - j] + fixed[j % 5120];
+}
+)";
+
+TEST_F(CudaKernelTest, StaticAndDynamicSharedMemoryOver48KBTogether) {
+  const int64_t m = 8192;
+  std::vector<double> values(m);
+  for (int64_t j = 0; j < m; ++j) values[j] = static_cast<double>(j);
+  Tensor in = backend().toBackend(hostTensor(DataType::Float, {m}, values));
+  Tensor out = backend().allocate(DataType::Float, {m}, {1});
+  auto kernel = backend().compile({"static_and_dynamic", kStaticAndDynamicShared, {}, true});
+  LaunchConfig config;
+  config.block = {256, 1, 1};
+  config.dynamic_shared_memory = static_cast<uint32_t>(m * 4);
+  kernel->launch(config, paramsOf({in.data(), out.data()}));
+  config.cooperative = true;  // the occupancy check must count the block as fitting
+  kernel->launch(config, paramsOf({in.data(), out.data()}));
+  Tensor result = backend().toHost(out);
+  for (int64_t j = 0; j < m; ++j) ASSERT_EQ(result.getDouble({j}), m - j) << "element " << j;
+}
+
 TEST_F(CudaKernelTest, ZeroSizedGridLaunchesNothing) {
   Tensor out = backend().toBackend(hostTensor(DataType::Float, {4}, {1, 2, 3, 4}));
   auto kernel = backend().compile({"scale_add", kScaleAdd, {}, false});

@@ -73,36 +73,45 @@ TEST(InnerOuterPersistentRejects, ARowTooWideForTheRegistersNamesItsSizes) {
 }
 
 // The shapes measured best on an H100 (docs/perf.md): 4 chunks a thread, two
-// 256-thread blocks per SM, a grid of the SMs' blocks.
-TEST(InnerOuterPersistentHeuristics, LayernormBackwardOnAnH100) {
+// 256-thread blocks per SM, a grid of the SMs' blocks, the column
+// accumulators in shared memory.
+// Layernorm backward's inputs at [rows, width], and the params the
+// scheduler picks for them on `device`.
+std::string layernormBackwardParams(const DeviceProperties& device, int64_t rows, int64_t width) {
   PythonDefinition def = normDefinition(Norm::LayerNormBwd, DataType::BFloat16);
+  const std::vector<ArgumentInfo> infos = {
+      tensorInfo(DataType::BFloat16, {rows, width}), tensorInfo(DataType::BFloat16, {rows, width}),
+      tensorInfo(DataType::Float, {rows}), tensorInfo(DataType::Float, {rows}),
+      tensorInfo(DataType::BFloat16, {width})};
+  auto s = builtinScheduler("inner_outer_persistent");
+  s->configure({});
+  CompileTimeCache cache;
+  RuntimeInfo info(*def.fusion, infos, device);
+  const Decision d = s->canScheduleRunTime(*def.fusion, info, cache);
+  if (!d) return d.reason();
+  return s->computeHeuristics(*def.fusion, info, cache)->toString();
+}
+
+TEST(InnerOuterPersistentHeuristics, LayernormBackwardOnAnH100) {
   DeviceProperties h100;
   h100.multiprocessor_count = 132;
+  h100.shared_memory_per_block = 227 * 1024;  // the opt-in limit
   for (auto [rows, width, block] :
        {std::tuple<int64_t, int64_t, const char*>{16384, 4096, "[128, 2, 1]"},
         {32768, 1024, "[32, 8, 1]"}}) {
     SCOPED_TRACE(fmt::format("{}x{}", rows, width));
-    std::vector<ArgumentInfo> infos;
-    for (const char* name : {"dy", "x", "mean", "rstd", "w"}) {
-      const std::string n = name;
-      if (n == "mean" || n == "rstd")
-        infos.push_back(tensorInfo(DataType::Float, {rows}));
-      else if (n == "w")
-        infos.push_back(tensorInfo(DataType::BFloat16, {width}));
-      else
-        infos.push_back(tensorInfo(DataType::BFloat16, {rows, width}));
-    }
-    auto s = builtinScheduler("inner_outer_persistent");
-    s->configure({});
-    CompileTimeCache cache;
-    RuntimeInfo info(*def.fusion, infos, h100);
-    ASSERT_TRUE(s->canScheduleRunTime(*def.fusion, info, cache).accepted());
-    const std::string params = s->computeHeuristics(*def.fusion, info, cache)->toString();
+    const std::string params = layernormBackwardParams(h100, rows, width);
     EXPECT_EQ(paramLine(params, "block"), block) << params;
     EXPECT_EQ(paramLine(params, "batch"), "4") << params;
     EXPECT_EQ(paramLine(params, "grid"), "[264, 1, 1]") << params;
     EXPECT_EQ(paramLine(params, "launch_bounds"), "256 threads, 2 blocks per SM") << params;
+    EXPECT_EQ(paramLine(params, "column accumulators"), "shared memory (65536 B a block, dynamic)")
+        << params;
   }
+  // Where a block's shared memory is too small for them, registers.
+  h100.shared_memory_per_block = 48 * 1024;
+  const std::string params = layernormBackwardParams(h100, 16384, 4096);
+  EXPECT_EQ(paramLine(params, "column accumulators"), "registers") << params;
 }
 
 TEST(InnerOuterPersistentOptions, BadValuesNameTheSchedulerAndOption) {

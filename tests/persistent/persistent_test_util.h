@@ -11,9 +11,10 @@ namespace fusebox::test {
 inline SchedulerRun expectPersistentMatches(const std::string& scheduler, Backend& backend,
                                             const Fusion& fusion,
                                             const std::vector<Argument>& inputs,
-                                            const DeviceProperties& device) {
+                                            const DeviceProperties& device,
+                                            const OptionSettings& options = {}) {
   auto s = builtinScheduler(scheduler);
-  s->configure({});
+  s->configure(options);
   return expectSchedulerMatchesEvaluator(*s, backend, fusion, inputs, device);
 }
 

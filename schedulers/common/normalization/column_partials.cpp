@@ -27,8 +27,9 @@ std::string idx(const std::string& s) {
 
 }  // namespace
 
-ColumnPartials::ColumnPartials(const InnerOuterParts& parts, const PersistentParams& p)
-    : parts_(parts), p_(p) {
+ColumnPartials::ColumnPartials(const InnerOuterParts& parts, const PersistentParams& p,
+                               bool shared_accumulators)
+    : parts_(parts), p_(p), shared_(shared_accumulators) {
   for (const Expr* r : parts.column_reductions) accs_.push_back(accumulatorFor(r));
 }
 
@@ -44,7 +45,41 @@ int64_t ColumnPartials::sharedBytes() const {
   return int64_t{p_.threads()} * std::max(1, p_.vector_width) * widest;
 }
 
+int64_t ColumnPartials::dynamicSharedBytes() const {
+  if (!shared_) return 0;
+  int64_t bytes = 0;
+  for (const Accumulator& a : accs_)
+    bytes += int64_t{p_.threads()} * p_.batch * p_.vector_width * a.state_bytes;
+  return bytes;
+}
+
+// Slots [c][k][v][thread]: a warp's accesses hit consecutive banks.
+std::string ColumnPartials::slot(size_t c, const std::string& k, const std::string& v,
+                                 const std::string& thread) const {
+  if (!shared_) return fmt::format("cacc{}[{}][{}]", c, k, v);
+  return fmt::format("cacc{}[({} * {} + {}) * {} + {}]", c, k, p_.vector_width, v, p_.threads(),
+                     thread);
+}
+
 void ColumnPartials::declare(Buffer& k) const {
+  if (shared_) {
+    k.line("const int ctid = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);");
+    int64_t offset = 0;
+    for (size_t c = 0; c < accs_.size(); ++c) {
+      const std::string st = accs_[c].stateType();
+      k.line(fmt::format(
+          "{}* const cacc{} = reinterpret_cast<{}*>(fusebox::dynamicSharedMemory<unsigned char>() "
+          "+ {});",
+          st, c, st, offset));
+      offset += int64_t{p_.threads()} * p_.batch * p_.vector_width * accs_[c].state_bytes;
+      k.line("FUSEBOX_UNROLL");
+      k.line(fmt::format("for (int k = 0; k < {}; ++k)", p_.batch));
+      k.line("  FUSEBOX_UNROLL");
+      k.line(fmt::format("  for (int v = 0; v < {}; ++v) {} = {};", p_.vector_width,
+                         slot(c, "k", "v"), accs_[c].identity()));
+    }
+    return;
+  }
   for (size_t c = 0; c < accs_.size(); ++c) {
     const Accumulator& A = accs_[c];
     k.line(fmt::format("fusebox::Array<{}, {}> cacc{}[{}];", A.stateType(), p_.vector_width, c,
@@ -58,7 +93,7 @@ void ColumnPartials::declare(Buffer& k) const {
 }
 
 std::string ColumnPartials::accumulate(size_t c, const std::string& x) const {
-  return accs_[c].update(fmt::format("cacc{}[k][v]", c), x);
+  return accs_[c].update(slot(c, "k", "v"), x);
 }
 
 void ColumnPartials::finish(Buffer& k, ElementWriter& w, ParamLayout& layout, const Fusion& segment,
@@ -95,9 +130,37 @@ void ColumnPartials::finish(Buffer& k, ElementWriter& w, ParamLayout& layout, co
       k.line(fmt::format("  for (int v = 0; v < {}; ++v) {{", V));
       k.line(fmt::format("    const idx_t col = ({} * {} + {}) * {} + v;", idx("k"), BX,
                          idx("threadIdx.x"), V));
-      k.line(fmt::format("    if (col < {}) partial{}[{} * {} + col] = cacc{}[k][v];", H, c,
-                         idx("blockIdx.x"), H, c));
+      k.line(fmt::format("    if (col < {}) partial{}[{} * {} + col] = {};", H, c,
+                         idx("blockIdx.x"), H, slot(c, "k", "v")));
       k.line("  }");
+      continue;
+    }
+    if (shared_) {
+      // The block's rows share columns; the accumulators are in shared
+      // memory already: thread row 0 combines the rows' slots.
+      k.line("__syncthreads();");
+      k.line("if (threadIdx.y == 0) {");
+      ++k.indent;
+      k.line("FUSEBOX_UNROLL");
+      k.line(fmt::format("for (int k = 0; k < {}; ++k) {{", p_.batch));
+      ++k.indent;
+      k.line("FUSEBOX_UNROLL");
+      k.line(fmt::format("for (int v = 0; v < {}; ++v) {{", V));
+      ++k.indent;
+      k.line(fmt::format("{} s = {};", st, slot(c, "k", "v", "threadIdx.x")));
+      k.line(fmt::format(
+          "for (int row = 1; row < {}; ++row) s = {};", BY,
+          A.combined("s", slot(c, "k", "v", fmt::format("(row * {} + threadIdx.x)", BX)))));
+      k.line(fmt::format("const idx_t col = ({} * {} + {}) * {} + v;", idx("k"), BX,
+                         idx("threadIdx.x"), V));
+      k.line(
+          fmt::format("if (col < {}) partial{}[{} * {} + col] = s;", H, c, idx("blockIdx.x"), H));
+      --k.indent;
+      k.line("}");
+      --k.indent;
+      k.line("}");
+      --k.indent;
+      k.line("}");
       continue;
     }
     // The block's rows share columns: combine them through shared memory,

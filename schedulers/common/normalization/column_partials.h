@@ -27,9 +27,13 @@ namespace fusebox::normalization {
 
 class ColumnPartials {
  public:
-  ColumnPartials(const InnerOuterParts& parts, const PersistentParams& p);
+  // `shared_accumulators`: the per-thread accumulators live in dynamic
+  // shared memory (dynamicSharedBytes() of it) instead of registers.
+  ColumnPartials(const InnerOuterParts& parts, const PersistentParams& p,
+                 bool shared_accumulators = false);
 
-  // The per-thread accumulators cacc<c>[batch], at their identity.
+  // The per-thread accumulators, at their identity: cacc<c>[batch] in
+  // registers, or slots of the dynamic shared memory.
   void declare(kernelgen::Buffer& k) const;
   // Statement: value `x` of column reduction c's input at element (k, v) of
   // the thread's chunks enters its accumulator.
@@ -40,6 +44,8 @@ class ColumnPartials {
               const Fusion& segment, const RowFacts& facts) const;
   // Static shared memory finish() uses.
   int64_t sharedBytes() const;
+  // Dynamic shared memory the accumulators take (0 in registers).
+  int64_t dynamicSharedBytes() const;
   // Bytes of registers per element a thread holds (the accumulators).
   static int64_t registerBytesPerElement(const InnerOuterParts& parts);
 
@@ -47,6 +53,10 @@ class ColumnPartials {
   const InnerOuterParts& parts_;
   const PersistentParams& p_;
   std::vector<kernelgen::Accumulator> accs_;
+  bool shared_;
+  // Accumulator c's slot for chunk k, element v, of this thread.
+  std::string slot(size_t c, const std::string& k, const std::string& v,
+                   const std::string& thread = "ctid") const;
 };
 
 }  // namespace fusebox::normalization

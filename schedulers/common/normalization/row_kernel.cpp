@@ -50,7 +50,7 @@ class RowKernelWriter {
  public:
   RowKernelWriter(const Fusion& segment, const NormalizationStructure& st, const RowFacts& facts,
                   const PersistentParams& p, const RowBufferPlan& buffers, RuntimeInfo& info,
-                  const InnerOuterParts* columns)
+                  const InnerOuterParts* columns, bool shared_column_accumulators = false)
       : f_(segment),
         st_(st),
         facts_(facts),
@@ -64,7 +64,7 @@ class RowKernelWriter {
     for (const Expr* r : st.reductions) accs_.push_back(accumulatorFor(r));
     if (columns != nullptr) {
       columns_ = columns;
-      partials_.emplace(*columns, p);
+      partials_.emplace(*columns, p, shared_column_accumulators);
     }
   }
 
@@ -312,8 +312,10 @@ GeneratedKernel generateRowKernel(const Fusion& segment, const NormalizationStru
 GeneratedKernel generateInnerOuterKernel(const Fusion& segment, const InnerOuterParts& parts,
                                          const RowFacts& facts, const PersistentParams& params,
                                          const RowBufferPlan& buffers, RuntimeInfo& info,
-                                         const std::string& scheduler) {
-  return RowKernelWriter(segment, parts.rows, facts, params, buffers, info, &parts)
+                                         const std::string& scheduler,
+                                         bool shared_column_accumulators) {
+  return RowKernelWriter(segment, parts.rows, facts, params, buffers, info, &parts,
+                         shared_column_accumulators)
       .write(scheduler);
 }
 

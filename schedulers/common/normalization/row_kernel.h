@@ -40,13 +40,13 @@ kernelgen::GeneratedKernel generateRowKernel(const Fusion& segment,
 // The inner-outer kernel: the row kernel of `parts.rows` with the blocks
 // walking the rows grid-stride, each thread also accumulating the column
 // reductions at its columns; then the column part (column_partials.h).
-// Needs a cooperative launch of params.grid blocks.
-kernelgen::GeneratedKernel generateInnerOuterKernel(const Fusion& segment,
-                                                    const InnerOuterParts& parts,
-                                                    const RowFacts& facts,
-                                                    const PersistentParams& params,
-                                                    const RowBufferPlan& buffers, RuntimeInfo& info,
-                                                    const std::string& scheduler);
+// Needs a cooperative launch of params.grid blocks (and, with
+// `shared_column_accumulators`, ColumnPartials::dynamicSharedBytes() of
+// dynamic shared memory).
+kernelgen::GeneratedKernel generateInnerOuterKernel(
+    const Fusion& segment, const InnerOuterParts& parts, const RowFacts& facts,
+    const PersistentParams& params, const RowBufferPlan& buffers, RuntimeInfo& info,
+    const std::string& scheduler, bool shared_column_accumulators = false);
 
 // The plan that launches a generated row or inner-outer kernel: one block
 // per `p.block`, `p.grid` blocks, cooperative when the kernel waits at a

@@ -2,6 +2,8 @@
 
 #include <fusebox/error.h>
 
+#include <algorithm>
+
 namespace fusebox::cuda {
 
 CudaKernel::CudaKernel(std::shared_ptr<CudaDevice> device, std::string name,
@@ -25,6 +27,14 @@ CudaKernel::CudaKernel(std::shared_ptr<CudaDevice> device, std::string name,
         "cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)");
   check(api.funcGetAttribute(&static_shared_bytes_, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function_),
         "cuFuncGetAttribute(SHARED_SIZE_BYTES)");
+  // The default limit is 48 KiB less the static shared memory, not 48 KiB:
+  // a kernel with 18 KiB static and 32 KiB dynamic must raise it (else the
+  // occupancy check counts 0 blocks and the launch fails).
+  int dynamic_limit = 0;
+  check(api.funcGetAttribute(&dynamic_limit, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                             function_),
+        "cuFuncGetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+  dynamic_shared_limit_.store(static_cast<uint32_t>(std::max(0, dynamic_limit)));
 }
 
 CudaKernel::~CudaKernel() {

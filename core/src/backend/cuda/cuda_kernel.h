@@ -45,8 +45,9 @@ class CudaKernel final : public CompiledKernel {
   CUfunction function_ = nullptr;
   int max_threads_per_block_ = 0;
   int static_shared_bytes_ = 0;
-  // Dynamic shared memory this function may use without raising its limit.
-  std::atomic<uint32_t> dynamic_shared_limit_{48 * 1024};
+  // Dynamic shared memory this function may use without raising its limit
+  // (read from the function when it is loaded).
+  std::atomic<uint32_t> dynamic_shared_limit_{0};
   std::mutex attribute_mutex_;
 };
 
