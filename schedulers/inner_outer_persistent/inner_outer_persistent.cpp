@@ -80,26 +80,17 @@ class InnerOuterPersistentScheduler final : public Scheduler {
                                   "\"auto\", \"registers\" or \"shared\", got \"{}\"",
                                   name(), acc));
     }
-    const int64_t b = option<int64_t>("blocks_per_sm");
-    if (b < 0 || b > 8) {
-      const auto it = settings.find("blocks_per_sm");
-      throw UserError(it != settings.end() ? it->second.where : SourceLocation{},
-                      fmt::format("scheduler '{}': option 'blocks_per_sm' must be in [0, 8] (0: "
-                                  "the heuristic decides), got {}",
-                                  name(), b));
-    }
+    requireIntInRange(settings, "blocks_per_sm", 0, 8, " (0: the heuristic decides)");
   }
 
   Decision canScheduleCompileTime(const Fusion& segment, CompileTimeCache& cache) override {
-    const auto& verdict =
-        cache.get<std::pair<bool, std::string>>("inner_outer_persistent.compile_time", [&] {
-          NormalizationStructure st;
-          InnerOuterParts parts;
-          Decision d = analyzeCompileTime(segment, ReductionType::InnerOuter, st);
-          if (d) d = splitInnerOuter(segment, st, parts);
-          return std::make_pair(d.accepted(), d.reason());
-        });
-    return verdict.first ? Decision::accept() : Decision::reject(verdict.second);
+    return cache.get<Decision>("inner_outer_persistent.compile_time", [&] {
+      NormalizationStructure st;
+      InnerOuterParts parts;
+      Decision d = analyzeCompileTime(segment, ReductionType::InnerOuter, st);
+      if (d) d = splitInnerOuter(segment, st, parts);
+      return d;
+    });
   }
 
   Decision canScheduleRunTime(const Fusion& segment, RuntimeInfo& info,

@@ -45,13 +45,10 @@ class InnerPersistentScheduler final : public Scheduler {
   }
 
   Decision canScheduleCompileTime(const Fusion& segment, CompileTimeCache& cache) override {
-    const auto& verdict =
-        cache.get<std::pair<bool, std::string>>("inner_persistent.compile_time", [&] {
-          NormalizationStructure st;
-          const Decision d = analyzeCompileTime(segment, ReductionType::Inner, st);
-          return std::make_pair(d.accepted(), d.reason());
-        });
-    return verdict.first ? Decision::accept() : Decision::reject(verdict.second);
+    return cache.get<Decision>("inner_persistent.compile_time", [&] {
+      NormalizationStructure st;
+      return analyzeCompileTime(segment, ReductionType::Inner, st);
+    });
   }
 
   Decision canScheduleRunTime(const Fusion& segment, RuntimeInfo& info,

@@ -64,27 +64,15 @@ class OuterPersistentScheduler final : public Scheduler {
 
   void configure(const OptionSettings& settings) override {
     Configurable::configure(settings);
-    for (auto [key, hi] :
-         {std::pair<const char*, int64_t>{"rows_per_thread", 32}, {"blocks_per_sm", 8}}) {
-      const int64_t v = option<int64_t>(key);
-      if (v < 0 || v > hi) {
-        const auto it = settings.find(key);
-        throw UserError(it != settings.end() ? it->second.where : SourceLocation{},
-                        fmt::format("scheduler '{}': option '{}' must be in [0, {}] (0: the "
-                                    "heuristic decides), got {}",
-                                    name(), key, hi, v));
-      }
-    }
+    requireIntInRange(settings, "rows_per_thread", 0, 32, " (0: the heuristic decides)");
+    requireIntInRange(settings, "blocks_per_sm", 0, 8, " (0: the heuristic decides)");
   }
 
   Decision canScheduleCompileTime(const Fusion& segment, CompileTimeCache& cache) override {
-    const auto& verdict =
-        cache.get<std::pair<bool, std::string>>("outer_persistent.compile_time", [&] {
-          NormalizationStructure st;
-          const Decision d = analyzeCompileTime(segment, ReductionType::Outer, st);
-          return std::make_pair(d.accepted(), d.reason());
-        });
-    return verdict.first ? Decision::accept() : Decision::reject(verdict.second);
+    return cache.get<Decision>("outer_persistent.compile_time", [&] {
+      NormalizationStructure st;
+      return analyzeCompileTime(segment, ReductionType::Outer, st);
+    });
   }
 
   Decision canScheduleRunTime(const Fusion& segment, RuntimeInfo& info,

@@ -22,11 +22,7 @@ class PointwiseScheduler final : public Scheduler {
   std::string name() const override { return "pointwise"; }
 
   Decision canScheduleCompileTime(const Fusion& segment, CompileTimeCache& cache) override {
-    const auto& verdict = cache.get<std::pair<bool, std::string>>("pointwise.compile_time", [&] {
-      const Decision d = checkCompileTime(segment);
-      return std::make_pair(d.accepted(), d.reason());
-    });
-    return verdict.first ? Decision::accept() : Decision::reject(verdict.second);
+    return cache.get<Decision>("pointwise.compile_time", [&] { return checkCompileTime(segment); });
   }
 
   Decision canScheduleRunTime(const Fusion& segment, RuntimeInfo& info,

@@ -40,23 +40,14 @@ class ReductionScheduler final : public Scheduler {
 
   void configure(const OptionSettings& settings) override {
     Configurable::configure(settings);
-    const int64_t splits = option<int64_t>("grid_splits");
-    if (splits < 0 || splits > 65535) {
-      const auto it = settings.find("grid_splits");
-      throw UserError(it != settings.end() ? it->second.where : SourceLocation{},
-                      fmt::format("scheduler 'reduction': option 'grid_splits' must be in [0, "
-                                  "65535] (0: the heuristic decides), got {}",
-                                  splits));
-    }
+    requireIntInRange(settings, "grid_splits", 0, 65535, " (0: the heuristic decides)");
   }
 
   Decision canScheduleCompileTime(const Fusion& segment, CompileTimeCache& cache) override {
-    const auto& verdict = cache.get<std::pair<bool, std::string>>("reduction.compile_time", [&] {
+    return cache.get<Decision>("reduction.compile_time", [&] {
       ReductionStructure st;
-      const Decision d = analyzeStructure(segment, st);
-      return std::make_pair(d.accepted(), d.reason());
+      return analyzeStructure(segment, st);
     });
-    return verdict.first ? Decision::accept() : Decision::reject(verdict.second);
   }
 
   Decision canScheduleRunTime(const Fusion& segment, RuntimeInfo& info,

@@ -37,6 +37,11 @@ class __attribute__((visibility("default"))) Configurable {
     return std::get<T>(optionValue(name));
   }
   const OptionValue& optionValue(const std::string& name) const;
+  // For a configure() override: UserError at the setting's file:line:col
+  // (or naming the plugin, for a default) unless integer option `name` is
+  // in [lo, hi]: "<self>: option '<name>' must be in [lo, hi]<note>, got v".
+  void requireIntInRange(const OptionSettings& settings, const std::string& name, int64_t lo,
+                         int64_t hi, const std::string& note = "") const;
 
  private:
   // Resolved on configure(), or from the defaults on first use.

@@ -1,6 +1,8 @@
 #include <fusebox/configurable.h>
 #include <fusebox/error.h>
 
+#include <fmt/format.h>
+
 namespace fusebox {
 
 Configurable::~Configurable() = default;
@@ -18,6 +20,16 @@ const OptionValue& Configurable::optionValue(const std::string& option_name) con
   auto it = values_.find(option_name);
   FUSEBOX_CHECK(it != values_.end(), "{} has no option '{}'", describeSelf(), option_name);
   return it->second;
+}
+
+void Configurable::requireIntInRange(const OptionSettings& settings, const std::string& name,
+                                     int64_t lo, int64_t hi, const std::string& note) const {
+  const int64_t v = option<int64_t>(name);
+  if (v >= lo && v <= hi) return;
+  const auto it = settings.find(name);
+  throw UserError(it != settings.end() ? it->second.where : SourceLocation{},
+                  fmt::format("{}: option '{}' must be in [{}, {}]{}, got {}", describeSelf(), name,
+                              lo, hi, note, v));
 }
 
 }  // namespace fusebox

@@ -101,7 +101,8 @@ class ColumnKernelWriter {
         w_(segment, facts.sizes, layout_, info, domainSpace(facts)),
         md_(columnLoopDims(p)),
         arrays_(md_, p),
-        kept_values_(buffers.kept_values, p, arrays_) {
+        kept_values_(buffers.kept_values, p, arrays_),
+        pass_{f_, st_, facts_, p_, cached_, w_, md_, arrays_, kept_values_, accs_, "[v]"} {
     for (const Expr* r : st.reductions) accs_.push_back(accumulatorFor(r));
   }
 
@@ -134,6 +135,7 @@ class ColumnKernelWriter {
   BufferArrays arrays_;
   KeptValues kept_values_;
   std::vector<Accumulator> accs_;
+  PassContext pass_;  // what the shared pass code reads (pass_chunk.h)
   // Grid combines: the scratch pointer, the next combine's partial rows.
   std::string scratch_;
   std::vector<int64_t> partial_offsets_;
@@ -161,8 +163,7 @@ void ColumnKernelWriter::chunkLoop(Buffer& k, const std::string& body) const {
 }
 
 void ColumnKernelWriter::passLoop(Buffer& k, int stage, bool deviations) {
-  PassContext c{f_, st_, facts_, p_, cached_, w_, md_, arrays_, kept_values_, accs_, "[v]"};
-  const PassChunk chunk = writePassChunk(c, stage, deviations);
+  const PassChunk chunk = writePassChunk(pass_, stage, deviations);
   k.append(chunk.pre_row);
   chunkLoop(k, chunk.body);
 }
@@ -297,8 +298,7 @@ void ColumnKernelWriter::reduceStage(Buffer& k, int stage) {
 // the first band's first row of threads.
 void ColumnKernelWriter::epilogue(Buffer& k) {
   if (st_.reduced_outputs.empty()) return;
-  PassContext c{f_, st_, facts_, p_, cached_, w_, md_, arrays_, kept_values_, accs_, "[v]"};
-  const Buffer stores = writeReducedOutputs(c);
+  const Buffer stores = writeReducedOutputs(pass_);
   k.line("if (blockIdx.y == 0 && threadIdx.y == 0 && active) {");
   ++k.indent;
   k.line("FUSEBOX_UNROLL");
@@ -344,16 +344,11 @@ GeneratedKernel ColumnKernelWriter::write(const std::string& scheduler) {
   Buffer stages;
   stages.indent = main.indent;
   for (int s = 0; s < st_.stages; ++s) {
-    std::vector<const Expr*> done;
-    for (size_t a = 0; a < accs_.size(); ++a)
-      if (st_.stage[a] < s) done.push_back(accs_[a].expr);
-    provideReducedValues(w_, done, facts_,
-                         [](size_t a, size_t o) { return fmt::format("red{}_{}[v]", a, o); });
+    provideStageResults(pass_, s);
     stages.line(fmt::format("// stage {}", s));
     reduceStage(stages, s);
   }
-  provideReducedValues(w_, st_.reductions, facts_,
-                       [](size_t a, size_t o) { return fmt::format("red{}_{}[v]", a, o); });
+  provideStageResults(pass_, st_.stages);
   stages.line("// the full-domain outputs");
   passLoop(stages, st_.stages);
   epilogue(stages);

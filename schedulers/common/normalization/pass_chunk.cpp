@@ -60,6 +60,16 @@ PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
   return {placement.vec.pre_row, b.text};
 }
 
+void provideStageResults(PassContext& c, int stage) {
+  std::vector<const Expr*> done;
+  for (size_t a = 0; a < c.accs.size(); ++a)
+    if (c.st.stage[a] < stage) done.push_back(c.accs[a].expr);
+  const std::string lane = c.lane;
+  provideReducedValues(c.w, done, c.facts, [lane](size_t a, size_t o) {
+    return fmt::format("red{}_{}{}", a, o, lane);
+  });
+}
+
 Buffer writeReducedOutputs(PassContext& c) {
   ElementWriter& w = c.w;
   w.setSpace(keptSpace(c.facts));

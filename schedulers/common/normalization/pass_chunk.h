@@ -51,6 +51,10 @@ struct PassChunk {
 PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
                          const std::function<void(kernelgen::Placement&)>& extra = {});
 
+// Before pass `stage` (st.stages: the output pass): the results of the
+// reductions of earlier stages become values of `c.w`, red<a>_<o><lane>.
+void provideStageResults(PassContext& c, int stage);
+
 // The stores of the reduced-domain outputs (mean, rstd...) at the kept
 // element the kernel is at, each reduction output read as red<a>_<o><lane>;
 // leaves `w` in the kept space.

@@ -60,7 +60,8 @@ class RowKernelWriter {
         w_(segment, facts.sizes, layout_, info, domainSpace(facts)),
         md_(rowLoopDims(p)),
         arrays_(md_, p),
-        kept_values_(buffers.kept_values, p, arrays_) {
+        kept_values_(buffers.kept_values, p, arrays_),
+        pass_{f_, st_, facts_, p_, cached_, w_, md_, arrays_, kept_values_, accs_, ""} {
     for (const Expr* r : st.reductions) accs_.push_back(accumulatorFor(r));
     if (columns != nullptr) {
       columns_ = columns;
@@ -97,6 +98,7 @@ class RowKernelWriter {
   BufferArrays arrays_;
   KeptValues kept_values_;
   std::vector<Accumulator> accs_;
+  PassContext pass_;  // what the shared pass code reads (pass_chunk.h)
   // Inner-outer kernels: the column part, accumulated in the outputs' pass.
   const InnerOuterParts* columns_ = nullptr;
   std::optional<ColumnPartials> partials_;
@@ -123,7 +125,6 @@ void RowKernelWriter::chunkLoop(Buffer& k, const std::string& body) {
 }
 
 std::string RowKernelWriter::stageChunk(int stage, bool deviations) {
-  PassContext c{f_, st_, facts_, p_, cached_, w_, md_, arrays_, kept_values_, accs_, ""};
   std::function<void(Placement&)> columns;
   if (columns_ != nullptr)
     columns = [&](Placement& placement) {
@@ -133,7 +134,7 @@ std::string RowKernelWriter::stageChunk(int stage, bool deviations) {
             partials_->accumulate(k, w_.value(in, w_.iterationIndexOf(in), placement)));
       }
     };
-  return writePassChunk(c, stage, deviations, columns).body;
+  return writePassChunk(pass_, stage, deviations, columns).body;
 }
 
 void RowKernelWriter::combineAcross(Buffer& k, const std::string& var, const std::string& functor,
@@ -195,8 +196,7 @@ void RowKernelWriter::reduceStage(Buffer& k, int stage) {
 
 void RowKernelWriter::epilogue(Buffer& k) {
   if (st_.reduced_outputs.empty()) return;
-  PassContext c{f_, st_, facts_, p_, cached_, w_, md_, arrays_, kept_values_, accs_, ""};
-  const Buffer stores = writeReducedOutputs(c);
+  const Buffer stores = writeReducedOutputs(pass_);
   k.line("if (threadIdx.x == 0 && active) {");
   ++k.indent;
   k.append(stores);
@@ -229,16 +229,11 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
   Buffer stages;
   stages.indent = main.indent;
   for (int s = 0; s < st_.stages; ++s) {
-    std::vector<const Expr*> done;
-    for (size_t a = 0; a < accs_.size(); ++a)
-      if (st_.stage[a] < s) done.push_back(accs_[a].expr);
-    provideReducedValues(w_, done, facts_,
-                         [](size_t a, size_t o) { return fmt::format("red{}_{}", a, o); });
+    provideStageResults(pass_, s);
     stages.line(fmt::format("// stage {}", s));
     reduceStage(stages, s);
   }
-  provideReducedValues(w_, st_.reductions, facts_,
-                       [](size_t a, size_t o) { return fmt::format("red{}_{}", a, o); });
+  provideStageResults(pass_, st_.stages);
   stages.line("// the full-domain outputs");
   chunkLoop(stages, stageChunk(st_.stages));
   epilogue(stages);

@@ -19,11 +19,14 @@ constexpr int64_t kMinParallelThreadRuns = 1 << 14;
 constexpr int64_t kMaxCooperativeBlocks = 1024;
 
 // The memory mappings a process may hold (vm.max_map_count; Linux's
-// default when it cannot be read).
+// default when it cannot be read). Read once, not on every launch.
 int64_t maxMapCount() {
-  std::ifstream in("/proc/sys/vm/max_map_count");
-  int64_t n = 0;
-  return in >> n && n > 0 ? n : 65530;
+  static const int64_t count = [] {
+    std::ifstream in("/proc/sys/vm/max_map_count");
+    int64_t n = 0;
+    return in >> n && n > 0 ? n : int64_t{65530};
+  }();
+  return count;
 }
 
 BlockExecutor& executorOfThisThread() {
