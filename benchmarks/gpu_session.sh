@@ -74,6 +74,7 @@ if want normalization; then
 # (outer) at 4096x2048 as written and at 16384x1024 (split: too large to
 # keep on chip).
 big=32768 small=1024
+wide="-i T0=2048x131072:bfloat16 -i T1=131072:bfloat16 -i T2=131072:bfloat16"
 norms=(
   "layernorm_fwd_bf16"
   "layernorm_fwd_bf16 -i T0=${big}x${small}:bfloat16 -i T1=${small}:bfloat16 -i T2=${small}:bfloat16"
@@ -86,7 +87,12 @@ norms=(
   "softmax_bwd_bf16"
   "rmsnorm_bwd_bf16"
   "batchnorm_fwd_bf16"
-  "batchnorm_fwd_bf16 -i T0=16384x1024:bfloat16 -i T1=1024:bfloat16 -i T2=1024:bfloat16")
+  "batchnorm_fwd_bf16 -i T0=16384x1024:bfloat16 -i T1=1024:bfloat16 -i T2=1024:bfloat16"
+  "layernorm_fwd_bf16 ${wide}"
+  "layernorm_fwd_bf16 ${wide} --config $out/registers_only.toml")
+# A row too wide for the registers: part of it in shared memory, against the
+# split the fusion gets when buffers may only live in registers.
+printf '[schedulers.inner_persistent]\npersistent_buffers = "registers"\n' > "$out/registers_only.toml"
 {
   for spec in "${norms[@]}"; do
     read -r -a args <<< "$spec"

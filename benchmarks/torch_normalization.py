@@ -10,7 +10,8 @@ inputs, float32 math, the same outputs): layernorm_fwd_bf16, rmsnorm_fwd_bf16,
 softmax_fwd_bf16 and layernorm_bwd_bf16 at 16384x4096 and 32768x1024,
 softmax_bwd_bf16 and rmsnorm_bwd_bf16 at 16384x4096, batchnorm_fwd_bf16
 (channels-last, statistics over the rows) at 4096x2048 (on chip) and
-16384x1024 (too large for the registers: split into two kernels). GB/s counts the bytes a
+16384x1024 (too large for the registers: split into two kernels), and
+layernorm_fwd_bf16 at 2048x131072 (rows wider than the registers). GB/s counts the bytes a
 fusion must move: every input read once, every output written once.
 """
 import torch
@@ -90,6 +91,10 @@ def workloads():
     out["rmsnorm_bwd_16384x4096"] = (
         rmsnorm_bwd, lambda: [rows(16384, 4096), rows(16384, 4096),
                               torch.rand(16384, dtype=F32, device=dev), vec(4096)])
+    # A row too wide for the registers alone (fusebox keeps part of it in
+    # shared memory; persistent_buffers = "registers" splits the fusion).
+    out["layernorm_fwd_2048x131072"] = (
+        layernorm_fwd, lambda: [rows(2048, 131072), vec(131072), vec(131072)])
     for n, c in ((4096, 2048), (16384, 1024)):
         out[f"batchnorm_fwd_{n}x{c}"] = (
             batchnorm_fwd, lambda n=n, c=c: [rows(n, c), vec(c), vec(c)])

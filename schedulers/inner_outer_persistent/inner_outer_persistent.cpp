@@ -72,14 +72,7 @@ class InnerOuterPersistentScheduler final : public Scheduler {
   void configure(const OptionSettings& settings) override {
     Configurable::configure(settings);
     checkRowShapeOptions(name(), settings, forcedShape());
-    const std::string acc = option<std::string>("column_accumulators");
-    if (acc != "auto" && acc != "registers" && acc != "shared") {
-      const auto it = settings.find("column_accumulators");
-      throw UserError(it != settings.end() ? it->second.where : SourceLocation{},
-                      fmt::format("scheduler '{}': option 'column_accumulators' must be "
-                                  "\"auto\", \"registers\" or \"shared\", got \"{}\"",
-                                  name(), acc));
-    }
+    requireOneOf(settings, "column_accumulators", {"auto", "registers", "shared"});
     requireIntInRange(settings, "blocks_per_sm", 0, 8, " (0: the heuristic decides)");
   }
 

@@ -37,10 +37,15 @@ class InnerPersistentScheduler final : public Scheduler {
  public:
   std::string name() const override { return "inner_persistent"; }
 
-  std::vector<OptionSpec> options() const override { return rowShapeOptions(); }
+  std::vector<OptionSpec> options() const override {
+    std::vector<OptionSpec> out = rowShapeOptions();
+    out.push_back(bufferPlacementOption());
+    return out;
+  }
 
   void configure(const OptionSettings& settings) override {
     Configurable::configure(settings);
+    requireOneOf(settings, "persistent_buffers", {"auto", "registers", "shared"});
     checkRowShapeOptions(name(), settings, forcedShape());
   }
 
@@ -94,7 +99,8 @@ class InnerPersistentScheduler final : public Scheduler {
 
  private:
   ForcedShape forcedShape() const {
-    return {option<int64_t>("threads_per_row"), option<int64_t>("chunks_per_thread")};
+    return {option<int64_t>("threads_per_row"), option<int64_t>("chunks_per_thread"),
+            parseBufferPlacement(option<std::string>("persistent_buffers"))};
   }
 
   // The run-time analysis; a non-empty result is the reason to reject.
@@ -113,4 +119,5 @@ class InnerPersistentScheduler final : public Scheduler {
 FUSEBOX_DECLARE_SCHEDULER_PLUGIN(InnerPersistentScheduler, "inner_persistent", "1.0",
                                  "normalizations that reduce rows (softmax, layernorm, RMSNorm "
                                  "and their backward's grad input) as one kernel keeping each "
-                                 "row in registers between its reductions and its outputs")
+                                 "row in registers (or shared memory) between its reductions "
+                                 "and its outputs")

@@ -56,6 +56,32 @@ extern "C" __global__ void broken(fusebox::KernelParams p) {
   EXPECT_THAT(log, HasSubstr(source_path.string()));
 }
 
+// $FUSEBOX_NVRTC_OPTIONS reaches NVRTC (split at spaces): a kernel that
+// needs the macro it defines compiles with it and fails without it.
+TEST(CudaNvrtcOptionsTest, EnvironmentOptionsReachNvrtc) {
+  FUSEBOX_REQUIRE_GPU();
+  const std::string source = R"(#include <fusebox_runtime.cuh>
+#ifndef FUSEBOX_ENV_FLAG
+#error FUSEBOX_ENV_FLAG is not defined
+#endif
+extern "C" __global__ void needs_flag(fusebox::KernelParams p) {}
+)";
+  auto compileWith = [&](const char* env) {
+    if (env != nullptr)
+      ::setenv("FUSEBOX_NVRTC_OPTIONS", env, 1);
+    else
+      ::unsetenv("FUSEBOX_NVRTC_OPTIONS");
+    CudaBackendOptions options;
+    options.cache.disk = false;
+    options.cache.memory = false;
+    auto backend = createCudaBackend(options);
+    ::unsetenv("FUSEBOX_NVRTC_OPTIONS");
+    return userErrorOf([&] { backend->compile({"needs_flag", source, {}, false}); });
+  };
+  EXPECT_EQ(compileWith(" -lineinfo   -DFUSEBOX_ENV_FLAG=1 "), "");
+  EXPECT_THAT(compileWith(nullptr), HasSubstr("FUSEBOX_ENV_FLAG is not defined"));
+}
+
 TEST_F(CudaErrorsTest, ModuleWithoutTheNamedFunction) {
   const std::string source = R"(#include <fusebox_runtime.cuh>
 extern "C" __global__ void actual_name(fusebox::KernelParams p) {}

@@ -196,3 +196,49 @@ TEST(KernelgenWriter, ReductionShapedKernelMatchesTheEvaluator) {
 }
 
 }  // namespace
+
+namespace fusebox_approximate_math_test {
+
+using namespace fusebox;
+using namespace fusebox::kernelgen;
+
+// An exp or a division may be approximate only when everything it reaches is
+// a 16-bit float output: its error is then below the output's rounding.
+TEST(KernelgenApproximateMath, OnlyExpsAndDivisionsReachingSixteenBitOutputs) {
+  Fusion f;
+  TensorView* x = defineTensor(f, {-1, -1}, DataType::BFloat16);
+  TensorView* xf = castOp(DataType::Float, x);
+  TensorView* e1 = exp(xf);  // -> bf16 output only, as its division
+  TensorView* d1 = div(e1, sum(e1, {1}, true));
+  f.addOutput(castOp(DataType::BFloat16, d1));
+  TensorView* e2 = exp(neg(xf));  // -> a half output and a float output
+  f.addOutput(castOp(DataType::Half, e2));
+  f.addOutput(add(e2, xf));
+  TensorView* e3 = exp(mul(xf, xf));  // -> a bool output (a comparison could flip)
+  f.addOutput(gt(e3, f.constantDouble(1.5)));
+  TensorView* e4 = exp(castOp(DataType::Double, x));  // double math: never
+  f.addOutput(castOp(DataType::BFloat16, e4));
+  TensorView* d2 = div(xf, add(xf, f.constantDouble(3.0)));  // -> a float output
+  f.addOutput(d2);
+  const std::unordered_set<const Expr*> fast = approximableExprs(f);
+  EXPECT_EQ(fast.size(), 2u);
+  EXPECT_EQ(fast.count(e1->definition()), 1u);
+  EXPECT_EQ(fast.count(d1->definition()), 1u);
+  const OperandText a{"a", DataType::Float}, b{"b", DataType::Float};
+  EXPECT_EQ(unaryText(UnaryOpType::Exp, a, DataType::Float, true),
+            "fusebox::Cast<float>::from(fusebox::op::exp_approx(a))");
+  EXPECT_EQ(unaryText(UnaryOpType::Exp, a, DataType::Float, false),
+            "fusebox::Cast<float>::from(fusebox::op::exp(a))");
+  EXPECT_EQ(unaryText(UnaryOpType::Exp, {"d", DataType::Double}, DataType::Double, true),
+            "fusebox::Cast<double>::from(fusebox::op::exp(d))");
+  EXPECT_EQ(unaryText(UnaryOpType::Tanh, a, DataType::Float, true),
+            "fusebox::Cast<float>::from(fusebox::op::tanh(a))");
+  EXPECT_EQ(binaryText(BinaryOpType::Div, a, b, DataType::Float, true),
+            "fusebox::Cast<float>::from(fusebox::op::div_approx(a, b))");
+  EXPECT_EQ(binaryText(BinaryOpType::Div, a, b, DataType::Float, false),
+            "fusebox::Cast<float>::from(fusebox::op::div(a, b))");
+  EXPECT_EQ(binaryText(BinaryOpType::Mul, a, b, DataType::Float, true),
+            "fusebox::Cast<float>::from(fusebox::op::mul(a, b))");
+}
+
+}  // namespace fusebox_approximate_math_test

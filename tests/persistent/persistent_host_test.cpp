@@ -73,6 +73,48 @@ TEST(InnerPersistentRejects, ARowTooWideForTheRegistersNamesItsSizes) {
                   .accepted());
 }
 
+// The heuristics' choice of where a row lives, at an H100's limits: a float
+// softmax row of 65536 (256 KB) overflows what one block's registers hold
+// (about 200 KB) and keeps the chunks that do not fit in shared memory
+// (loads only: the exponentials are recomputed); 262144 bf16 elements (512
+// KB) overflow both; "registers" refuses what needs shared memory.
+TEST(InnerPersistentHeuristics, RowsTooWideForTheRegistersGoToSharedMemory) {
+  DeviceProperties h100;
+  h100.multiprocessor_count = 132;
+  h100.shared_memory_per_block = 227 * 1024;
+  auto decide = [&](DataType dtype, int64_t width, const std::string& placement,
+                    std::string* params) {
+    PythonDefinition def = normDefinition(Norm::SoftmaxFwd, dtype);
+    auto s = builtinScheduler("inner_persistent");
+    OptionSettings settings;
+    settings["persistent_buffers"] = OptionSetting{OptionValue(placement), {}};
+    s->configure(settings);
+    CompileTimeCache cache;
+    RuntimeInfo info(*def.fusion, {tensorInfo(dtype, {4, width})}, h100);
+    const Decision d = s->canScheduleRunTime(*def.fusion, info, cache);
+    if (d && params != nullptr)
+      *params = s->computeHeuristics(*def.fusion, info, cache)->toString();
+    return d;
+  };
+  std::string params;
+  ASSERT_TRUE(decide(DataType::Float, 65536, "auto", &params).accepted());
+  EXPECT_EQ(paramLine(params, "persistent_buffers"), "[T0_g (4 B)]") << params;
+  EXPECT_EQ(paramLine(params, "buffer_placement"),
+            "24 of 32 chunks in registers, 8 in shared memory (65536 B a block, dynamic)")
+      << params;
+  // Rows that fit the registers stay there.
+  ASSERT_TRUE(decide(DataType::Float, 4096, "auto", &params).accepted());
+  EXPECT_EQ(paramLine(params, "buffer_placement"), "registers") << params;
+
+  expectReason(decide(DataType::Float, 65536, "registers", nullptr),
+               "more than the 128 B of registers a thread may hold, and shared memory is not "
+               "tried (persistent_buffers = \"registers\"");
+  expectReason(decide(DataType::BFloat16, 262144, "auto", nullptr),
+               "a row of 262144 elements keeps 524288 B of persistent buffers on chip (T0_g (2 "
+               "B)): 512 B per thread at 1024 threads, more than the 128 B of registers a thread "
+               "may hold, and more than the 232448 B of shared memory a block may have");
+}
+
 TEST(InnerPersistentRejects, AnElementReadingAnotherRowsResult) {
   // y[i, j] = x[i, j] - max(x)[j]: the row results are read transposed.
   auto f = std::make_unique<Fusion>();
@@ -98,6 +140,24 @@ TEST(InnerPersistentOptions, BadValuesNameTheOption) {
     } catch (const UserError& e) {
       EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
     }
+  }
+}
+
+TEST(InnerPersistentOptions, BufferPlacementIsOneOfThree) {
+  auto s = builtinScheduler("inner_persistent");
+  OptionSettings settings;
+  settings["persistent_buffers"] =
+      OptionSetting{OptionValue(std::string("smem")), SourceLocation{"cfg.toml", 3, 22}};
+  try {
+    s->configure(settings);
+    ADD_FAILURE() << "accepted";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("cfg.toml:3:22"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("scheduler 'inner_persistent': option "
+                                         "'persistent_buffers' must be \"auto\", \"registers\" "
+                                         "or \"shared\", got \"smem\""),
+              std::string::npos)
+        << e.what();
   }
 }
 

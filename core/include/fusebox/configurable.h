@@ -42,6 +42,10 @@ class __attribute__((visibility("default"))) Configurable {
   // in [lo, hi]: "<self>: option '<name>' must be in [lo, hi]<note>, got v".
   void requireIntInRange(const OptionSettings& settings, const std::string& name, int64_t lo,
                          int64_t hi, const std::string& note = "") const;
+  // The same for a string option that must be one of `choices`:
+  // "<self>: option '<name>' must be "a", "b" or "c", got "v"".
+  void requireOneOf(const OptionSettings& settings, const std::string& name,
+                    const std::vector<std::string>& choices) const;
 
  private:
   // Resolved on configure(), or from the defaults on first use.

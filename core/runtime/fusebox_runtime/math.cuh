@@ -149,6 +149,40 @@ FUSEBOX_FLOAT_UNARY(abs, fabsf, fabs)
 #undef FUSEBOX_FLOAT_UNARY
 // clang-format on
 
+// exp and division where kernelgen found the result reaches only 16-bit
+// float outputs (schedulers/common/kernelgen/approximate_math.h); compiled
+// exactly with -DFUSEBOX_PRECISE_MATH in $FUSEBOX_NVRTC_OPTIONS, and exact in
+// the host build. Measured on softmax (docs/perf.md), these two forms beat
+// __expf and __fdividef.
+// exp: ex2.approx.ftz of x * log2(e), 2 + 1.2|x| ulp of float; results under
+// 2^-126 flush to zero.
+FUSEBOX_DEVICE float exp_approx(float x) {
+#if defined(__CUDA_ARCH__) && !defined(FUSEBOX_PRECISE_MATH)
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.44269504088896341f));
+  return y;
+#else
+  return ::expf(x);
+#endif
+}
+// a / b as (a * s) * (1 / (b * s)), 1.5 ulp: with the same b for every
+// element (a row's sum) the compiler computes s and the reciprocal once, so
+// each element costs two multiplies instead of a division. s (a power of two:
+// 2^24 for |b| < 2^-126, 2^-24 for |b| >= 2^126, else 1) keeps the
+// reciprocal a normal float, so zeros, infinities, NaN, denormal and huge
+// divisors give what a / b gives.
+FUSEBOX_DEVICE float div_approx(float a, float b) {
+#if defined(__CUDA_ARCH__) && !defined(FUSEBOX_PRECISE_MATH)
+  const float magnitude = ::fabsf(b);
+  const float s = magnitude < 1.17549435e-38f   ? 16777216.0f
+                  : magnitude >= 8.50705917e37f ? 5.96046448e-08f
+                                                : 1.0f;
+  return (a * s) * (1.0f / (b * s));
+#else
+  return a / b;
+#endif
+}
+
 // Ops written out once for both floating types.
 // clang-format off
 #define FUSEBOX_FLOAT_OPS(T)                                                                  \

@@ -32,4 +32,22 @@ void Configurable::requireIntInRange(const OptionSettings& settings, const std::
                               lo, hi, note, v));
 }
 
+void Configurable::requireOneOf(const OptionSettings& settings, const std::string& name,
+                                const std::vector<std::string>& choices) const {
+  const std::string& v = option<std::string>(name);
+  std::string listed;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    if (choices[i] == v) return;
+    listed += fmt::format("{}\"{}\"",
+                          i == 0                    ? ""
+                          : i + 1 == choices.size() ? " or "
+                                                    : ", ",
+                          choices[i]);
+  }
+  const auto it = settings.find(name);
+  throw UserError(
+      it != settings.end() ? it->second.where : SourceLocation{},
+      fmt::format("{}: option '{}' must be {}, got \"{}\"", describeSelf(), name, listed, v));
+}
+
 }  // namespace fusebox

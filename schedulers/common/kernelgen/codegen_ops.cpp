@@ -113,7 +113,7 @@ std::string literal(const ScalarValue& v, DataType t) {
   }
 }
 
-std::string unaryText(UnaryOpType op, const OperandText& x, DataType out) {
+std::string unaryText(UnaryOpType op, const OperandText& x, DataType out, bool approximate) {
   std::string mt;
   if (isFloatingType(out))
     mt = computeTypeName(out);
@@ -127,10 +127,13 @@ std::string unaryText(UnaryOpType op, const OperandText& x, DataType out) {
     mt = "bool";
   else
     mt = "int64_t";
+  if (approximate && op == UnaryOpType::Exp && mt == "float")
+    return roundTo(out, fmt::format("fusebox::op::exp_approx({})", as(mt, x)));
   return roundTo(out, fmt::format("fusebox::op::{}({})", toString(op), as(mt, x)));
 }
 
-std::string binaryText(BinaryOpType op, const OperandText& a, const OperandText& b, DataType out) {
+std::string binaryText(BinaryOpType op, const OperandText& a, const OperandText& b, DataType out,
+                       bool approximate) {
   const std::vector<DataType> ts{a.dtype, b.dtype};
   std::string mt;
   switch (op) {
@@ -163,6 +166,8 @@ std::string binaryText(BinaryOpType op, const OperandText& a, const OperandText&
         mt = "int64_t";
       break;
   }
+  if (approximate && (op == BinaryOpType::Div || op == BinaryOpType::TrueDiv) && mt == "float")
+    return roundTo(out, fmt::format("fusebox::op::div_approx({}, {})", as(mt, a), as(mt, b)));
   return roundTo(out, fmt::format("fusebox::op::{}({}, {})", toString(op), as(mt, a), as(mt, b)));
 }
 

@@ -23,9 +23,11 @@ struct OperandText {
   std::string value;
   DataType dtype;
 };
-// The op's result in the output dtype's compute type.
-std::string unaryText(UnaryOpType op, const OperandText& x, DataType out);
-std::string binaryText(BinaryOpType op, const OperandText& a, const OperandText& b, DataType out);
+// The op's result in the output dtype's compute type. `approximate`: a float
+// exp or division may be approximate (approximate_math.h).
+std::string unaryText(UnaryOpType op, const OperandText& x, DataType out, bool approximate = false);
+std::string binaryText(BinaryOpType op, const OperandText& a, const OperandText& b, DataType out,
+                       bool approximate = false);
 std::string ternaryText(TernaryOpType op, const OperandText& a, const OperandText& b,
                         const OperandText& c, DataType out);
 

@@ -12,7 +12,12 @@ namespace fusebox::kernelgen {
 
 ElementWriter::ElementWriter(const Fusion& segment, const TensorSizes& sizes,
                              const ParamLayout& params, RuntimeInfo& info, IterSpace space)
-    : f_(segment), sizes_(sizes), params_(params), info_(info), space_(std::move(space)) {
+    : f_(segment),
+      sizes_(sizes),
+      params_(params),
+      info_(info),
+      space_(std::move(space)),
+      approximate_(approximableExprs(segment)) {
   const std::vector<const TensorArgInfo*> args = tensorInputArgs(segment, info);
   for (size_t k = 0; k < args.size(); ++k)
     if (args[k] != nullptr) inputs_[segment.inputs()[k]] = {static_cast<int>(k), args[k]};
@@ -104,9 +109,10 @@ std::string ElementWriter::opText(const Expr* e, const std::vector<OperandText>&
                                   DataType out) {
   switch (e->op()) {
     case OpType::Unary:
-      return unaryText(e->attr<UnaryOpType>(), ops.at(0), out);
+      return unaryText(e->attr<UnaryOpType>(), ops.at(0), out, approximate_.count(e) > 0);
     case OpType::Binary:
-      return binaryText(e->attr<BinaryOpType>(), ops.at(0), ops.at(1), out);
+      return binaryText(e->attr<BinaryOpType>(), ops.at(0), ops.at(1), out,
+                        approximate_.count(e) > 0);
     case OpType::Ternary:
       return ternaryText(e->attr<TernaryOpType>(), ops.at(0), ops.at(1), ops.at(2), out);
     case OpType::Cast:

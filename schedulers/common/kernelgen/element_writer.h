@@ -18,10 +18,12 @@
 #include <functional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "access.h"
+#include "approximate_math.h"
 #include "buffer.h"
 #include "codegen_ops.h"
 #include "index_math.h"
@@ -134,6 +136,7 @@ class ElementWriter {
   std::vector<std::unordered_map<std::string, std::string>> memo_;
   std::unordered_map<const Val*, std::string> scalar_memo_;
   std::vector<Access> accesses_;
+  std::unordered_set<const Expr*> approximate_;  // approximate_math.h
 };
 
 }  // namespace fusebox::kernelgen

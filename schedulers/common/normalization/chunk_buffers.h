@@ -4,7 +4,12 @@
 // `mb`, element v of it at mb + v along the innermost merged dim (the
 // row's innermost reduced dim, or the column kernel's innermost kept dim).
 //   - BufferArrays: one register array per cached load (pb<n>[batch]),
-//     filled by the load pass, read by every stage;
+//     filled by the load pass, read by every stage. When the params say so
+//     (shared_buffer_bytes > 0: rows too wide for the registers), chunks
+//     k >= register_batch live in a region of dynamic shared memory per
+//     cached load instead, laid out [row of the block][chunk][thread x] so
+//     that a warp's vector accesses fall on consecutive banks; the loops
+//     over k are unrolled, so `k < register_batch` folds away;
 //   - CachePlacement: cached loads read from those arrays, everything else
 //     placed as VectorPlacement places it;
 //   - KeptValues: values kept from the pass that first computes them
@@ -26,6 +31,13 @@
 
 namespace fusebox::normalization {
 
+// Bytes of dynamic shared memory one persistent buffer of `element_bytes`
+// elements takes in a block of `rows` rows x `threads_per_row` threads,
+// each thread keeping `batch` vectors of `vector_width` elements (rounded up
+// to 16 bytes, the next region's alignment).
+int64_t sharedBufferRegionBytes(int64_t element_bytes, int64_t rows, int64_t threads_per_row,
+                                int64_t batch, int64_t vector_width);
+
 class BufferArrays {
  public:
   BufferArrays(const kernelgen::MergedDims& md, const PersistentParams& p) : md_(md), p_(p) {}
@@ -40,7 +52,14 @@ class BufferArrays {
  private:
   const kernelgen::MergedDims& md_;
   const PersistentParams& p_;
+  // Element v of the thread's chunk k of buffer `name` (a value).
+  std::string element(const std::string& name, const std::string& v) const;
+  // Stores `value` (an Array, or with `v` one element) at chunk k.
+  std::string store(const std::string& name, const std::string& value,
+                    const std::string& v = "") const;
+
   std::map<std::string, std::string> names_;
+  int64_t shared_offset_ = 0;  // bytes of dynamic shared memory given out
 };
 
 class CachePlacement final : public kernelgen::Placement {

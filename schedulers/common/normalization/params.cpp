@@ -35,12 +35,18 @@ std::string PersistentParams::toString() const {
       "grid: [{}, {}, {}]\n"
       "persistent_buffers: [{}]\n"
       "buffer_bytes: {} per kept element (budget {})\n"
+      "buffer_placement: {}\n"
       "launch_bounds: {} threads, {} blocks per SM\n"
       "index_type: {}",
       normalization::toString(type), fmt::join(classes, ", "), fmt::join(kept_dims, ", "),
       kept_extent, fmt::join(reduced_dims, ", "), reduced_extent, stages, vector_width, batch,
       block[0], block[1], grid[0], grid[1], grid[2], fmt::join(kept, ", "), buffer_bytes,
-      buffer_budget, threads(), min_blocks_per_sm, index32 ? "int32" : "int64");
+      buffer_budget,
+      shared_buffer_bytes > 0
+          ? fmt::format("{} of {} chunks in registers, {} in shared memory ({} B a block, dynamic)",
+                        register_batch, batch, batch - register_batch, shared_buffer_bytes)
+          : std::string("registers"),
+      threads(), min_blocks_per_sm, index32 ? "int32" : "int64");
   if (const std::string extra = extraLines(); !extra.empty()) out += "\n" + extra;
   return out;
 }

@@ -42,6 +42,11 @@ class PersistentParams : public HeuristicParams {
   // Bytes of the persistent buffers per kept element (a row for Inner),
   // and the on-chip budget they were sized against.
   int64_t buffer_bytes = 0, buffer_budget = 0;
+  // Row kernels whose rows overflow the registers: each buffer's chunks
+  // k < register_batch stay in registers, the rest live in dynamic shared
+  // memory, shared_buffer_bytes a block (0: all in registers).
+  int register_batch = 1;
+  int64_t shared_buffer_bytes = 0;
   int min_blocks_per_sm = 0;  // __launch_bounds__'s second argument
   bool index32 = true;
 

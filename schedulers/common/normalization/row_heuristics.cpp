@@ -19,6 +19,7 @@
 
 #include "kernelgen/int_math.h"
 #include "kernelgen/layout_choice.h"
+#include "normalization/chunk_buffers.h"
 #include "normalization/domain_shape.h"
 
 namespace fusebox::normalization {
@@ -54,6 +55,20 @@ void checkRowShapeOptions(const std::string& scheduler, const OptionSettings& se
                     fmt::format("scheduler '{}': option 'chunks_per_thread' must be in [0, 32] "
                                 "(0: the heuristic decides), got {}",
                                 scheduler, c));
+}
+
+OptionSpec bufferPlacementOption() {
+  return {"persistent_buffers", OptionType::String, std::string("auto"),
+          "Where each row's persistent buffers live: \"registers\", \"shared\" (dynamic shared "
+          "memory), or \"auto\" (registers when they fit, else shared memory when it holds "
+          "them)"};
+}
+
+BufferPlacement parseBufferPlacement(const std::string& value) {
+  if (value == "registers") return BufferPlacement::Registers;
+  if (value == "shared") return BufferPlacement::Shared;
+  FUSEBOX_CHECK(value == "auto", "persistent_buffers: unchecked value \"{}\"", value);
+  return BufferPlacement::Auto;
 }
 
 std::string rowCombineLine(const PersistentParams& p) {
@@ -129,20 +144,63 @@ std::string chooseRowShape(const RowFacts& facts, const RowAccesses& accesses,
           fmt::format("threads_per_row {} x chunks_per_thread {} cover {} chunks of the row's {}",
                       bx, b, candidates[0].bx * candidates[0].b, chunks);
   }
-  int64_t block_x = 1, batch = 1;
-  bool found = false;
+  // Rows per block: blocks of about 256 threads, whole warps for the lane
+  // groups' shuffles.
+  auto rowsPerBlock = [&](int64_t bx) {
+    const int64_t y = std::min<int64_t>(256 / bx, pow2Ceil(std::max<int64_t>(1, p.kept_extent)));
+    return std::max<int64_t>({y, 32 / std::min<int64_t>(bx, 32), 1});
+  };
+  // Rows that overflow the registers: each thread keeps its first
+  // `register_chunks` chunks of every buffer in registers and the rest in
+  // the block's dynamic shared memory, beside the combine's static scratch
+  // (at most 8 B a thread).
+  auto registerChunks = [&](const Candidate& c, int64_t rows) {
+    if (forced.placement == BufferPlacement::Shared || element_bytes == 0) return int64_t{0};
+    const int64_t fit =
+        threadBudgetBytes(std::max<int64_t>(c.bx * rows, 32), device) / (v * element_bytes);
+    return std::min(c.b - 1, fit);
+  };
+  auto sharedBytes = [&](const Candidate& c, int64_t rows, int64_t register_chunks) {
+    int64_t bytes = 0;
+    for (const PersistentBuffer& b : plan.buffers)
+      bytes += sharedBufferRegionBytes(b.element_bytes, rows, c.bx, c.b - register_chunks, v);
+    return bytes;
+  };
+  auto sharedFits = [&](const Candidate& c, int64_t rows) {
+    return sharedBytes(c, rows, registerChunks(c, rows)) <=
+           device.shared_memory_per_block - 8 * c.bx * rows;
+  };
+  const bool shared_allowed = forced.placement != BufferPlacement::Registers &&
+                              plan.kept_values.empty() && extra_bytes_per_element == 0;
+
+  int64_t block_x = 1, batch = 1, block_y = 1;
+  bool found = false, shared = false;
   double best_score = 0;
-  for (const Candidate& c : candidates) {
-    if (c.b * v * element_bytes > threadBudgetBytes(std::max<int64_t>(c.bx, 32), device)) continue;
-    const bool warp_row = c.bx <= 32 && c.b <= 4;
-    const bool in_range = warp_row || (c.bx >= 128 && c.bx <= 512);
-    const double score = (in_range ? 0 : 1e9) + static_cast<double>(c.bx * c.b - chunks) * 1e3 +
-                         (warp_row ? 0 : 10) + loadPenalty(c.b * v * loaded_bytes);
-    if (!found || score < best_score) {
-      found = true;
-      best_score = score;
-      block_x = c.bx;
-      batch = c.b;
+  for (const bool in_shared : {false, true}) {
+    if (found) break;
+    if (in_shared ? !shared_allowed : forced.placement == BufferPlacement::Shared) continue;
+    for (const Candidate& c : candidates) {
+      int64_t rows = rowsPerBlock(c.bx);
+      if (in_shared) {
+        // As many of the usual rows per block as the shared memory holds,
+        // whole warps still.
+        while (rows > 1 && !sharedFits(c, rows) && c.bx * rows / 2 >= 32) rows /= 2;
+        if (!sharedFits(c, rows)) continue;
+      } else if (c.b * v * element_bytes > threadBudgetBytes(std::max<int64_t>(c.bx, 32), device)) {
+        continue;
+      }
+      const bool warp_row = c.bx <= 32 && c.b <= 4;
+      const bool in_range = warp_row || (c.bx >= 128 && c.bx <= 512);
+      const double score = (in_range ? 0 : 1e9) + static_cast<double>(c.bx * c.b - chunks) * 1e3 +
+                           (warp_row ? 0 : 10) + loadPenalty(c.b * v * loaded_bytes);
+      if (!found || score < best_score) {
+        found = true;
+        shared = in_shared;
+        best_score = score;
+        block_x = c.bx;
+        batch = c.b;
+        block_y = rows;
+      }
     }
   }
   if (!found && problem.empty()) {
@@ -152,22 +210,36 @@ std::string chooseRowShape(const RowFacts& facts, const RowAccesses& accesses,
       names.push_back(fmt::format("{} ({} B)", b.tensor, b.element_bytes));
     if (extra_bytes_per_element > 0)
       names.push_back(fmt::format("column accumulators ({} B)", extra_bytes_per_element));
+    const int64_t row_bytes = plan.bytes_per_row + extra_bytes_per_element * p.reduced_extent;
+    std::vector<std::string> limits;
+    if (forced.placement != BufferPlacement::Shared)
+      limits.push_back(fmt::format(
+          "{} B per thread at {} threads, more than the {} B of registers a thread may hold",
+          per_thread, kMaxThreads, threadBudgetBytes(kMaxThreads, device)));
+    if (forced.placement == BufferPlacement::Registers)
+      limits.push_back(
+          "shared memory is not tried (persistent_buffers = \"registers\", or the inner-outer "
+          "kernel, whose shared memory holds its column accumulators)");
+    else if (extra_bytes_per_element == 0)
+      limits.push_back(fmt::format("more than the {} B of shared memory a block may have",
+                                   device.shared_memory_per_block));
     problem = fmt::format(
-        "a row of {} elements keeps {} B of persistent buffers on chip ({}): {} B per thread "
-        "at {} threads, more than the {} B of registers a thread may hold (shared-memory "
-        "buffers are not implemented); the fusion is split into reduction and pointwise "
-        "kernels",
-        p.reduced_extent, plan.bytes_per_row + extra_bytes_per_element * p.reduced_extent,
-        fmt::join(names, ", "), per_thread, kMaxThreads, threadBudgetBytes(kMaxThreads, device));
+        "a row of {} elements keeps {} B of persistent buffers on chip ({}): {}; the fusion is "
+        "split into reduction and pointwise kernels",
+        p.reduced_extent, row_bytes, fmt::join(names, ", "), fmt::join(limits, ", and "));
   }
+  if (forced.placement == BufferPlacement::Shared && !found && !plan.kept_values.empty())
+    problem = "persistent_buffers = \"shared\" keeps loads only, not kept values";
   p.batch = static_cast<int>(batch);
   p.min_blocks_per_sm = 1;
   p.block[0] = static_cast<int>(block_x);
-  // Rows per block: blocks of about 256 threads, whole warps for the lane
-  // groups' shuffles.
-  int64_t block_y = std::min<int64_t>(256 / block_x, pow2Ceil(std::max<int64_t>(1, p.kept_extent)));
-  block_y = std::max<int64_t>({block_y, 32 / std::min<int64_t>(block_x, 32), 1});
   p.block[1] = static_cast<int>(block_y);
+  p.register_batch = static_cast<int>(batch);
+  if (shared) {
+    const Candidate c{block_x, batch};
+    p.register_batch = static_cast<int>(registerChunks(c, block_y));
+    p.shared_buffer_bytes = sharedBytes(c, block_y, p.register_batch);
+  }
   const int64_t grid_x = std::max<int64_t>(1, ceilDiv(p.kept_extent, block_y));
   p.grid = {static_cast<uint32_t>(std::min<int64_t>(grid_x, UINT32_MAX)), 1, 1};
 

@@ -17,10 +17,17 @@
 
 namespace fusebox::normalization {
 
+// Where a row kernel keeps its persistent buffers: registers only (the
+// inner-outer kernel, whose shared memory holds its column accumulators),
+// dynamic shared memory only, or registers when they fit and shared memory
+// when they do not.
+enum class BufferPlacement { Registers, Shared, Auto };
+
 // Choices a scheduler's options force (0: the heuristic decides).
 struct ForcedShape {
   int64_t threads_per_row = 0;
   int64_t chunks_per_thread = 0;
+  BufferPlacement placement = BufferPlacement::Registers;
 };
 
 // The options that force them: threads_per_row, chunks_per_thread.
@@ -28,10 +35,16 @@ std::vector<OptionSpec> rowShapeOptions();
 // Throws UserError at the setting's place when a forced value is out of range.
 void checkRowShapeOptions(const std::string& scheduler, const OptionSettings& settings,
                           ForcedShape values);
+// The option `persistent_buffers` ("auto", "registers" or "shared") of a
+// scheduler whose rows may live in shared memory, and its value.
+OptionSpec bufferPlacementOption();
+BufferPlacement parseBufferPlacement(const std::string& value);
 
 // Fills the shape fields of `p` (sizes, dims, vector width, batch, block,
-// a grid of one block per `block[1]` rows, buffers, index type). Returns why
-// the row's buffers do not fit on chip (the run-time rejection), or "".
+// a grid of one block per `block[1]` rows, buffers and where they live,
+// index type). Returns why the row's buffers do not fit on chip (the
+// run-time rejection), or "". Shared-memory buffers hold loads only: with
+// kept values in `plan` they are not tried (the caller plans again without).
 // `extra_bytes_per_element`: registers a thread spends per element it holds
 // beside the buffers (the column accumulators of inner-outer kernels).
 std::string chooseRowShape(const RowFacts& facts, const RowAccesses& accesses,

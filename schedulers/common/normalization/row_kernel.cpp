@@ -293,6 +293,7 @@ std::unique_ptr<KernelPlan> rowKernelPlan(GeneratedKernel gen, const PersistentP
   plan->launch.grid = p.grid;
   plan->launch.block = {static_cast<uint32_t>(p.block[0]), static_cast<uint32_t>(p.block[1]), 1};
   plan->launch.cooperative = cooperative;
+  plan->launch.dynamic_shared_memory = static_cast<uint32_t>(p.shared_buffer_bytes);
   describePlanMemory(*plan, segment, info, facts.sizes, facts.output_strides);
   return plan;
 }

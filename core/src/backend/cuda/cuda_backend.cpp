@@ -4,7 +4,9 @@
 #include <fusebox/error.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
+#include <sstream>
 
 #include "backend/cuda/cublas_library.h"
 #include "backend/cuda/cuda_kernel.h"
@@ -38,12 +40,23 @@ bool fillsItsSpan(const Tensor& t) {
   return true;
 }
 
+// The options' NVRTC flags, then $FUSEBOX_NVRTC_OPTIONS split at spaces
+// ("-lineinfo" for a profiler's source view, "--use_fast_math" to try it).
+std::vector<std::string> nvrtcOptions(const CudaBackendOptions& options) {
+  std::vector<std::string> out = options.nvrtc_options;
+  if (const char* env = std::getenv("FUSEBOX_NVRTC_OPTIONS"); env != nullptr) {
+    std::istringstream words(env);
+    for (std::string w; words >> w;) out.push_back(w);
+  }
+  return out;
+}
+
 }  // namespace
 
 CudaBackendImpl::CudaBackendImpl(const CudaBackendOptions& options)
     : device_(std::make_shared<CudaDevice>(options.device)),
       allocator_(std::make_shared<DeviceAllocator>(device_)),
-      compiler_(device_->arch(), options.nvrtc_options),
+      compiler_(device_->arch(), nvrtcOptions(options)),
       cache_(options.cache) {}
 
 CudaBackendImpl::~CudaBackendImpl() {
