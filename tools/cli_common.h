@@ -24,6 +24,8 @@ struct Command {
 Command addRunCommand(CLI::App& parent);
 Command addPrintCommand(CLI::App& parent);
 Command addPluginsCommand(CLI::App& parent);
+// `fusebox --version`: version, plugin API version, ABI tag, backends.
+std::string versionText();
 
 // `--input NAME=SPEC`: NAME is a script variable ("T0") or a position ("#0");
 // SPEC is "16x512x4096[:dtype]" (random values), "file.npy", or a number.

@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   using namespace fusebox;
   CLI::App app{"fusebox: a fusion compiler for NVIDIA GPUs with plugin passes and schedulers"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", [] { return cli::versionText(); });
   // CLI11's messages quote arguments as given: escape and shorten them.
   app.failure_message([](const CLI::App* failed, const CLI::Error& e) {
     std::string message = displayText(e.what(), 300) + "\n";
@@ -17,7 +18,7 @@ int main(int argc, char** argv) {
     return message;
   });
   std::vector<cli::Command> commands = {cli::addRunCommand(app), cli::addPrintCommand(app),
-                                       cli::addPluginsCommand(app)};
+                                        cli::addPluginsCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

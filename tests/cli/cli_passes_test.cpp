@@ -43,6 +43,21 @@ std::string config(const std::string& rest) {
   return "[plugins]\npaths = [\"@builtin\"]\n" + rest;
 }
 
+TEST(CliVersion, SaysVersionPluginApiAbiTagAndBackends) {
+  auto r = runCommand(exe() + " --version");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(std::regex_search(r.output, std::regex("^fusebox [0-9]+\\.[0-9]+\\.[0-9]+\n")))
+      << r.output;
+  EXPECT_TRUE(std::regex_search(r.output, std::regex("\nplugin API version [0-9]+\n"))) << r.output;
+  EXPECT_TRUE(std::regex_search(r.output, std::regex("\nplugin ABI tag [^ ]+/fusebox-[0-9.]+\n")))
+      << r.output;
+  // The host backend always runs; cuda says whether it does here, and why not.
+  EXPECT_TRUE(
+      std::regex_search(r.output, std::regex("\nbackends: host; cuda (\\([0-9]+ devices?\\)|"
+                                             "unavailable here: .+)\n")))
+      << r.output;
+}
+
 TEST(CliPlugins, ListsEveryBuiltinPassWithKindVersionPathAndOptions) {
   auto r = runCommand(exe() + " plugins");
   ASSERT_EQ(r.exit_code, 0) << r.output;

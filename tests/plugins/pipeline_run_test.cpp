@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "plugins/pipeline_test_util.h"
+#include "support/temp_dir.h"
 
 namespace fusebox {
 namespace {
@@ -104,6 +105,18 @@ TEST(PipelineRun, PrintAfterAnUnknownPassIsAnError) {
   }
 }
 
+TEST(PipelineRun, PrintAfterADisabledPassWarns) {
+  RunResult r = runOn(withPaths({}) +
+                          "[passes]\norder = [\"remove_empty\", \"consecutive_cast\"]\n"
+                          "disabled = [\"consecutive_cast\"]\n",
+                      castSqueezeChain(), dumpOptions({"consecutive_cast", "remove_empty"}));
+  EXPECT_EQ(dumpHeaders(r.out), Strings{"remove_empty:unchanged"});
+  EXPECT_THAT(r.diagnostics,
+              HasSubstr("warning: print_after names pass 'consecutive_cast', which does not run "
+                        "(disabled, or not in [passes] order): nothing is printed after it"));
+  EXPECT_THAT(r.diagnostics, Not(HasSubstr("'remove_empty'")));
+}
+
 TEST(PipelineRun, TimePassesPrintsATable) {
   RunResult r = runOn(defaultConfigText(), castSqueezeChain(), dumpOptions({}, true));
   EXPECT_THAT(r.out, HasSubstr("time (ms)"));
@@ -129,6 +142,27 @@ TEST(PipelineRun, DisablingAPassInTomlChangesPrintAfterAll) {
   EXPECT_EQ(opsOf(*on.fusion), "set");
   EXPECT_EQ(opsOf(*off.fusion), "cast cast");
   EXPECT_NE(on.out, off.out);
+}
+
+// A config file without [passes] order keeps the default order and
+// `disabled` only removes from it (issue 12: the passes ran in alphabetical
+// order, consecutive_cast before remove_bcast_squeeze, and nvFuser issue
+// 3635's casts stayed).
+TEST(PipelineRun, AFileWithoutAnOrderKeepsTheDefaultOrder) {
+  testing::TempDir dir;
+  Config config = loadConfigFile(
+      dir.write("mine.toml", withPaths({}) + "[passes]\ndisabled = [\"remove_empty\"]\n"));
+  EXPECT_FALSE(config.pass_order.has_value());
+  PluginRegistry registry;
+  registry.discover(config.plugin_paths);
+  PassPipeline pipeline = PassPipeline::build(config, registry);
+  std::unique_ptr<Fusion> fusion = castSqueezeChain();
+  std::ostringstream out, diag;
+  pipeline.run(fusion, dumpOptions({"all"}), out, &diag);
+  EXPECT_EQ(dumpHeaders(out.str()),
+            (Strings{"remove_bcast_squeeze:changed", "consecutive_cast:changed",
+                     "allocation_order_inference:unchanged"}));
+  EXPECT_EQ(opsOf(*fusion), "set");
 }
 
 TEST(PipelineRun, ReorderingPassesChangesPrintAfterAll) {

@@ -141,6 +141,9 @@ TEST(PluginRegistry, LibraryWithoutEntryNamedDirectlyIsAnError) {
   std::string message = userErrorOf([&] { registry.addLibrary(lib, {"c.toml", 2, 1}); });
   EXPECT_THAT(message, HasSubstr("c.toml:2:1"));
   EXPECT_THAT(message, HasSubstr("libnot_a_plugin.so' is not a fusebox plugin"));
+  // Both declaration macros are named: the library may have meant either kind.
+  EXPECT_THAT(message,
+              HasSubstr("FUSEBOX_DECLARE_PASS_PLUGIN or FUSEBOX_DECLARE_SCHEDULER_PLUGIN"));
 }
 
 TEST(PluginRegistry, FileThatIsNotALibraryIsSkippedWithADiagnostic) {

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 
 #include "runtime/runtime_test_util.h"
+#include "support/temp_dir.h"
 
 namespace fusebox {
 namespace {
@@ -55,6 +56,18 @@ TEST(SchedulerConfig, WithoutAnOrderEverySchedulerFoundTakesPartInDiscoveryOrder
   for (const auto& p : builtinPlugins().plugins(PluginKind::Scheduler)) found.push_back(p.name);
   EXPECT_EQ(build("").names(), found);
   EXPECT_THAT(found, ::testing::Contains("expr_eval"));
+}
+
+// A config file without [schedulers] order keeps the default order (issue
+// 12: discovery order put expr_eval, which accepts everything, first).
+TEST(SchedulerConfig, AFileWithoutAnOrderKeepsTheDefaultOrder) {
+  testing::TempDir dir;
+  Config config =
+      loadConfigFile(dir.write("mine.toml", "[schedulers]\ndisabled = [\"reduction\"]\n"));
+  EXPECT_FALSE(config.scheduler_order.has_value());
+  EXPECT_EQ(buildSchedulers(config, builtinPlugins()).names(),
+            (Strings{"no_op", "pointwise", "inner_persistent", "outer_persistent",
+                     "inner_outer_persistent", "expr_eval"}));
 }
 
 TEST(SchedulerConfig, UnknownNamesListTheKnownSchedulersAndWhereEachWasFound) {

@@ -7,6 +7,7 @@
 #include <fusebox/frontend/python_definition.h>
 #include <fusebox/ir/printer.h>
 #include <fusebox/plugin/plugin_registry.h>
+#include <fusebox/runtime.h>
 #include <fusebox/segmenter.h>
 
 #include <gtest/gtest.h>
@@ -47,7 +48,7 @@ inline std::vector<SchedulerEntry> schedulersNamed(const std::vector<std::string
 
 inline std::vector<ArgumentInfo> infosOf(const std::vector<Argument>& args) {
   std::vector<ArgumentInfo> out;
-  for (const auto& a : args) out.push_back(argumentInfoOf(a));
+  for (const auto& a : args) out.push_back(argumentInfo(a));
   return out;
 }
 

@@ -50,15 +50,20 @@ struct Config {
   std::filesystem::path file;
   // [plugins] paths, made absolute. Absent table: the built-in plugin folder.
   std::vector<PluginSearchPath> plugin_paths;
-  // [passes] order; nullopt when absent (then every pass found runs, in an order
-  // that satisfies their constraints).
+  // [passes] order; nullopt when absent (then the default order below, else
+  // every pass found runs, in an order that satisfies their constraints).
   std::optional<std::vector<NamedSetting>> pass_order;
+  // The default config's orders, for a file that leaves out its own
+  // (inheritDefaultOrders): the plugins they name that are found run or are
+  // tried first, in that order, then any others found.
+  std::vector<std::string> default_pass_order;
+  std::vector<std::string> default_scheduler_order;
   std::vector<NamedSetting> disabled_passes;
   // [passes.<name>] tables.
   std::map<std::string, PassOptionTable> pass_options;
-  // [schedulers] order; nullopt when absent (then every scheduler found is
-  // tried, in discovery order). Checked against the plugins by buildSchedulers
-  // (scheduler_setup.h).
+  // [schedulers] order; nullopt when absent (then the default order below,
+  // else every scheduler found is tried, in discovery order). Checked against the plugins by
+  // buildSchedulers (scheduler_setup.h).
   std::optional<std::vector<NamedSetting>> scheduler_order;
   std::vector<NamedSetting> disabled_schedulers;
   // [schedulers.<name>] tables.
@@ -73,8 +78,13 @@ struct Config {
 // wrong types throw UserError at file:line:col.
 Config parseConfig(std::string_view text, const std::filesystem::path& file = {});
 // Reads and parses a file; a missing or unreadable file is a UserError naming
-// `origin` (e.g. "--config", "FUSEBOX_CONFIG").
+// `origin` (e.g. "--config", "FUSEBOX_CONFIG"). Then inheritDefaultOrders.
 Config loadConfigFile(const std::filesystem::path& file, std::string_view origin = "config");
+// Fills default_pass_order / default_scheduler_order from defaultConfigFile()
+// for each order `config` leaves out (nothing when it has both, or when there
+// is no default file), so leaving out `order` keeps fusebox's order and
+// `disabled` only removes from it.
+void inheritDefaultOrders(Config& config);
 
 // fusebox's own files, found beside libfusebox_core (<libdir>/fusebox/): the
 // default config and the built-in plugin folder.

@@ -134,11 +134,6 @@ class FusionRuntimeFacts {
   ExpressionEvaluator evaluator_;
 };
 
-// What a run-time argument looks like to a scheduler: a tensor's dtype, sizes,
-// strides and alignment (largest power of two <= 256 dividing its data
-// address), or a scalar's value.
-ArgumentInfo argumentInfoOf(const Argument& argument);
-
 // An intermediate tensor as the next segment takes it: `value` (what a segment
 // returned for `tv`) viewed with stride 0 on each expanded broadcast dim of
 // `tv`. An expanded broadcast repeats one value, but a kernel or the evaluator
@@ -148,11 +143,6 @@ Tensor boundaryView(const TensorView* tv, const Tensor& value);
 // The same for a tensor known only by its description (a kernel plan's
 // output, before it runs): strides 0 on the expanded broadcast dims of `tv`.
 TensorArgInfo boundaryInfo(const TensorView* tv, TensorArgInfo info);
-
-// Dense strides (elements) of `sizes` laid out in `stride_order` (nvFuser's:
-// entry i ranks dim i, 0 = innermost; empty = row-major).
-std::vector<int64_t> denseStrides(const std::vector<int64_t>& sizes,
-                                  const std::vector<int64_t>& stride_order = {});
 
 // Which schedulers a question goes to: the primary ones (kernel schedulers,
 // no_op, third-party ones), the fallbacks (Scheduler::isFallback), or all.

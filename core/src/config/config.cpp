@@ -235,7 +235,27 @@ Config loadConfigFile(const fs::path& file, std::string_view origin) {
   } catch (const UserError& e) {
     throw UserError(fmt::format("{}: {}", origin, e.what()));
   }
-  return parseConfig(text, file);
+  Config config = parseConfig(text, file);
+  inheritDefaultOrders(config);
+  return config;
+}
+
+void inheritDefaultOrders(Config& config) {
+  if (config.pass_order && config.scheduler_order) return;
+  const fs::path file = defaultConfigFile();
+  std::error_code ec;
+  if (!fs::exists(file, ec) || fs::equivalent(file, config.file, ec)) return;
+  const Config defaults = parseConfig(
+      readBoundedFile(file, kMaxConfigBytes, "the default config file", /*allow_pipe=*/false),
+      file);
+  auto names = [](const std::optional<std::vector<NamedSetting>>& order) {
+    std::vector<std::string> out;
+    if (order)
+      for (const NamedSetting& n : *order) out.push_back(n.name);
+    return out;
+  };
+  if (!config.pass_order) config.default_pass_order = names(defaults.pass_order);
+  if (!config.scheduler_order) config.default_scheduler_order = names(defaults.scheduler_order);
 }
 
 Config loadConfig(const std::optional<fs::path>& explicit_path) {

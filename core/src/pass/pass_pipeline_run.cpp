@@ -98,6 +98,15 @@ PipelineReport PassPipeline::run(std::unique_ptr<Fusion>& fusion, const Options&
     report.diagnostics.push_back(std::move(message));
   };
   for (const auto& message : setup_diagnostics_) note(message);
+  // A pass named in print_after that this pipeline does not run prints
+  // nothing: say so instead of staying silent.
+  for (const std::string& name : prints.names)
+    if (std::none_of(entries_.begin(), entries_.end(),
+                     [&](const PipelineEntry& e) { return e.plugin.name == name; }))
+      note(
+          fmt::format("print_after names pass '{}', which does not run (disabled, or not in "
+                      "[passes] order): nothing is printed after it",
+                      name));
 
   for (const auto& entry : entries_) {
     const std::string& name = entry.plugin.name;

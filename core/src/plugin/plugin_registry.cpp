@@ -95,7 +95,8 @@ struct PluginRegistry::Impl {
         if (s == FUSEBOX_PLUGIN_ENTRY_NAME) return true;
       why = fmt::format(
           "it does not export '{}' (a plugin declares itself with "
-          "FUSEBOX_DECLARE_PASS_PLUGIN and is built with fusebox_add_pass)",
+          "FUSEBOX_DECLARE_PASS_PLUGIN or FUSEBOX_DECLARE_SCHEDULER_PLUGIN and is built "
+          "with fusebox_add_pass or fusebox_add_scheduler)",
           FUSEBOX_PLUGIN_ENTRY_NAME);
     } catch (const std::exception& e) {
       why = fmt::format("it is not a shared library this system can read ({})", e.what());

@@ -74,42 +74,6 @@ void bindArgumentInfos(const Fusion& fusion, const std::vector<ArgumentInfo>& in
 
 }  // namespace
 
-std::vector<int64_t> denseStrides(const std::vector<int64_t>& sizes,
-                                  const std::vector<int64_t>& stride_order) {
-  const size_t n = sizes.size();
-  std::vector<int64_t> permutation(n);  // outermost first
-  if (stride_order.empty()) {
-    for (size_t d = 0; d < n; ++d) permutation[d] = static_cast<int64_t>(d);
-  } else {
-    FUSEBOX_CHECK(stride_order.size() == n && isPermutation(stride_order),
-                  "stride order [{}] for {} dims", fmt::join(stride_order, ", "), n);
-    permutation = strideOrderToAllocationPermutation(stride_order);
-  }
-  std::vector<int64_t> strides(n, 1);
-  int64_t stride = 1;
-  for (size_t k = n; k-- > 0;) {
-    strides[permutation[k]] = stride;
-    if (k > 0)
-      stride = checked::orThrow(checked::mul(stride, std::max<int64_t>(sizes[permutation[k]], 1)),
-                                "stride");
-  }
-  return strides;
-}
-
-ArgumentInfo argumentInfoOf(const Argument& argument) {
-  if (const auto* s = std::get_if<ScalarValue>(&argument)) return *s;
-  const Tensor& t = std::get<Tensor>(argument);
-  TensorArgInfo info;
-  info.dtype = t.dtype();
-  info.sizes = t.sizes();
-  info.strides = t.strides();
-  const auto address = reinterpret_cast<uintptr_t>(t.data());
-  info.alignment = 256;
-  while (info.alignment > 1 && address % static_cast<uintptr_t>(info.alignment) != 0)
-    info.alignment /= 2;
-  return info;
-}
-
 namespace {
 
 // Strides with 0 on the expanded broadcast dims of `tv`; true when any changed.
@@ -206,7 +170,8 @@ ArgumentInfo FusionRuntimeFacts::argumentInfo(const Val* v) {
     order = *required;
   else if (tv->hasAllocation())
     order = tv->strideOrder();
-  info.strides = denseStrides(storage_sizes, order);
+  info.strides =
+      order.empty() ? contiguousStrides(storage_sizes) : stridesForOrder(storage_sizes, order);
   auto dims = tv->logicalNoReductions();
   for (size_t d = 0; d < dims.size(); ++d)
     if (dims[d]->hasExpandedExtent()) info.strides[d] = 0;

@@ -21,6 +21,9 @@
 #define BOOST_DLL_USE_STD_FS  // std::filesystem instead of Boost.Filesystem (no link needed)
 #endif
 #include <boost/dll/alias.hpp>
+// fmt's types and inline functions reach plugins through error.h: its version
+// is part of the ABI tag.
+#include <fmt/core.h>
 
 namespace fusebox {
 
@@ -75,10 +78,11 @@ const char* hostAbiTag();  // the tag libfusebox_core was built with
 #define FUSEBOX_PLUGIN_ABI_STDLIB "unknown-stdlib"
 #endif
 
-#define FUSEBOX_PLUGIN_ABI_TAG      \
-  FUSEBOX_PLUGIN_ABI_COMPILER       \
-      "/" FUSEBOX_PLUGIN_ABI_STDLIB \
-      "/c++" FUSEBOX_PLUGIN_STR(__cplusplus) "/fusebox-" FUSEBOX_VERSION_STRING
+#define FUSEBOX_PLUGIN_ABI_FMT "fmt-" FUSEBOX_PLUGIN_STR(FMT_VERSION)
+
+#define FUSEBOX_PLUGIN_ABI_TAG                                                         \
+  FUSEBOX_PLUGIN_ABI_COMPILER "/" FUSEBOX_PLUGIN_ABI_STDLIB "/c++" FUSEBOX_PLUGIN_STR( \
+      __cplusplus) "/" FUSEBOX_PLUGIN_ABI_FMT "/fusebox-" FUSEBOX_VERSION_STRING
 
 // ---- the entry -----------------------------------------------------------------------
 // Defines the record and exports it as `fusebox_plugin_info`. Use once per library,
