@@ -37,6 +37,13 @@ TEST(Config, DefaultFileDescribesTheBuiltinPipeline) {
       true);
 }
 
+TEST(Config, DefaultOrderFirstThenTheOthersFound) {
+  // Default names not found are dropped; found names the default lacks follow.
+  EXPECT_EQ(defaultOrderFirst({"c", "a", "gone"}, {"a", "b", "c", "d"}),
+            (std::vector<std::string>{"c", "a", "b", "d"}));
+  EXPECT_EQ(defaultOrderFirst({}, {"b", "a"}), (std::vector<std::string>{"b", "a"}));
+}
+
 TEST(Config, EveryTableIsRead) {
   Config config = parseConfig(R"(
 [plugins]
@@ -182,8 +189,8 @@ TEST(Config, AFolderIsNotAConfigFile) {
     loadConfigFile(dir.path(), "--config");
     FAIL();
   } catch (const UserError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("--config: config file '" + dir.path().string() +
-                                    "' is a folder"));
+    EXPECT_THAT(e.what(),
+                HasSubstr("--config: config file '" + dir.path().string() + "' is a folder"));
   }
 }
 

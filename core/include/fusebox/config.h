@@ -62,8 +62,8 @@ struct Config {
   // [passes.<name>] tables.
   std::map<std::string, PassOptionTable> pass_options;
   // [schedulers] order; nullopt when absent (then the default order below,
-  // else every scheduler found is tried, in discovery order). Checked against the plugins by
-  // buildSchedulers (scheduler_setup.h).
+  // else every scheduler found is tried, in discovery order). Checked
+  // against the plugins by buildSchedulers (scheduler_setup.h).
   std::optional<std::vector<NamedSetting>> scheduler_order;
   std::vector<NamedSetting> disabled_schedulers;
   // [schedulers.<name>] tables.
@@ -85,6 +85,10 @@ Config loadConfigFile(const std::filesystem::path& file, std::string_view origin
 // is no default file), so leaving out `order` keeps fusebox's order and
 // `disabled` only removes from it.
 void inheritDefaultOrders(Config& config);
+// The order used without an `order` key: the names of `default_order` that
+// are in `found`, in that order, then the rest of `found` in its own order.
+std::vector<std::string> defaultOrderFirst(const std::vector<std::string>& default_order,
+                                           const std::vector<std::string>& found);
 
 // fusebox's own files, found beside libfusebox_core (<libdir>/fusebox/): the
 // default config and the built-in plugin folder.

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "config/toml_nesting.h"
@@ -256,6 +257,19 @@ void inheritDefaultOrders(Config& config) {
   };
   if (!config.pass_order) config.default_pass_order = names(defaults.pass_order);
   if (!config.scheduler_order) config.default_scheduler_order = names(defaults.scheduler_order);
+}
+
+std::vector<std::string> defaultOrderFirst(const std::vector<std::string>& default_order,
+                                           const std::vector<std::string>& found) {
+  auto contains = [](const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  std::vector<std::string> out;
+  for (const std::string& name : default_order)
+    if (contains(found, name)) out.push_back(name);
+  for (const std::string& name : found)
+    if (!contains(default_order, name)) out.push_back(name);
+  return out;
 }
 
 Config loadConfig(const std::optional<fs::path>& explicit_path) {

@@ -173,15 +173,11 @@ PassPipeline PassPipeline::build(const Config& config, const PluginRegistry& reg
     std::map<std::string, PassFacts> enabled;
     for (const auto& [name, f] : facts)
       if (!disabled.count(name)) enabled[name] = f;
-    // The default config's order first (what it names and is found), then
-    // the other passes found, in constraint order.
-    const std::vector<std::string> constrained = constraintOrder(enabled);
-    for (const std::string& name : config.default_pass_order)
-      if (enabled.count(name)) order.push_back({name, {}});
-    for (const std::string& name : constrained)
-      if (std::find(config.default_pass_order.begin(), config.default_pass_order.end(), name) ==
-          config.default_pass_order.end())
-        order.push_back({name, {}});
+    // The default config's order first, then the other passes in
+    // constraint order.
+    for (const std::string& name :
+         defaultOrderFirst(config.default_pass_order, constraintOrder(enabled)))
+      order.push_back({name, {}});
   }
 
   for (const auto& [name, f] : facts) {

@@ -75,14 +75,12 @@ SchedulerSetup buildSchedulers(const Config& config, const PluginRegistry& regis
                                     position(i, order[i].where)));
     }
   } else {
-    // The default config's order first (what it names and is found), then
-    // the other schedulers found, in discovery order.
-    const auto& defaults = config.default_scheduler_order;
-    for (const std::string& name : defaults)
-      if (registry.find(name, PluginKind::Scheduler)) order.push_back({name, {}});
-    for (const auto& plugin : registry.plugins(PluginKind::Scheduler))
-      if (std::find(defaults.begin(), defaults.end(), plugin.name) == defaults.end())
-        order.push_back({plugin.name, {}});
+    // The default config's order first, then the other schedulers found in
+    // discovery order.
+    std::vector<std::string> found;
+    for (const auto& plugin : registry.plugins(PluginKind::Scheduler)) found.push_back(plugin.name);
+    for (const std::string& name : defaultOrderFirst(config.default_scheduler_order, found))
+      order.push_back({name, {}});
   }
 
   // Every scheduler found is made and configured, so a typo in a disabled

@@ -6,6 +6,7 @@
 #include <fusebox/error.h>
 
 #include "kernelgen/codegen_ops.h"
+#include "kernelgen/int_math.h"
 
 namespace fusebox::normalization {
 
@@ -13,8 +14,7 @@ using namespace fusebox::kernelgen;
 
 int64_t sharedBufferRegionBytes(int64_t element_bytes, int64_t rows, int64_t threads_per_row,
                                 int64_t batch, int64_t vector_width) {
-  const int64_t bytes = rows * threads_per_row * batch * vector_width * element_bytes;
-  return (bytes + 15) / 16 * 16;
+  return ceilDiv(rows * threads_per_row * batch * vector_width * element_bytes, 16) * 16;
 }
 
 std::string BufferArrays::element(const std::string& name, const std::string& v) const {
