@@ -12,7 +12,7 @@
 #     (mkdir -p build/gpu-slim && cd build/gpu-slim && tar xf -)
 #   on the device: ln -sfn gpu-slim build/gpu-rel && benchmarks/gpu_session.sh
 # PARTS (default "tests pointwise reduction normalization overhead"; also
-# validate_mid) picks
+# validate_mid and compare) picks
 # what runs, e.g. PARTS=normalization benchmarks/gpu_session.sh; VALIDATE=0
 # skips the normalization part's full-size validation (the host evaluator
 # takes most of a call at 16384x4096).
@@ -129,6 +129,30 @@ if want validate_mid; then
     done
   done
 } > "$out/fusebox_validate_mid.log" 2>&1
+fi
+
+if want compare; then
+# Issue 12: the built-in pointwise heuristic against the third-party
+# pointwise_waves plugin (built against the installed SDK into
+# $build/waves: see docs/perf.md) on every workload, and against a forced
+# unroll of 1 on the pointwise ones. Outputs are checked against the
+# evaluator on the pointwise workloads (the normalization ones are too large
+# for the host evaluator within one call).
+waves=${WAVES_CONFIG:-$build/waves/pointwise_waves.toml}
+names=" bias_gelu gelu_backward_pointwise bf16_cast_mul_add broadcast_heavy "
+pointwise=() others=()
+for f in benchmarks/workloads/*.py; do
+  if [[ "$names" == *" $(basename "$f" .py) "* ]]; then pointwise+=("$f"); else others+=("$f"); fi
+done
+"$build/bin/fusebox" compare "${pointwise[@]}" --backend cuda \
+  --variant builtin= --variant "waves=--config $waves" \
+  --variant 'unroll1=--set schedulers.pointwise.unroll=1' --repetitions 20 \
+  --json "$out/compare_pointwise.json" > "$out/compare_pointwise.log" 2>&1
+"$build/bin/fusebox" compare "${others[@]}" --backend cuda --no-check \
+  --variant builtin= --variant "waves=--config $waves" --repetitions 20 \
+  --json "$out/compare_others.json" > "$out/compare_others.log" 2>&1
+"$build/bin/fusebox" bench benchmarks/workloads --backend cuda --no-check --repetitions 10 \
+  --json "$out/bench_builtin.json" > "$out/bench_builtin.log" 2>&1
 fi
 
 if want overhead; then

@@ -1,4 +1,6 @@
-# Helpers that make a plugin's CMakeLists a few lines:
+# Helpers that make a plugin's CMakeLists a few lines, in fusebox's own tree
+# and, installed with the SDK, in a third party's project after
+# find_package(fusebox) (docs/writing-a-scheduler-plugin.md):
 #
 #   fusebox_add_pass(remove_empty SOURCES remove_empty.cpp)
 #   fusebox_add_scheduler(pointwise SOURCES pointwise.cpp heuristics.cpp)
@@ -8,18 +10,23 @@
 # (fusebox_plugin_info). Options:
 #   SOURCES file...          the plugin's sources (required)
 #   LIBRARIES lib...         more libraries to link privately (a scheduler's
-#                            fusebox_kernelgen, schedulers/common/kernelgen: a
-#                            static PIC library built with hidden visibility,
-#                            so the plugin still exports its entry alone)
-#   OUTPUT_DIRECTORY dir     where the library goes (default: the built-in
-#                            plugin folder ${CMAKE_BINARY_DIR}/lib/fusebox/plugins)
+#                            fusebox::kernelgen or fusebox::normalization:
+#                            static PIC libraries built with hidden
+#                            visibility, so the plugin still exports its
+#                            entry alone)
+#   OUTPUT_DIRECTORY dir     where the library goes (default:
+#                            ${FUSEBOX_PLUGIN_DIR}, which is
+#                            ${CMAKE_BINARY_DIR}/lib/fusebox/plugins unless set
+#                            before this file is included)
 #   NO_INSTALL               build only (test plugins)
 # The target is fusebox_<kind>_<name>; its file is libfusebox_<kind>_<name>.so.
 # Every installed pass target is recorded in the global property
 # FUSEBOX_PASS_TARGETS (schedulers in FUSEBOX_SCHEDULER_TARGETS) so tests can
 # depend on them.
 
-set(FUSEBOX_PLUGIN_DIR ${CMAKE_BINARY_DIR}/lib/fusebox/plugins)
+if(NOT DEFINED FUSEBOX_PLUGIN_DIR)
+  set(FUSEBOX_PLUGIN_DIR ${CMAKE_BINARY_DIR}/lib/fusebox/plugins)
+endif()
 
 # Hidden visibility does not cover the standard library's own template
 # instantiations (namespace std is declared visible), so on ELF systems a

@@ -24,6 +24,8 @@ struct Command {
 Command addRunCommand(CLI::App& parent);
 Command addPrintCommand(CLI::App& parent);
 Command addPluginsCommand(CLI::App& parent);
+Command addCompareCommand(CLI::App& parent);
+Command addBenchCommand(CLI::App& parent);
 // `fusebox --version`: version, plugin API version, ABI tag, backends.
 std::string versionText();
 

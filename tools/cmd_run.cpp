@@ -4,11 +4,9 @@
 #include "pass_options.h"
 #include "run_reports.h"
 
-#include <fusebox/backend/cuda_backend.h>
 #include <fusebox/ir/printer.h>
 #include <fusebox/npy.h>
 #include <fusebox/runtime.h>
-#include <fusebox/scheduler_setup.h>
 
 #include <fmt/format.h>
 
@@ -33,27 +31,11 @@ struct RunOptions {
 };
 
 std::unique_ptr<FusionRuntime> makeRuntime(PythonDefinition& def, const RunOptions& o) {
-  Setup setup = loadSetup(o.passes, std::cerr);
   RuntimeOptions runtime;
   runtime.input_names = def.input_names;
   runtime.dump = &std::cout;
   runtime.diagnostics = &std::cerr;
-  if (!o.backend.empty()) {
-    runtime.backend = parseBackendChoice(o.backend, "--backend");
-    if (runtime.backend == BackendChoice::Cuda) {
-      CudaAvailability cuda = cudaAvailable();
-      FUSEBOX_USER_CHECK(cuda.available, "--backend cuda: no usable GPU: {}", cuda.reason);
-    }
-  }
-  if (!o.passes.no_passes)
-    return std::make_unique<FusionRuntime>(std::move(def.fusion), setup.config, setup.registry,
-                                           setup.options, runtime, setup.disabled_passes,
-                                           setup.disabled_schedulers);
-  SchedulerSetup schedulers =
-      buildSchedulers(setup.config, setup.registry, setup.disabled_schedulers);
-  for (const auto& message : schedulers.diagnostics) std::cerr << "warning: " << message << "\n";
-  return std::make_unique<FusionRuntime>(std::move(def.fusion), std::nullopt,
-                                         std::move(schedulers.entries), setup.options, runtime);
+  return makeConfiguredRuntime(std::move(def.fusion), o.passes, o.backend, runtime);
 }
 
 // "run 2: cache hit; 2 segments in 0.412 ms: group 0 by no_op, group 1 by expr_eval"

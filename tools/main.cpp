@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
     return message;
   });
   std::vector<cli::Command> commands = {cli::addRunCommand(app), cli::addPrintCommand(app),
-                                        cli::addPluginsCommand(app)};
+                                        cli::addPluginsCommand(app), cli::addCompareCommand(app),
+                                        cli::addBenchCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

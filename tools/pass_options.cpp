@@ -1,6 +1,8 @@
 #include "pass_options.h"
 
+#include <fusebox/backend/cuda_backend.h>
 #include <fusebox/pass_pipeline.h>
+#include <fusebox/scheduler_setup.h>
 
 #include <fmt/format.h>
 
@@ -20,6 +22,12 @@ void addPassFlags(CLI::App* app, PassFlags& flags) {
   app->add_flag("--verify-passes", flags.verify_passes,
                 "Run the IR verifier after each pass and check its 'changed' claim");
   app->add_flag("--no-passes", flags.no_passes, "Run no passes: the fusion as defined");
+  app->add_option("--set", flags.settings,
+                  "Override one config setting, KEY=VALUE as a TOML line would say it: "
+                  "schedulers.pointwise.unroll=4, passes.remove_bcast_squeeze.swap_unary_ops="
+                  "false, schedulers.order=[\"no_op\", ...] (repeatable; over the config file "
+                  "and the environment)")
+      ->allow_extra_args(false);
 }
 
 void addRuntimeFlags(CLI::App* app, PassFlags& flags) {
@@ -40,6 +48,11 @@ Setup loadSetup(const PassFlags& flags, std::ostream& diagnostics) {
   Setup setup;
   setup.config = loadConfig(
       flags.config.empty() ? std::nullopt : std::optional<std::filesystem::path>(flags.config));
+  Config command_line;  // the --set settings alone, for the [dump]/[runtime] ones
+  for (const auto& assignment : flags.settings) {
+    applySetting(setup.config, assignment);
+    applySetting(command_line, assignment);
+  }
   Options& options = setup.options;
   options.applyConfig(setup.config);
   options.applyEnvironment();
@@ -52,6 +65,8 @@ Setup loadSetup(const PassFlags& flags, std::ostream& diagnostics) {
   if (flags.print_transforms) dump["print_transforms"] = {true, {"--transforms", 0, 0}};
   if (!flags.dump_graph.empty()) dump["graph_file"] = {flags.dump_graph, {"--dump-graph", 0, 0}};
   if (flags.verify_passes) runtime["verify_passes"] = {true, {"--verify-passes", 0, 0}};
+  options.apply("dump", command_line.dump);
+  options.apply("runtime", command_line.runtime);
   options.apply("dump", dump);
   options.apply("runtime", runtime);
 
@@ -71,6 +86,30 @@ void runPassPipeline(std::unique_ptr<Fusion>& fusion, const PassFlags& flags, st
   Setup setup = loadSetup(flags, diagnostics);
   PassPipeline pipeline = PassPipeline::build(setup.config, setup.registry, setup.disabled_passes);
   pipeline.run(fusion, setup.options, out, &diagnostics);
+}
+
+std::unique_ptr<FusionRuntime> makeConfiguredRuntime(std::unique_ptr<Fusion> fusion,
+                                                     const PassFlags& flags,
+                                                     const std::string& backend,
+                                                     RuntimeOptions runtime) {
+  Setup setup = loadSetup(flags, *runtime.diagnostics);
+  if (!backend.empty()) {
+    runtime.backend = parseBackendChoice(backend, "--backend");
+    if (runtime.backend == BackendChoice::Cuda) {
+      CudaAvailability cuda = cudaAvailable();
+      FUSEBOX_USER_CHECK(cuda.available, "--backend cuda: no usable GPU: {}", cuda.reason);
+    }
+  }
+  if (!flags.no_passes)
+    return std::make_unique<FusionRuntime>(std::move(fusion), setup.config, setup.registry,
+                                           setup.options, runtime, setup.disabled_passes,
+                                           setup.disabled_schedulers);
+  SchedulerSetup schedulers =
+      buildSchedulers(setup.config, setup.registry, setup.disabled_schedulers);
+  for (const auto& message : schedulers.diagnostics)
+    *runtime.diagnostics << "warning: " << message << "\n";
+  return std::make_unique<FusionRuntime>(std::move(fusion), std::nullopt,
+                                         std::move(schedulers.entries), setup.options, runtime);
 }
 
 }  // namespace fusebox::cli

@@ -1,5 +1,5 @@
-// The flags `run` and `print` share: --config, --disable-pass, --print-after,
-// --time-passes, --verify-passes, --no-passes; and the `run`-only ones that
+// The flags `run` and `print` share: --config, --set, --disable-pass,
+// --print-after, --time-passes, --verify-passes, --no-passes; and the `run`-only ones that
 // reach the runtime: --dump, --dump-graph, --disable-scheduler.
 #pragma once
 
@@ -7,6 +7,7 @@
 #include <fusebox/ir/fusion.h>
 #include <fusebox/options.h>
 #include <fusebox/plugin/plugin_registry.h>
+#include <fusebox/runtime.h>
 
 #include <CLI/CLI.hpp>
 
@@ -25,7 +26,8 @@ struct PassFlags {
   bool time_passes = false;
   bool verify_passes = false;
   bool no_passes = false;
-  bool print_transforms = false;  // IR dumps with the transform section
+  bool print_transforms = false;      // IR dumps with the transform section
+  std::vector<std::string> settings;  // --set KEY=VALUE, applied over the config
   // `run` only: --dump NAME[=VALUE][,...] (any [dump] option, FUSEBOX_DUMP's
   // syntax), --dump-graph FILE, --disable-scheduler NAME.
   std::vector<std::string> dump;
@@ -54,5 +56,14 @@ Setup loadSetup(const PassFlags& flags, std::ostream& diagnostics);
 // timings go to `out`, warnings to `diagnostics`.
 void runPassPipeline(std::unique_ptr<Fusion>& fusion, const PassFlags& flags, std::ostream& out,
                      std::ostream& diagnostics);
+
+// A runtime for `fusion` as the flags select (config, --set, disabled passes
+// and schedulers, --no-passes) on `backend` ("" = cuda when a GPU is usable,
+// else host; "cuda" without a usable GPU is a UserError). Warnings go to
+// runtime.diagnostics, which must be set.
+std::unique_ptr<FusionRuntime> makeConfiguredRuntime(std::unique_ptr<Fusion> fusion,
+                                                     const PassFlags& flags,
+                                                     const std::string& backend,
+                                                     RuntimeOptions runtime);
 
 }  // namespace fusebox::cli

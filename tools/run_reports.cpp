@@ -57,19 +57,29 @@ void benchmarkRun(FusionRuntime& runtime, const std::vector<Argument>& inputs, i
         "bench: group {} kernel {}: median {:.4f} ms over {} launches ({}), "
         "{:.2f} GB/s ({} bytes moved)\n",
         k.group, k.kernel, k.median_ms, n, clock, k.gigabytesPerSecond(), k.bytes_moved);
+  // run() as a caller with data already on the GPU sees it: inputs copied
+  // there once, outputs left there.
+  std::vector<Argument> resident = inputs;
+  if (cuda) {
+    for (Argument& a : resident)
+      if (const auto* t = std::get_if<Tensor>(&a)) a = runtime.backend()->toBackend(*t);
+    runtime.setOutputsOnHost(false);
+    runtime.run(resident);  // device inputs are another signature: its miss, untimed
+    runtime.backend()->synchronize();
+  }
   std::vector<double> times;
   for (int i = 0; i < n; ++i) {
     const auto start = std::chrono::steady_clock::now();
-    runtime.run(inputs);
+    runtime.run(resident);
     if (cuda) runtime.backend()->synchronize();
     times.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
             .count());
   }
+  if (cuda) runtime.setOutputsOnHost(true);
   std::sort(times.begin(), times.end());
   out << fmt::format("bench: run() on a cache hit: median {:.4f} ms over {} calls{}\n",
-                     times[times.size() / 2], n,
-                     cuda ? " (host inputs copied to the GPU and outputs back, each call)" : "");
+                     times[times.size() / 2], n, cuda ? " (inputs and outputs on the GPU)" : "");
 }
 
 void printCompileTimes(const RunReport& cold, BackendChoice backend, std::ostream& out) {

@@ -1,84 +1,48 @@
 // pointwise: segments of elementwise and data-movement ops become one
 // generated CUDA kernel (the same source runs on the cuda and host backends).
-// See docs/schedulers/pointwise.md.
-#include <fusebox/checked_math.h>
-#include <fusebox/kernel_plan.h>
+// A thin folder over the pointwise kernel generator
+// (schedulers/common/pointwise). See docs/schedulers/pointwise.md.
 #include <fusebox/scheduler.h>
 
 #include <fmt/format.h>
 
-#include "analysis.h"
-#include "codegen.h"
-#include "heuristics.h"
-#include "kernelgen/plan_outputs.h"
+#include "pointwise/scheduler_base.h"
 
 namespace {
 
 using namespace fusebox;
 using namespace fusebox::pointwise;
 
-class PointwiseScheduler final : public Scheduler {
+class PointwiseScheduler final : public PointwiseSchedulerBase {
  public:
   std::string name() const override { return "pointwise"; }
 
-  Decision canScheduleCompileTime(const Fusion& segment, CompileTimeCache& cache) override {
-    return cache.get<Decision>("pointwise.compile_time", [&] { return checkCompileTime(segment); });
+  std::vector<OptionSpec> options() const override {
+    return {{"threads", OptionType::Int, int64_t{0},
+             "Threads per block: 32 to 1024, a multiple of 32 (0: the heuristic decides)"},
+            {"unroll", OptionType::Int, int64_t{0},
+             "Vector chunks each thread handles in the 1-D schedule, 1 to 16 (0: the "
+             "heuristic decides)"}};
   }
 
-  Decision canScheduleRunTime(const Fusion& segment, RuntimeInfo& info,
-                              CompileTimeCache& cache) override {
-    if (Decision d = canScheduleCompileTime(segment, cache); !d) return d;
-    SegmentFacts facts;
-    try {
-      facts = computeFacts(segment, info);
-    } catch (const UserError& e) {
-      return Decision::reject(fmt::format("the inputs do not fit the segment: {}", e.what()));
+  void configure(const OptionSettings& settings) override {
+    Configurable::configure(settings);
+    requireIntInRange(settings, "unroll", 0, 16, " (0: the heuristic decides)");
+    requireIntInRange(settings, "threads", 0, 1024, " (0: the heuristic decides)");
+    if (const int64_t threads = option<int64_t>("threads"); threads % 32 != 0) {
+      const auto it = settings.find("threads");
+      throw UserError(it != settings.end() ? it->second.where : SourceLocation{},
+                      fmt::format("scheduler 'pointwise': option 'threads' must be a multiple "
+                                  "of 32 (0: the heuristic decides), got {}",
+                                  threads));
     }
-    const auto* ref =
-        segment.outputs()[static_cast<size_t>(facts.reference_output)]->as<TensorView>();
-    for (const Val* out : segment.outputs()) {
-      const int64_t n = product(facts.sizes.at(out->as<TensorView>()));
-      if (n != facts.numel)
-        return Decision::reject(fmt::format(
-            "output {} has {} elements but the reference output {} has {}; one kernel maps "
-            "every output element to one iteration element",
-            out->toString(), n, ref->toString(), facts.numel));
-    }
-    if (const std::string problem = kernelgen::inputLayoutProblem(segment, info); !problem.empty())
-      return Decision::reject(problem);
-    // 64-bit indexing covers any tensor that fits in memory; the grid must fit
-    // CUDA's limits (x < 2^31, y < 2^16).
-    const PointwiseParams p =
-        computePointwiseParams(facts, collectAccesses(segment, facts, info), info.device());
-    if (p.grid[0] == 0 || p.grid[1] > 65535)
-      return Decision::reject(
-          fmt::format("{} elements need a grid beyond CUDA's limits", facts.numel));
-    if (facts.numel / std::max(1, p.vector_width * p.unroll) / p.threads >= (int64_t{1} << 31) - 1)
-      return Decision::reject(
-          fmt::format("{} elements need more than 2^31 - 1 blocks", facts.numel));
-    return Decision::accept();
   }
 
-  std::unique_ptr<HeuristicParams> computeHeuristics(const Fusion& segment, RuntimeInfo& info,
-                                                     CompileTimeCache&) override {
-    const SegmentFacts facts = computeFacts(segment, info);
-    return std::make_unique<PointwiseParams>(
-        computePointwiseParams(facts, collectAccesses(segment, facts, info), info.device()));
-  }
-
-  std::unique_ptr<SegmentPlan> schedule(const Fusion& segment, const HeuristicParams& params,
-                                        RuntimeInfo& info) override {
-    const auto* p = dynamic_cast<const PointwiseParams*>(&params);
-    FUSEBOX_CHECK(p != nullptr, "pointwise: schedule() got another scheduler's params");
-    const SegmentFacts facts = computeFacts(segment, info);
-    GeneratedKernel gen = generateKernel(segment, facts, *p, info);
-    auto plan = std::make_unique<KernelPlan>();
-    plan->kernel = std::move(gen.source);
-    plan->bindings = std::move(gen.bindings);
-    plan->launch.grid = p->grid;
-    plan->launch.block = {static_cast<uint32_t>(p->threads), 1, 1};
-    kernelgen::describePlanMemory(*plan, segment, info, facts.sizes, facts.output_strides);
-    return plan;
+ protected:
+  PointwiseParams chooseParams(const SegmentAnalysis& a, RuntimeInfo& info) const override {
+    const LaunchOverrides overrides{static_cast<int>(option<int64_t>("threads")),
+                                    static_cast<int>(option<int64_t>("unroll"))};
+    return computePointwiseParams(a.facts, a.accesses, info.device(), overrides);
   }
 };
 

@@ -5,3 +5,5 @@ target_compile_definitions(${target} PRIVATE FUSEBOX_EXE="$<TARGET_FILE:fusebox>
 add_dependencies(${target} fusebox_test_schedulers)
 target_compile_definitions(${target} PRIVATE
   FUSEBOX_TEST_SCHEDULERS_DIR="${CMAKE_BINARY_DIR}/lib/fusebox/test_schedulers")
+# compare/bench tests parse the Google Benchmark JSON they write.
+target_link_libraries(${target} PRIVATE nlohmann_json::nlohmann_json)

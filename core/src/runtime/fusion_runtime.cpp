@@ -211,6 +211,10 @@ std::vector<KernelBenchmark> FusionRuntime::benchmarkKernels(const std::vector<A
   return bench;
 }
 
+void FusionRuntime::setOutputsOnHost(bool on) {
+  impl_->runtime.outputs_on_host = on;
+}
+
 BackendChoice FusionRuntime::backendChoice() const {
   return impl_->choice;
 }

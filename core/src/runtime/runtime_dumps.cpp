@@ -11,10 +11,9 @@
 #include <filesystem>
 #include <sstream>
 
-#include "file_access.h"
 #include "backend/host/process.h"
+#include "file_access.h"
 #include "runtime/runtime_internal.h"
-
 
 namespace fusebox::runtime_detail {
 

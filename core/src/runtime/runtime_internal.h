@@ -36,6 +36,7 @@ struct ScheduledSegment {
   std::shared_ptr<Scheduler> scheduler;
   PluginDescriptor plugin;
   std::unique_ptr<HeuristicParams> params;
+  uint64_t params_hash = 0;  // params->hash(), once
   std::unique_ptr<SegmentPlan> plan;
   // Exactly one of these is set once the segment is scheduled.
   const HostPlan* host_plan = nullptr;
@@ -83,8 +84,8 @@ struct ExecutionContext {
   RuntimeCounters& counters;
   RunReport& report;
   const std::vector<std::string>& input_names;
-  Backend& backend;       // the host backend for eval
-  bool kernels_allowed;   // false for eval: KernelPlans are refused
+  Backend& backend;      // the host backend for eval
+  bool kernels_allowed;  // false for eval: KernelPlans are refused
   bool outputs_on_host;
   // benchmarkKernels: time each kernel segment over this many launches.
   int bench_iterations = 0;

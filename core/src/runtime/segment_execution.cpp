@@ -225,7 +225,8 @@ std::vector<Argument> executeEntry(CacheEntry& entry, const std::vector<Argument
     ++ctx.counters.segments_run;
     ctx.report.segments.push_back(
         {groups[g].id, scheduled.plugin.name, msSince(start),
-         scheduled.kernel_plan != nullptr ? scheduled.kernel_plan->kernel.name : std::string()});
+         scheduled.kernel_plan != nullptr ? scheduled.kernel_plan->kernel.name : std::string(),
+         scheduled.params_hash});
     if (results.size() != steps.output_slots.size())
       throw PluginError(scheduled.plugin.name, scheduled.plugin.file,
                         fmt::format("the plan of scheduler '{}' for group {} returned {} values "

@@ -38,6 +38,8 @@ std::optional<std::string> tryScheduler(const SchedulerEntry& entry, const Fusio
       return entry.scheduler->computeHeuristics(segment, info, cache);
     });
     if (!params) return std::string("computeHeuristics() returned no params");
+    out.params_hash =
+        callPlugin(entry.plugin, "HeuristicParams::hash()", [&] { return params->hash(); });
     ++ctx.counters.schedules;
     auto plan = callPlugin(entry.plugin, "schedule()",
                            [&] { return entry.scheduler->schedule(segment, *params, info); });

@@ -96,6 +96,16 @@ std::filesystem::path builtinConfigDir();
 std::filesystem::path builtinPluginDir();
 std::filesystem::path defaultConfigFile();
 
+// Applies one `--set KEY=VALUE` to `config`, as if the file had said
+// `KEY = VALUE` (TOML's dotted keys): passes.<pass>.<option>,
+// schedulers.<scheduler>.<option>, passes.order, schedulers.disabled,
+// dump.<option>, runtime.<option>, plugins.paths. VALUE is a TOML value; a
+// bare word that is not one is taken as a string. Orders, disabled lists and
+// plugin paths replace the file's; options are set one by one. Errors (bad
+// TOML, unknown tables, wrong types) are UserErrors at `origin`:1:column
+// naming the setting.
+void applySetting(Config& config, std::string_view assignment, std::string_view origin = "--set");
+
 // The config to use: `explicit_path` (from --config) when given, else
 // $FUSEBOX_CONFIG when set and non-empty, else defaultConfigFile(). Then loaded.
 Config loadConfig(const std::optional<std::filesystem::path>& explicit_path = std::nullopt);

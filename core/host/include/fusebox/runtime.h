@@ -77,15 +77,18 @@ struct SegmentRunRecord {
   std::string scheduler;  // the scheduler whose plan ran it
   double milliseconds = 0;
   std::string kernel;  // the kernel's name when a KernelPlan ran it, else empty
+  // The scheduler's HeuristicParams::hash(): two runs (or two configs) whose
+  // segments have the same scheduler and hash made the same decision.
+  uint64_t params_hash = 0;
 };
 
 // Where the time of a miss went (--time-compile); all 0 on a hit.
 struct CompileReport {
   double passes_ms = 0;
   double segmentation_ms = 0;
-  double heuristics_ms = 0;  // computeHeuristics and schedule (codegen) of every segment
-  double compile_ms = 0;     // NVRTC or the host compiler, summed over kernels
-  double load_ms = 0;        // module / library loads, summed over kernels
+  double heuristics_ms = 0;    // computeHeuristics and schedule (codegen) of every segment
+  double compile_ms = 0;       // NVRTC or the host compiler, summed over kernels
+  double load_ms = 0;          // module / library loads, summed over kernels
   double compile_wall_ms = 0;  // the parallel compile step, start to end
   int64_t kernels = 0;
   int64_t kernels_from_cache = 0;  // found in the kernel cache (memory or disk)
@@ -165,6 +168,9 @@ class FusionRuntime {
   std::vector<KernelBenchmark> benchmarkKernels(const std::vector<Argument>& inputs,
                                                 int iterations);
 
+  // RuntimeOptions::outputs_on_host from now on (benchmarks keep outputs on
+  // the device, so a timed run() copies nothing).
+  void setOutputsOnHost(bool on);
   // "cuda", "host" or "eval": where this runtime's plans run.
   BackendChoice backendChoice() const;
   // The backend object (the host backend for eval: host plans that run on a

@@ -1,5 +1,8 @@
-// PointwiseParams: every choice the pointwise scheduler makes for one segment
-// and input signature, and the rules that make them (heuristics.cpp).
+// PointwiseParams: every choice a pointwise kernel is generated from, for one
+// segment and input signature, and the rules the built-in scheduler makes
+// them by (heuristics.cpp). A scheduler with other rules starts from
+// pointwiseLayout, sets threads and unroll (or rows_per_block) its own way
+// and calls finishLaunch.
 #pragma once
 
 #include <fusebox/scheduler.h>
@@ -36,14 +39,38 @@ class PointwiseParams final : public HeuristicParams {
 
   int64_t outerExtent() const;  // rows (2-D)
   int64_t innerExtent() const;  // columns (2-D), or every element (1-D)
+  int64_t numel() const;        // elements of the reference output
+  // Vector chunks the threads of the grid's x dimension share: of every
+  // element (1-D) or of one row (2-D).
+  int64_t chunks() const;
 
   uint64_t hash() const override;
   bool sameAs(const HeuristicParams& other) const override;
   std::string toString() const override;
 };
 
+// The layout: reference output, merged dims, 1-D or 2-D schedule, vector
+// width (threads, unroll, grid still to choose).
+PointwiseParams pointwiseLayout(const SegmentFacts& facts,
+                                const std::vector<kernelgen::Access>& accesses);
+
+// Given threads and unroll (1-D) or threads and rows_per_block (2-D): the
+// grid and the index width. Grid dims are clamped to 2^32 - 1;
+// checkRunTime rejects a grid beyond CUDA's limits.
+void finishLaunch(PointwiseParams& p, const SegmentFacts& facts,
+                  const std::vector<kernelgen::Access>& accesses);
+
+// Choices a user may force (the pointwise scheduler's options); 0: the
+// heuristic decides. unroll applies to the 1-D schedule only.
+struct LaunchOverrides {
+  int threads = 0;
+  int unroll = 0;
+};
+
+// The built-in rules (docs/schedulers/pointwise.md).
 PointwiseParams computePointwiseParams(const SegmentFacts& facts,
                                        const std::vector<kernelgen::Access>& accesses,
-                                       const DeviceProperties& device);
+                                       const DeviceProperties& device,
+                                       const LaunchOverrides& overrides = {});
 
 }  // namespace fusebox::pointwise

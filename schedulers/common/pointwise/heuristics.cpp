@@ -77,13 +77,10 @@ bool zeroOn(const Affine& a, const std::vector<int>& group) {
 
 }  // namespace
 
-PointwiseParams computePointwiseParams(const SegmentFacts& facts,
-                                       const std::vector<Access>& accesses,
-                                       const DeviceProperties& device) {
+PointwiseParams pointwiseLayout(const SegmentFacts& facts, const std::vector<Access>& accesses) {
   PointwiseParams p;
   p.reference_output = facts.reference_output;
   p.iter_sizes = facts.iter_sizes;
-  const int64_t sms = std::max(1, device.multiprocessor_count);
 
   // Merge neighbouring iteration dims (size-1 dims are always index 0 and drop
   // out) when every affine access walks them as one: the outer dim's
@@ -177,25 +174,35 @@ PointwiseParams computePointwiseParams(const SegmentFacts& facts,
     while (width > 1 && !fits(width)) width /= 2;
     p.vector_width = width;
   }
+  return p;
+}
 
-  // Threads, unroll, grid.
+int64_t PointwiseParams::chunks() const {
+  return ceilDiv(break_point == 0 ? numel() : innerExtent(), vector_width);
+}
+
+int64_t PointwiseParams::numel() const {
+  int64_t n = 1;
+  for (int64_t s : iter_sizes) n *= s;
+  return n;
+}
+
+void finishLaunch(PointwiseParams& p, const SegmentFacts& facts,
+                  const std::vector<Access>& accesses) {
   const int64_t v = p.vector_width;
+  const int64_t chunks = p.chunks();
   if (p.break_point == 0) {
-    const int64_t chunks = ceilDiv(facts.numel, v);
-    p.threads = chunks >= 256 * sms * 4 ? 256 : 128;
-    p.unroll = chunks >= p.threads * sms * 16 ? 4 : (chunks >= p.threads * sms * 4 ? 2 : 1);
-    p.grid[0] = static_cast<uint32_t>(std::max<int64_t>(1, ceilDiv(chunks, p.threads * p.unroll)));
+    p.rows_per_block = 1;
+    p.grid[0] = static_cast<uint32_t>(std::min<int64_t>(
+        std::max<int64_t>(1, ceilDiv(chunks, int64_t{p.threads} * p.unroll)), UINT32_MAX));
+    p.grid[1] = 1;
   } else {
-    const int64_t chunks = ceilDiv(p.innerExtent(), v);
-    p.threads = chunks >= 256 ? 256 : 128;
-    const int64_t blocks_x = ceilDiv(chunks, p.threads);
-    const int64_t outer = p.outerExtent();
-    int64_t rows = std::clamp<int64_t>(outer * blocks_x / (8 * sms), 1, 16);
-    rows = std::max(rows, ceilDiv(outer, 65535));
-    p.rows_per_block = rows;
-    p.grid[0] = static_cast<uint32_t>(blocks_x);
-    p.grid[1] = static_cast<uint32_t>(ceilDiv(outer, rows));
+    p.unroll = 1;
+    p.grid[0] = static_cast<uint32_t>(std::min<int64_t>(ceilDiv(chunks, p.threads), UINT32_MAX));
+    p.grid[1] = static_cast<uint32_t>(
+        std::min<int64_t>(ceilDiv(p.outerExtent(), p.rows_per_block), UINT32_MAX));
   }
+  p.grid[2] = 1;
 
   // 32-bit indexing when every offset and every position a thread computes fits.
   const int64_t limit = (int64_t{1} << 31) - 1;
@@ -208,6 +215,34 @@ PointwiseParams computePointwiseParams(const SegmentFacts& facts,
   p.index32 = reach < limit;
   for (const Access& a : accesses) p.index32 &= a.max_offset < limit;
   for (const auto& [tv, sizes] : facts.sizes) p.index32 &= product(sizes) < limit;
+}
+
+PointwiseParams computePointwiseParams(const SegmentFacts& facts,
+                                       const std::vector<Access>& accesses,
+                                       const DeviceProperties& device,
+                                       const LaunchOverrides& overrides) {
+  PointwiseParams p = pointwiseLayout(facts, accesses);
+  const int64_t sms = std::max(1, device.multiprocessor_count);
+  const int64_t chunks = p.chunks();
+  // 1-D: 256 threads once there are 4 waves of them, and 2 or 4 chunks a
+  // thread once there are 4 or 16 waves (fewer, larger blocks amortize index
+  // math; small problems keep every SM busy). 2-D: a block covers 128 or 256
+  // columns and loops over rows, enough rows that the grid is about 8 blocks
+  // an SM (the hoisted loads are reused rows_per_block times).
+  if (p.break_point == 0) {
+    p.threads = chunks >= 256 * sms * 4 ? 256 : 128;
+    if (overrides.threads > 0) p.threads = overrides.threads;
+    p.unroll = chunks >= p.threads * sms * 16 ? 4 : (chunks >= p.threads * sms * 4 ? 2 : 1);
+    if (overrides.unroll > 0) p.unroll = overrides.unroll;
+  } else {
+    p.threads = chunks >= 256 ? 256 : 128;
+    if (overrides.threads > 0) p.threads = overrides.threads;
+    const int64_t blocks_x = ceilDiv(chunks, p.threads);
+    const int64_t outer = p.outerExtent();
+    int64_t rows = std::clamp<int64_t>(outer * blocks_x / (8 * sms), 1, 16);
+    p.rows_per_block = std::max(rows, ceilDiv(outer, 65535));
+  }
+  finishLaunch(p, facts, accesses);
   return p;
 }
 

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Usage: sdk_plugins_test.sh BUILD_DIR SOURCE_DIR CXX_COMPILER
+# Installs BUILD_DIR to a temporary prefix, builds plugins/* against it (each
+# its own CMake project) and runs the installed fusebox with each plugin's
+# config, checking what each plugin promises. Exit 1 with the reason on the
+# first failure.
+set -euo pipefail
+build=$1 source=$2 cxx=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expect() {  # expect FILE PATTERN WHAT
+  grep -q -- "$2" "$1" || { cat "$1" >&2; fail "$3: no '$2' in the output above"; }
+}
+
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+fusebox=$work/prefix/bin/fusebox
+[ -x "$fusebox" ] || fail "cmake --install put no bin/fusebox in the prefix"
+"$fusebox" --version >"$work/version.txt"
+expect "$work/version.txt" "plugin API version" "the installed program's --version"
+
+for project in "$source"/plugins/*/; do
+  name=$(basename "$project")
+  cmake -S "$project" -B "$work/$name" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_PREFIX_PATH="$work/prefix" >"$work/$name.log" 2>&1 ||
+    { cat "$work/$name.log" >&2; fail "configuring plugins/$name against the installed SDK"; }
+  cmake --build "$work/$name" -j 2 >>"$work/$name.log" 2>&1 ||
+    { cat "$work/$name.log" >&2; fail "building plugins/$name"; }
+done
+
+# pointwise_waves: loaded by its config, placed where pointwise was, takes
+# the 1-D segment with its own launch and validates.
+waves=$work/pointwise_waves/pointwise_waves.toml
+"$fusebox" plugins --config "$waves" >"$work/waves_plugins.txt"
+expect "$work/waves_plugins.txt" "pointwise_waves  scheduler  1.0" "fusebox plugins"
+"$fusebox" run "$source/tests/sdk/traced_identities.py" --config "$waves" --no-ir --validate \
+  --dump=scheduler_params >"$work/waves_run.txt" 2>&1 || { cat "$work/waves_run.txt" >&2; fail "run with pointwise_waves"; }
+expect "$work/waves_run.txt" "1 segment in .* by pointwise_waves" "segment scheduler"
+expect "$work/waves_run.txt" "schedule: 1-D" "pointwise_waves params"
+expect "$work/waves_run.txt" "validate: PASS" "pointwise_waves results"
+"$fusebox" run "$source/examples/bias_gelu.py" --config "$waves" --no-ir --validate \
+  --input T0=64x512:half --input T1=512:half >"$work/waves_2d.txt" 2>&1 || { cat "$work/waves_2d.txt" >&2; fail "2-D run with pointwise_waves"; }
+expect "$work/waves_2d.txt" "validate: PASS" "pointwise_waves 2-D results"
+
+# fold_identities: runs first and removes the mul, div and sub by constants;
+# the float add of 0.0 and the int32 * 1.0 stay.
+fold=$work/fold_identities/fold_identities.toml
+"$fusebox" run "$source/tests/sdk/traced_identities.py" --config "$fold" --validate \
+  --print-after fold_identities >"$work/fold_run.txt" 2>&1 || { cat "$work/fold_run.txt" >&2; fail "run with fold_identities"; }
+expect "$work/fold_run.txt" "IR after pass 'fold_identities' (changed)" "fold_identities ran"
+ir=$(sed -n "/IR after pass 'fold_identities'/,/^}/p" "$work/fold_run.txt")
+[ "$(grep -c '^T' <<<"$ir")" = 3 ] || { echo "$ir" >&2; fail "fold_identities should leave 3 exprs (add 0.0, int * 1.0, the sum)"; }
+grep -q ' / ' <<<"$ir" && { echo "$ir" >&2; fail "fold_identities left a division by 1"; }
+expect "$work/fold_run.txt" "validate: PASS" "fold_identities results"
+echo "PASS: plugins built against $work/prefix: $(ls "$source"/plugins | tr '\n' ' ')"
