@@ -114,8 +114,9 @@ int compareCommand(SuiteOptions& o) {
   std::vector<Variant> variants;
   std::set<std::string> names;
   for (size_t i = 0; i < o.variants.size(); ++i) {
-    const std::string letter(1, static_cast<char>('A' + std::min<size_t>(i, 25)));
-    variants.push_back(parseVariant(o.variants[i], i < 26 ? letter : fmt::format("V{}", i)));
+    const std::string fallback =
+        i < 26 ? std::string(1, static_cast<char>('A' + i)) : fmt::format("V{}", i);
+    variants.push_back(parseVariant(o.variants[i], fallback));
     FUSEBOX_USER_CHECK(names.insert(variants.back().name).second,
                        "--variant '{}': the name '{}' is taken by an earlier variant",
                        o.variants[i], variants.back().name);

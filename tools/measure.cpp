@@ -51,16 +51,16 @@ struct Runner {
   }
 };
 
-Runner makeRunner(const std::string& file, const Variant& v, const MeasureOptions& o,
+Runner makeRunner(const PythonDefinition& def, const Variant& v, const MeasureOptions& o,
                   const std::vector<Argument>& host_inputs) {
-  PythonDefinition def = parsePythonFile(file);  // each runtime owns its fusion
   RuntimeOptions options;
   options.input_names = def.input_names;
   options.dump = &std::cerr;  // stdout carries the table
   options.diagnostics = &std::cerr;
   options.outputs_on_host = false;
   Runner r;
-  r.runtime = makeConfiguredRuntime(std::move(def.fusion), v.flags, o.backend, options);
+  // Each runtime owns its copy of the fusion.
+  r.runtime = makeConfiguredRuntime(def.fusion->clone(), v.flags, o.backend, options);
   r.cuda = r.runtime->backendChoice() == BackendChoice::Cuda;
   for (Argument& a : cloneArguments(host_inputs)) {
     const auto* t = std::get_if<Tensor>(&a);
@@ -141,7 +141,7 @@ FusionMeasurement measureFusion(const std::string& file, const std::vector<Varia
   // segments recorded.
   std::vector<Runner> runners;
   for (const Variant& v : variants) {
-    Runner r = makeRunner(file, v, o, host_inputs);
+    Runner r = makeRunner(def, v, o, host_inputs);
     std::vector<Argument> outputs = r.runtime->run(r.inputs);
     VariantMeasurement vm;
     vm.variant = v.name;

@@ -30,8 +30,7 @@ class PointwiseScheduler final : public PointwiseSchedulerBase {
     requireIntInRange(settings, "unroll", 0, 16, " (0: the heuristic decides)");
     requireIntInRange(settings, "threads", 0, 1024, " (0: the heuristic decides)");
     if (const int64_t threads = option<int64_t>("threads"); threads % 32 != 0) {
-      const auto it = settings.find("threads");
-      throw UserError(it != settings.end() ? it->second.where : SourceLocation{},
+      throw UserError(whereSet(settings, "threads"),
                       fmt::format("scheduler 'pointwise': option 'threads' must be a multiple "
                                   "of 32 (0: the heuristic decides), got {}",
                                   threads));

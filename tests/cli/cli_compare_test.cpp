@@ -175,6 +175,11 @@ TEST(CliSet, OverridesASchedulerOptionAndNamesItsPlaceWhenWrong) {
       runCommand(kExe + " run " + kScript + kSmall + " --set schedulers.pointwise.threads=100");
   EXPECT_EQ(threads.exit_code, 1);
   EXPECT_THAT(threads.output, HasSubstr("option 'threads' must be a multiple of 32"));
+  // TOML's spacing around '=' and '.' names the same key.
+  auto spaced = runCommand(kExe + " run " + kScript + kSmall +
+                           " --no-ir --set 'schedulers . disabled = [\"pointwise\"]'");
+  ASSERT_EQ(spaced.exit_code, 0) << spaced.output;
+  EXPECT_THAT(spaced.output, HasSubstr("group 0 by expr_eval"));
   auto table = runCommand(kExe + " run " + kScript + " --set widgets.x=1");
   EXPECT_EQ(table.exit_code, 1);
   EXPECT_THAT(table.output, HasSubstr("--set:1:1: unknown table or key 'widgets'"));

@@ -2,6 +2,8 @@
 // (what tools/compare.py and gbench/util.py read back).
 #include "bench/benchmark_json.h"
 
+#include "bench/statistics.h"
+
 #include <fusebox/error.h>
 
 #include <unistd.h>
@@ -188,14 +190,11 @@ nlohmann::json googleBenchmarkJson(const std::vector<BenchmarkRun>& runs,
     if (n < 2) continue;
     std::vector<double> us;
     for (double t : run.times_ms) us.push_back(t * 1000);
-    std::sort(us.begin(), us.end());
-    double sum = 0;
-    for (double t : us) sum += t;
-    const double mean = sum / static_cast<double>(n);
+    const Summary summary = summarize(us);
+    const double mean = summary.mean, median = summary.median;
     double squares = 0;
     for (double t : us) squares += (t - mean) * (t - mean);
     const double stddev = std::sqrt(squares / static_cast<double>(n - 1));
-    const double median = n % 2 ? us[n / 2] : (us[n / 2 - 1] + us[n / 2]) / 2;
     const std::pair<const char*, double> aggregates[] = {
         {"mean", mean}, {"median", median}, {"stddev", stddev}, {"cv", stddev / mean}};
     for (const auto& [aggregate, value] : aggregates) {

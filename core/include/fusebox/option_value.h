@@ -39,6 +39,11 @@ struct OptionSetting {
 };
 using OptionSettings = std::map<std::string, OptionSetting>;
 
+// Where option `name` was given (a config's file:line:col, "--set:1:col"),
+// or an empty location when it was not (its default is in use): where an
+// error about the option's value points.
+SourceLocation whereSet(const OptionSettings& settings, const std::string& name);
+
 // Checks `given` against `specs` and returns every option's value (defaults
 // filled in). An integer is accepted for a float option, a string for an
 // array of strings (a list of one). Unknown names and

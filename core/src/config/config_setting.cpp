@@ -46,12 +46,16 @@ void applySetting(Config& config, std::string_view assignment, std::string_view 
     if (looksQuotedOrStructured(value)) throw;
     overlay = parseConfig(fmt::format("{} = {}", key, tomlBasicString(value)), name);
   }
-  const std::string top(key.substr(0, key.find('.')));
-  if (top == "plugins") config.plugin_paths = overlay.plugin_paths;
+  // The key as the reader saw it: TOML allows `schedulers . disabled ` and
+  // `"schedulers".disabled`, and fusebox's own names hold no spaces or quotes.
+  std::string canonical;
+  for (char c : key)
+    if (c != ' ' && c != '\t' && c != '"' && c != '\'') canonical += c;
+  if (canonical.starts_with("plugins")) config.plugin_paths = overlay.plugin_paths;
   if (overlay.pass_order) config.pass_order = overlay.pass_order;
   if (overlay.scheduler_order) config.scheduler_order = overlay.scheduler_order;
-  if (key == "passes.disabled") config.disabled_passes = overlay.disabled_passes;
-  if (key == "schedulers.disabled") config.disabled_schedulers = overlay.disabled_schedulers;
+  if (canonical == "passes.disabled") config.disabled_passes = overlay.disabled_passes;
+  if (canonical == "schedulers.disabled") config.disabled_schedulers = overlay.disabled_schedulers;
   auto merge = [](auto& into, const auto& from) {
     for (const auto& [plugin, table] : from) {
       auto [it, inserted] = into.try_emplace(plugin, table);

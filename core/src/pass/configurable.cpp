@@ -26,8 +26,7 @@ void Configurable::requireIntInRange(const OptionSettings& settings, const std::
                                      int64_t lo, int64_t hi, const std::string& note) const {
   const int64_t v = option<int64_t>(name);
   if (v >= lo && v <= hi) return;
-  const auto it = settings.find(name);
-  throw UserError(it != settings.end() ? it->second.where : SourceLocation{},
+  throw UserError(whereSet(settings, name),
                   fmt::format("{}: option '{}' must be in [{}, {}]{}, got {}", describeSelf(), name,
                               lo, hi, note, v));
 }
@@ -44,10 +43,8 @@ void Configurable::requireOneOf(const OptionSettings& settings, const std::strin
                                                     : ", ",
                           choices[i]);
   }
-  const auto it = settings.find(name);
-  throw UserError(
-      it != settings.end() ? it->second.where : SourceLocation{},
-      fmt::format("{}: option '{}' must be {}, got \"{}\"", describeSelf(), name, listed, v));
+  throw UserError(whereSet(settings, name), fmt::format("{}: option '{}' must be {}, got \"{}\"",
+                                                        describeSelf(), name, listed, v));
 }
 
 }  // namespace fusebox

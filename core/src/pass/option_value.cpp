@@ -50,6 +50,11 @@ std::string quoted(const std::string& s) {
 
 }  // namespace
 
+SourceLocation whereSet(const OptionSettings& settings, const std::string& name) {
+  const auto it = settings.find(name);
+  return it != settings.end() ? it->second.where : SourceLocation{};
+}
+
 std::string formatOptionValue(const OptionValue& v) {
   return std::visit(
       [](const auto& x) -> std::string {

@@ -37,21 +37,17 @@ std::vector<OptionSpec> rowShapeOptions() {
 
 void checkRowShapeOptions(const std::string& scheduler, const OptionSettings& settings,
                           ForcedShape values) {
-  auto where = [&](const char* key) {
-    const auto it = settings.find(key);
-    return it != settings.end() ? it->second.where : SourceLocation{};
-  };
   const int64_t t = values.threads_per_row;
   const bool t_ok =
       t == 0 || (t > 0 && t <= 32 && (t & (t - 1)) == 0) || (t > 32 && t <= 1024 && t % 32 == 0);
   if (!t_ok)
-    throw UserError(where("threads_per_row"),
+    throw UserError(whereSet(settings, "threads_per_row"),
                     fmt::format("scheduler '{}': option 'threads_per_row' must be 0, a power of "
                                 "two up to 32 or a multiple of 32 up to 1024, got {}",
                                 scheduler, t));
   const int64_t c = values.chunks_per_thread;
   if (c < 0 || c > 32)
-    throw UserError(where("chunks_per_thread"),
+    throw UserError(whereSet(settings, "chunks_per_thread"),
                     fmt::format("scheduler '{}': option 'chunks_per_thread' must be in [0, 32] "
                                 "(0: the heuristic decides), got {}",
                                 scheduler, c));
