@@ -12,7 +12,7 @@
 #     (mkdir -p build/gpu-slim && cd build/gpu-slim && tar xf -)
 #   on the device: ln -sfn gpu-slim build/gpu-rel && benchmarks/gpu_session.sh
 # PARTS (default "tests pointwise reduction normalization overhead"; also
-# validate_mid and compare) picks
+# validate_mid, compare and dynamic) picks
 # what runs, e.g. PARTS=normalization benchmarks/gpu_session.sh; VALIDATE=0
 # skips the normalization part's full-size validation (the host evaluator
 # takes most of a call at 16384x4096).
@@ -39,7 +39,7 @@ echo "ctest -L gpu exit $?" >> "$out/gpu_tests.log"
 fi
 
 if want pointwise; then
-workloads=(bias_gelu gelu_backward_pointwise bf16_cast_mul_add broadcast_heavy)
+workloads=(bias_gelu gelu_backward_pointwise bf16_cast_mul_add broadcast_heavy rope_bf16)
 {
   for w in "${workloads[@]}"; do
     echo "== $w"
@@ -153,6 +153,18 @@ done
   --json "$out/compare_others.json" > "$out/compare_others.log" 2>&1
 "$build/bin/fusebox" bench benchmarks/workloads --backend cuda --no-check --repetitions 10 \
   --json "$out/bench_builtin.json" > "$out/bench_builtin.log" 2>&1
+fi
+
+if want dynamic; then
+# Issue 13: symbolic against static kernels on every workload (fusebox
+# compare: the same fusion, the two [runtime] shapes), and the cold start of
+# a new size with a compiled kernel (the overhead benchmark's BM_NewSize*).
+"$build/bin/fusebox" compare benchmarks/workloads/*.py --backend cuda --no-check \
+  --variant 'static=--set runtime.shapes="static"' \
+  --variant 'symbolic=--set runtime.shapes="symbolic"' --repetitions 10 \
+  --json "$out/compare_shapes.json" > "$out/compare_shapes.log" 2>&1
+"$build/bin/fusebox_runtime_overhead_benchmark" --benchmark_filter=NewSize \
+  > "$out/new_size.log" 2>&1
 fi
 
 if want overhead; then

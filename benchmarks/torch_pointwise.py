@@ -41,6 +41,12 @@ def broadcast_heavy(x, scale, shift, row):
     return x * scale[None, :, None] + shift[None, None, :] - row[:, None, None]
 
 
+def rope_bf16(x, cos, sin):
+    half = x.shape[-1] // 2
+    rotated = torch.cat([-x[..., half:].float().to(torch.bfloat16), x[..., :half]], dim=-1)
+    return (x.float() * cos.float() + rotated.float() * sin.float()).to(torch.bfloat16)
+
+
 def workloads():
     dev = "cuda"
     return {
@@ -57,6 +63,10 @@ def workloads():
                                                       torch.randn(1024, device=dev),
                                                       torch.randn(1024, device=dev),
                                                       torch.randn(64, device=dev)]),
+        "rope_bf16": (rope_bf16, lambda: [torch.randn(8, 32, 4096, 128, dtype=torch.bfloat16,
+                                                      device=dev),
+                                          torch.rand(4096, 128, dtype=torch.bfloat16, device=dev),
+                                          torch.rand(4096, 128, dtype=torch.bfloat16, device=dev)]),
     }
 
 

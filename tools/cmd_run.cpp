@@ -19,6 +19,8 @@ namespace {
 struct RunOptions {
   std::string file;
   std::vector<std::string> inputs;
+  // --sweep: one more run per entry, with these overrides over --input's.
+  std::vector<std::string> sweep;
   std::string save_outputs;
   uint64_t seed = 0;
   bool quiet_ir = false;
@@ -30,6 +32,22 @@ struct RunOptions {
   PassFlags passes;
 };
 
+// "T0=8x64:float,T1=64:float" -> one override each.
+std::vector<std::string> splitSweepEntry(const std::string& entry) {
+  std::vector<std::string> parts;
+  size_t pos = 0;
+  while (pos <= entry.size()) {
+    size_t comma = entry.find(',', pos);
+    std::string part =
+        entry.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (!part.empty()) parts.push_back(part);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  FUSEBOX_USER_CHECK(!parts.empty(), "--sweep '{}': expected NAME=SPEC[,NAME=SPEC...]", entry);
+  return parts;
+}
+
 std::unique_ptr<FusionRuntime> makeRuntime(PythonDefinition& def, const RunOptions& o) {
   RuntimeOptions runtime;
   runtime.input_names = def.input_names;
@@ -38,15 +56,20 @@ std::unique_ptr<FusionRuntime> makeRuntime(PythonDefinition& def, const RunOptio
   return makeConfiguredRuntime(std::move(def.fusion), o.passes, o.backend, runtime);
 }
 
-// "run 2: cache hit; 2 segments in 0.412 ms: group 0 by no_op, group 1 by expr_eval"
+// "run 2: cache hit; 2 segments in 0.412 ms: group 0 by no_op, group 1 by expr_eval";
+// a miss says how its concretization and kernels were found.
 std::string describeRun(int64_t index, const RunReport& report) {
   std::vector<std::string> segments;
   for (const auto& s : report.segments)
     segments.push_back(fmt::format("group {} by {}", s.group, s.scheduler));
-  std::string cache = report.cache_hit
-                          ? "cache hit"
-                          : fmt::format("cache miss (passes and segmentation {:.3f} ms)",
-                                        report.setup_milliseconds);
+  std::string cache =
+      report.cache_hit ? "cache hit"
+                       : fmt::format(
+                             "cache miss (passes and segmentation {:.3f} ms; concretization #{} "
+                             "{}; kernels: {} reused, {} new, {} of them from the kernel cache)",
+                             report.setup_milliseconds, report.concretization_id,
+                             report.concretization_reused ? "reused" : "new", report.kernels_reused,
+                             report.kernels_new, report.compile.kernels_from_cache);
   return fmt::format("run {}: {}; {} segment{} in {:.3f} ms: {}", index, cache,
                      report.segments.size(), report.segments.size() == 1 ? "" : "s",
                      report.milliseconds, fmt::join(segments, ", "));
@@ -86,10 +109,24 @@ int runCommand(const RunOptions& o) {
   std::vector<std::string> run_lines;
   RunReport cold;
   for (int64_t i = 1; i <= o.repeat; ++i) {
-    if (o.validate && writes_inputs && i == o.repeat) validate_inputs = cloneArguments(args);
+    if (o.validate && writes_inputs && i == o.repeat && o.sweep.empty())
+      validate_inputs = cloneArguments(args);
     outputs = runtime->run(args);
     run_lines.push_back(describeRun(i, runtime->lastRun()));
     if (i == 1) cold = runtime->lastRun();
+  }
+  // Each --sweep entry: other inputs through the same runtime (its cache
+  // levels at work); --validate and the summary are of the last.
+  if (!o.sweep.empty()) def.fusion = runtime->fusion().clone();  // makeInputs reads it
+  for (size_t k = 0; k < o.sweep.size(); ++k) {
+    std::vector<InputOverride> more = overrides;
+    for (const auto& text : splitSweepEntry(o.sweep[k])) more.push_back(parseInputOverride(text));
+    args = makeInputs(def, more, o.seed);
+    validate_inputs = writes_inputs ? cloneArguments(args) : args;
+    outputs = runtime->run(args);
+    run_lines.push_back(fmt::format(
+        "{} ({})", describeRun(o.repeat + 1 + static_cast<int64_t>(k), runtime->lastRun()),
+        o.sweep[k]));
   }
 
   // The fusion as the segmenter saw it: after the passes.
@@ -126,6 +163,11 @@ Command addRunCommand(CLI::App& parent) {
   app->add_option("--input,-i", options->inputs,
                   "Override an input: NAME=16x512:float (random), NAME=x.npy, NAME=1.5; NAME is "
                   "the script's variable (T0) or a position (#0)")
+      ->allow_extra_args(false);
+  app->add_option("--sweep", options->sweep,
+                  "After the --repeat runs, one more run with these input overrides "
+                  "(NAME=SPEC[,NAME=SPEC...], as --input; repeatable): new sizes through the "
+                  "same runtime, so its run lines show which cache level served each")
       ->allow_extra_args(false);
   app->add_option("--save-outputs", options->save_outputs,
                   "Write each output to DIR/output_<index>.npy")

@@ -42,6 +42,13 @@ void addRuntimeFlags(CLI::App* app, PassFlags& flags) {
   app->add_option("--disable-scheduler", flags.disabled_schedulers,
                   "Do not use this scheduler (repeatable)")
       ->allow_extra_args(false);
+  app->add_flag("--no-concretize-resize-extents", flags.no_concretize_resize_extents,
+                "Keep pad, slice and cat extents symbolic: a new width reuses the concretization "
+                "when the output's IterType is the same ([runtime] concretize_resize_extents)");
+  app->add_option("--shapes", flags.shapes,
+                  "static: kernels bake sizes in; symbolic: kernels read sizes from parameters "
+                  "and are reused across sizes ([runtime] shapes)")
+      ->check(CLI::IsMember({"static", "symbolic"}));
 }
 
 Setup loadSetup(const PassFlags& flags, std::ostream& diagnostics) {
@@ -65,6 +72,9 @@ Setup loadSetup(const PassFlags& flags, std::ostream& diagnostics) {
   if (flags.print_transforms) dump["print_transforms"] = {true, {"--transforms", 0, 0}};
   if (!flags.dump_graph.empty()) dump["graph_file"] = {flags.dump_graph, {"--dump-graph", 0, 0}};
   if (flags.verify_passes) runtime["verify_passes"] = {true, {"--verify-passes", 0, 0}};
+  if (flags.no_concretize_resize_extents)
+    runtime["concretize_resize_extents"] = {false, {"--no-concretize-resize-extents", 0, 0}};
+  if (!flags.shapes.empty()) runtime["shapes"] = {flags.shapes, {"--shapes", 0, 0}};
   options.apply("dump", command_line.dump);
   options.apply("runtime", command_line.runtime);
   options.apply("dump", dump);

@@ -33,6 +33,8 @@ struct PassFlags {
   std::vector<std::string> dump;
   std::string dump_graph;
   std::vector<std::string> disabled_schedulers;
+  bool no_concretize_resize_extents = false;  // [runtime] concretize_resize_extents = false
+  std::string shapes;                         // [runtime] shapes, when given
 };
 
 void addPassFlags(CLI::App* app, PassFlags& flags);

@@ -39,13 +39,21 @@ const TensorView* inputOf(const Expr* e) {
 
 // The space of the epilogue: the kept dims of the reduction input, named as
 // in the loop's space (so the loop's kept indices serve both).
-IterSpace keptSpace(const SegmentFacts& facts) {
+IterSpace keptSpace(const SegmentFacts& facts, SizeLiterals* literals) {
   IterSpace s;
+  s.literals = literals;
   for (size_t d = 0; d < facts.input_sizes.size(); ++d)
     if (!facts.reduced[d]) {
       s.sizes.push_back(facts.input_sizes[d]);
       s.names.push_back(fmt::format("i{}", d));
     }
+  return s;
+}
+
+// The space of the reducing loop: the reduction input's domain.
+IterSpace loopSpace(const SegmentFacts& facts, SizeLiterals* literals) {
+  IterSpace s = IterSpace::named(facts.input_sizes, "i");
+  s.literals = literals;
   return s;
 }
 
@@ -64,6 +72,8 @@ MergedDims loopDims(const ReductionParams& p) {
   return md;
 }
 
+// Every size-derived integer of the kernel prints through lits_: a literal,
+// or a parameter when the params ask for a kernel over symbolic sizes.
 class KernelWriter {
  public:
   KernelWriter(const Fusion& segment, const ReductionStructure& st, const SegmentFacts& facts,
@@ -73,14 +83,16 @@ class KernelWriter {
         facts_(facts),
         p_(p),
         layout_(segment),
-        w_(segment, facts.sizes, layout_, info, IterSpace::named(facts.input_sizes, "i")),
+        lits_(p.shape_mode, layout_.intSlots(), p.index32),
+        w_(segment, facts.sizes, layout_, info, loopSpace(facts, &lits_)),
         md_(loopDims(p)),
         inner_(p.kind == ReductionKind::Inner),
         v_(p.vector_width) {
     for (const Expr* r : st.reductions) accs_.push_back(accumulatorFor(r));
   }
 
-  GeneratedKernel write();
+  // The kernel, or why its parameters do not fit KernelParams.
+  GeneratedKernel write(std::string& problem);
 
  private:
   std::string acc(size_t k) const {
@@ -101,6 +113,7 @@ class KernelWriter {
   const SegmentFacts& facts_;
   const ReductionParams& p_;
   ParamLayout layout_;
+  SizeLiterals lits_;
   ElementWriter w_;
   MergedDims md_;
   bool inner_;
@@ -126,7 +139,7 @@ std::string KernelWriter::chunkText() {
   Buffer c;
   // This chunk's reduced indices (Inner: the innermost as the chunk's start
   // mb); the kept ones are declared once, outside the loop.
-  declareDimIndices(c, p_.reduced_dims, p_.sizes, "q", inner_ ? "mb" : "");
+  declareDimIndices(c, p_.reduced_dims, p_.sizes, "q", inner_ ? "mb" : "", &lits_);
   const size_t m = md_.groups.size();
   for (size_t g = 0; g + 1 < m; ++g)
     c.line(fmt::format("[[maybe_unused]] const idx_t m{} = i{};", g, md_.groups[g][0]));
@@ -147,25 +160,29 @@ std::string KernelWriter::chunkText() {
 
 void KernelWriter::reducingLoop(Buffer& k, const std::string& start, int64_t stride,
                                 const std::string& chunk) {
-  const int64_t extent = p_.reduced_extent;
+  const std::string extent = lits_.text(p_.reduced_extent, "reduced");
+  // The stride has the number of splits in it: a parameter too.
+  const std::string step = lits_.text(stride, "stride");
   Buffer body;
   body.text = chunk;
   k.line(fmt::format("idx_t r = {};", start));
   if (p_.unroll > 1) {
-    k.line(fmt::format("for (; r + {} < {}; r += {}) {{", (p_.unroll - 1) * stride, extent,
-                       p_.unroll * stride));
+    k.line(
+        fmt::format("for (; r + {} < {}; r += {}) {{",
+                    lits_.text((p_.unroll - 1) * stride, fmt::format("stride*{}", p_.unroll - 1)),
+                    extent, lits_.text(p_.unroll * stride, fmt::format("stride*{}", p_.unroll))));
     ++k.indent;
     k.line("FUSEBOX_UNROLL");
     k.line(fmt::format("for (int u = 0; u < {}; ++u) {{", p_.unroll));
     ++k.indent;
-    k.line(fmt::format("const idx_t q = r + u * {};", stride));
+    k.line(fmt::format("const idx_t q = r + u * {};", step));
     k.append(body);
     --k.indent;
     k.line("}");
     --k.indent;
     k.line("}");
   }
-  k.line(fmt::format("for (; r < {}; r += {}) {{", extent, stride));
+  k.line(fmt::format("for (; r < {}; r += {}) {{", extent, step));
   ++k.indent;
   k.line("const idx_t q = r;");
   k.append(body);
@@ -230,15 +247,18 @@ void KernelWriter::gridCombine(Buffer& k) {
   const int64_t tickets = offset;
   offset += int64_t{p_.grid[0]} * 4;
   const std::string scratch = layout_.addScratch(offset);
+  const std::string kept_text = lits_.text(kept, "kept");
+  const std::string splits = lits_.text(p_.splits(), "splits");
   const std::string own = inner_ ? "row" : "c + v";
   const std::string lead = inner_ ? "threadIdx.x == 0" : "threadIdx.y == 0";
   k.line(fmt::format("unsigned char* const partials = static_cast<unsigned char*>({});", scratch));
   for (size_t a = 0; a < accs_.size(); ++a) {
     const std::string state = accs_[a].stateType();
-    k.line(fmt::format("{}* const partials{} = reinterpret_cast<{}*>(partials + {});", state, a,
-                       state, offsets[a]));
+    k.line(fmt::format(
+        "{}* const partials{} = reinterpret_cast<{}*>(partials + {});", state, a, state,
+        lits_.text(offsets[a], fmt::format("partials{}", a), SizeLiterals::Type::Int64)));
     const std::string store = fmt::format(
-        "partials{}[static_cast<idx_t>(blockIdx.y) * {} + {}] = {};", a, kept, own, acc(a));
+        "partials{}[static_cast<idx_t>(blockIdx.y) * {} + {}] = {};", a, kept_text, own, acc(a));
     k.line(inner_
                ? fmt::format("if ({} && active) {}", lead, store)
                : fmt::format("if ({} && active) for (int v = 0; v < {}; ++v) {}", lead, v_, store));
@@ -246,21 +266,21 @@ void KernelWriter::gridCombine(Buffer& k) {
   k.line(fmt::format(
       "if (!fusebox::arriveLastOfBlocks(reinterpret_cast<unsigned int*>(partials + {}) + "
       "blockIdx.x, gridDim.y)) return;",
-      tickets));
+      lits_.text(tickets, "tickets", SizeLiterals::Type::Int64)));
   const std::string walker = inner_ ? "threadIdx.x" : "threadIdx.y";
   const int step = inner_ ? p_.block_x : p_.block_y;
   for (size_t a = 0; a < accs_.size(); ++a) {
     const Accumulator& A = accs_[a];
     const std::string read =
-        fmt::format("fusebox::loadFromOtherBlock(&partials{}[s * {} + {}])", a, kept, own);
+        fmt::format("fusebox::loadFromOtherBlock(&partials{}[s * {} + {}])", a, kept_text, own);
     if (inner_) {
       k.line(fmt::format("acc{} = {};", a, A.identity()));
       k.line(fmt::format("if (active) for (idx_t s = {}; s < {}; s += {}) acc{} = {};", idx(walker),
-                         p_.splits(), step, a, A.combined(acc(a), read)));
+                         splits, step, a, A.combined(acc(a), read)));
     } else {
       k.line(fmt::format("for (int v = 0; v < {}; ++v) acc{}[v] = {};", v_, a, A.identity()));
-      k.line(fmt::format("if (active) for (idx_t s = {}; s < {}; s += {})", idx(walker),
-                         p_.splits(), step));
+      k.line(fmt::format("if (active) for (idx_t s = {}; s < {}; s += {})", idx(walker), splits,
+                         step));
       k.line(fmt::format("  for (int v = 0; v < {}; ++v) acc{}[v] = {};", v_, a,
                          A.combined(acc(a), read)));
     }
@@ -269,7 +289,7 @@ void KernelWriter::gridCombine(Buffer& k) {
 }
 
 void KernelWriter::epilogue(Buffer& k) {
-  IterSpace kept = keptSpace(facts_);
+  IterSpace kept = keptSpace(facts_, &lits_);
   w_.setSpace(kept);
   w_.sink.body = Buffer{};
   w_.beginElement();
@@ -298,10 +318,10 @@ void KernelWriter::epilogue(Buffer& k) {
   k.line(fmt::format("if ({} && active) {{", lead));
   ++k.indent;
   if (inner_) {
-    declareDimIndices(k, p_.kept_dims, p_.sizes, "row");
+    declareDimIndices(k, p_.kept_dims, p_.sizes, "row", "", &lits_);
     k.append(w_.sink.body);
   } else {
-    declareDimIndices(k, p_.kept_dims, p_.sizes, "c", "cb");
+    declareDimIndices(k, p_.kept_dims, p_.sizes, "c", "cb", &lits_);
     k.line(fmt::format("for (int v = 0; v < {}; ++v) {{", v_));
     ++k.indent;
     if (!p_.kept_dims.empty())
@@ -314,13 +334,13 @@ void KernelWriter::epilogue(Buffer& k) {
   k.line("}");
 }
 
-GeneratedKernel KernelWriter::write() {
+GeneratedKernel KernelWriter::write(std::string& problem) {
   Buffer k;
   k.indent = 1;
   Buffer main;
   main.indent = 1;
   const std::string chunk = chunkText();
-  const int64_t kept = p_.kept_extent;
+  const std::string kept = lits_.text(p_.kept_extent, "kept");
 
   // Thread and block position; `active`: this thread's kept element exists.
   if (inner_) {
@@ -342,13 +362,13 @@ GeneratedKernel KernelWriter::write() {
   main.line("if (active) {");
   ++main.indent;
   if (inner_) {
-    declareDimIndices(main, p_.kept_dims, p_.sizes, "row");
+    declareDimIndices(main, p_.kept_dims, p_.sizes, "row", "", &lits_);
     reducingLoop(
         main,
         fmt::format("({} * {} + {}) * {}", idx("blockIdx.y"), p_.block_x, idx("threadIdx.x"), v_),
         int64_t{p_.block_x} * v_ * p_.splits(), chunk);
   } else {
-    declareDimIndices(main, p_.kept_dims, p_.sizes, "c", "mb");
+    declareDimIndices(main, p_.kept_dims, p_.sizes, "c", "mb", &lits_);
     reducingLoop(main,
                  fmt::format("{} * {} + {}", idx("blockIdx.y"), p_.block_y, idx("threadIdx.y")),
                  int64_t{p_.block_y} * p_.splits(), chunk);
@@ -359,9 +379,11 @@ GeneratedKernel KernelWriter::write() {
   gridCombine(main);
   epilogue(main);
 
-  // Pointers last: gridCombine may have added a scratch buffer.
+  // Pointers and size parameters last: gridCombine may have added a scratch
+  // buffer, and every part may have printed sizes.
   k.line(fmt::format("using idx_t = {};", p_.index32 ? "int32_t" : "int64_t"));
   layout_.declarePointers(k);
+  lits_.declare(k);
   for (size_t d = 0; d < p_.sizes.size(); ++d)
     if (p_.sizes[d] == 1) k.line(fmt::format("[[maybe_unused]] const idx_t i{} = 0;", d));
   k.append(w_.prologue);
@@ -371,10 +393,13 @@ GeneratedKernel KernelWriter::write() {
   k.text += main.text;
 
   GeneratedKernel out;
+  problem = paramLimitProblem(f_, p_.splits() > 1 ? 1 : 0, lits_.count());
+  if (!problem.empty()) return out;
   out.source =
-      kernelSource("reduction", p_, k.text, block_sync_,
+      kernelSource("reduction", p_.structure(), k.text, block_sync_,
                    {p_.min_blocks_per_sm > 0 ? p_.block_x * p_.block_y : 0, p_.min_blocks_per_sm});
   out.bindings = layout_.bindings();
+  lits_.addBindings(out.bindings);
   return out;
 }
 
@@ -391,7 +416,10 @@ int64_t sharedMemoryBytes(const ReductionStructure& st, const ReductionParams& p
 LoopAccesses collectAccesses(const Fusion& segment, const ReductionStructure& st,
                              const SegmentFacts& facts, RuntimeInfo& info) {
   ParamLayout layout(segment);
-  ElementWriter w(segment, facts.sizes, layout, info, IterSpace::named(facts.input_sizes, "i"));
+  // Over symbolic sizes the walk marks the offsets' constants that are
+  // parameters (Affine::c_param: kernelgen::shapeClasses reads them).
+  SizeLiterals lits(info.shapeMode(), layout.intSlots(), true);
+  ElementWriter w(segment, facts.sizes, layout, info, loopSpace(facts, &lits));
   ScalarPlacement loop_placement(w.space());
   for (const Expr* r : st.reductions) {
     const TensorView* in = inputOf(r);
@@ -405,7 +433,7 @@ LoopAccesses collectAccesses(const Fusion& segment, const ReductionStructure& st
   LoopAccesses out;
   out.loop = w.accesses();
   const size_t loop_count = out.loop.size();
-  w.setSpace(keptSpace(facts));
+  w.setSpace(keptSpace(facts, &lits));
   w.beginElement();
   for (const Expr* r : st.reductions)
     for (const Val* o : r->outputs())
@@ -424,7 +452,18 @@ LoopAccesses collectAccesses(const Fusion& segment, const ReductionStructure& st
 GeneratedKernel generateKernel(const Fusion& segment, const ReductionStructure& st,
                                const SegmentFacts& facts, const ReductionParams& params,
                                RuntimeInfo& info) {
-  return KernelWriter(segment, st, facts, params, info).write();
+  std::string problem;
+  GeneratedKernel out = KernelWriter(segment, st, facts, params, info).write(problem);
+  FUSEBOX_USER_CHECK(problem.empty(), "reduction: {}", problem);
+  return out;
+}
+
+std::string kernelParamProblem(const Fusion& segment, const ReductionStructure& st,
+                               const SegmentFacts& facts, const ReductionParams& params,
+                               RuntimeInfo& info) {
+  std::string problem;
+  (void)KernelWriter(segment, st, facts, params, info).write(problem);
+  return problem;
 }
 
 }  // namespace fusebox::reduction

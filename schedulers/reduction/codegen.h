@@ -7,6 +7,7 @@
 
 #include <fusebox/kernel_plan.h>
 
+#include <string>
 #include <vector>
 
 #include "kernelgen/access.h"
@@ -37,7 +38,15 @@ LoopAccesses collectAccesses(const Fusion& segment, const ReductionStructure& st
 
 using kernelgen::GeneratedKernel;
 
+// Throws UserError when the kernel's parameters do not fit KernelParams (a
+// kernel over symbolic sizes with too many sizes: kernelParamProblem).
 GeneratedKernel generateKernel(const Fusion& segment, const ReductionStructure& st,
+                               const SegmentFacts& facts, const ReductionParams& params,
+                               RuntimeInfo& info);
+
+// Why the kernel's parameters (scratch and, in ShapeMode::Symbolic, the sizes
+// taken as parameters included) do not fit KernelParams, or "".
+std::string kernelParamProblem(const Fusion& segment, const ReductionStructure& st,
                                const SegmentFacts& facts, const ReductionParams& params,
                                RuntimeInfo& info);
 

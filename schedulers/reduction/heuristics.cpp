@@ -30,12 +30,43 @@ int64_t ReductionParams::keptPerBlock() const {
 }
 
 uint64_t ReductionParams::hash() const {
-  return std::hash<std::string>()(toString());
+  return std::hash<std::string>()(identity());
 }
 
 bool ReductionParams::sameAs(const HeuristicParams& other) const {
   const auto* o = dynamic_cast<const ReductionParams*>(&other);
-  return o != nullptr && o->toString() == toString();
+  return o != nullptr && o->identity() == identity();
+}
+
+std::string ReductionParams::identity() const {
+  if (shape_mode == ShapeMode::Static) return toString();
+  return structure() + "\n" + shape_classes;  // "shapes: symbolic" first: never a Static one
+}
+
+std::string ReductionParams::structure() const {
+  if (shape_mode == ShapeMode::Static) return toString();
+  std::vector<std::string> classes;
+  for (size_t d = 0; d < sizes.size(); ++d)
+    classes.push_back(fmt::format("{}{}", reduced[d] ? "r" : "i", sizes[d] == 1 ? "1" : ""));
+  return fmt::format(
+      "shapes: symbolic\n"
+      "kind: {}\n"
+      "input: [{}] (size-1 dims marked 1)\n"
+      "kept_dims: [{}]\n"
+      "reduced_dims: [{}]\n"
+      "vector_width: {}\n"
+      "unroll: {}\n"
+      "block: [{}, {}, 1]\n"
+      "grid_reduction: {}\n"
+      "launch_bounds: {}\n"
+      "index_type: {}",
+      kind == ReductionKind::Inner ? "inner" : "outer", fmt::join(classes, ", "),
+      fmt::join(kept_dims, ", "), fmt::join(reduced_dims, ", "), vector_width, unroll, block_x,
+      block_y, grid[1] > 1 ? "blocks combine through scratch (their number a parameter)" : "no",
+      min_blocks_per_sm > 0
+          ? fmt::format("{} threads, {} blocks per SM", block_x * block_y, min_blocks_per_sm)
+          : std::string("none"),
+      index32 ? "int32" : "int64");
 }
 
 std::string ReductionParams::toString() const {
@@ -53,7 +84,7 @@ std::string ReductionParams::toString() const {
       "grid: [{}, {}, {}]\n"
       "grid_reduction: {}\n"
       "launch_bounds: {}\n"
-      "index_type: {}",
+      "index_type: {}{}",
       kind == ReductionKind::Inner ? "inner" : "outer", fmt::join(classes, ", "),
       fmt::join(kept_dims, ", "), kept_extent, fmt::join(reduced_dims, ", "), reduced_extent,
       vector_width, unroll, block_x, block_y, grid[0], grid[1], grid[2],
@@ -62,7 +93,7 @@ std::string ReductionParams::toString() const {
       min_blocks_per_sm > 0
           ? fmt::format("{} threads, {} blocks per SM", block_x * block_y, min_blocks_per_sm)
           : std::string("none"),
-      index32 ? "int32" : "int64");
+      index32 ? "int32" : "int64", shape_mode == ShapeMode::Symbolic ? "\nshapes: symbolic" : "");
 }
 
 namespace {

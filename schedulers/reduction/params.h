@@ -48,6 +48,11 @@ class ReductionParams final : public HeuristicParams {
   // registers within them; 0: no bounds.
   int min_blocks_per_sm = 0;
   bool index32 = true;  // every offset and position fits int32
+  // Symbolic: the kernel takes its sizes (extents, strides, and the number
+  // of splits) as parameters (kernelgen/size_literals.h); hash() and sameAs()
+  // then compare structure() and shape_classes, not the sizes or the grid.
+  ShapeMode shape_mode = ShapeMode::Static;
+  std::string shape_classes;  // Symbolic: kernelgen::shapeClasses
 
   int splits() const { return static_cast<int>(grid[1]); }
   // Kept elements one block covers (rows for Inner, columns for Outer).
@@ -55,7 +60,15 @@ class ReductionParams final : public HeuristicParams {
 
   uint64_t hash() const override;
   bool sameAs(const HeuristicParams& other) const override;
+  // Every choice, sizes included; Symbolic adds a `shapes: symbolic` line.
   std::string toString() const override;
+  // What the kernel's code depends on, one choice a line (the kernel's header
+  // comment): toString() when Static; the decisions without the sizes when
+  // Symbolic (which dims have size 1, whether blocks combine through scratch).
+  std::string structure() const;
+  // What hash() and sameAs() compare: toString() when Static; structure()
+  // and shape_classes when Symbolic.
+  std::string identity() const;
 };
 
 struct HeuristicInputs {

@@ -13,6 +13,7 @@
 #include "kernelgen/accumulator.h"
 #include "kernelgen/kernel_params.h"
 #include "kernelgen/plan_outputs.h"
+#include "kernelgen/shape_classes.h"
 #include "kernelgen/shapes.h"
 #include "params.h"
 #include "structure.h"
@@ -95,7 +96,11 @@ class ReductionScheduler final : public Scheduler {
     if (const std::string problem = kernelgen::inputLayoutProblem(segment, info); !problem.empty())
       return Decision::reject(problem);
     const ReductionParams p = params(segment, st, facts, info);
-    if (const std::string problem = kernelgen::paramLimitProblem(segment, p.splits() > 1 ? 1 : 0);
+    // A kernel over symbolic sizes also takes its sizes as parameters.
+    if (const std::string problem =
+            p.shape_mode == ShapeMode::Symbolic
+                ? kernelParamProblem(segment, st, facts, p, info)
+                : kernelgen::paramLimitProblem(segment, p.splits() > 1 ? 1 : 0);
         !problem.empty())
       return Decision::reject(problem);
     if (p.grid[0] >= (uint32_t{1} << 31))
@@ -158,6 +163,14 @@ class ReductionScheduler final : public Scheduler {
     in.forced_splits = static_cast<int>(option<int64_t>("grid_splits"));
     ReductionParams p = computeReductionParams(in, info.device());
     p.index32 &= accesses.epilogue_max_offset < (int64_t{1} << 31) - 1;
+    p.shape_mode = info.shapeMode();
+    if (p.shape_mode == ShapeMode::Symbolic) {
+      std::vector<int64_t> kept_sizes;
+      for (size_t d = 0; d < facts.input_sizes.size(); ++d)
+        if (!facts.reduced[d]) kept_sizes.push_back(facts.input_sizes[d]);
+      p.shape_classes = kernelgen::shapeClasses(segment, facts.sizes, info, accesses.loop,
+                                                {facts.input_sizes, kept_sizes});
+    }
     return p;
   }
 };

@@ -23,8 +23,10 @@ inline PointwiseRun runPointwise(Backend& backend, const Fusion& fusion,
 // tolerance model's bounds; the layout the fusion asks for).
 inline PointwiseRun expectMatchesEvaluator(Backend& backend, const Fusion& fusion,
                                            const std::vector<Argument>& inputs,
-                                           const DeviceProperties& device = {}) {
-  return expectSchedulerMatchesEvaluator(*pointwiseScheduler(), backend, fusion, inputs, device);
+                                           const DeviceProperties& device = {},
+                                           ShapeMode shape_mode = casesShapeMode()) {
+  return expectSchedulerMatchesEvaluator(*pointwiseScheduler(), backend, fusion, inputs, device,
+                                         shape_mode);
 }
 
 }  // namespace fusebox::test

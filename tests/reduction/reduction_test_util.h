@@ -21,10 +21,11 @@ inline std::shared_ptr<Scheduler> reductionScheduler(int64_t grid_splits = 0) {
 
 inline SchedulerRun expectReductionMatches(Backend& backend, const Fusion& fusion,
                                            const std::vector<Argument>& inputs,
-                                           const DeviceProperties& device,
-                                           int64_t grid_splits = 0) {
+                                           const DeviceProperties& device, int64_t grid_splits = 0,
+                                           ShapeMode shape_mode = casesShapeMode()) {
   auto scheduler = reductionScheduler(grid_splits);
-  SchedulerRun r = expectSchedulerMatchesEvaluator(*scheduler, backend, fusion, inputs, device);
+  SchedulerRun r =
+      expectSchedulerMatchesEvaluator(*scheduler, backend, fusion, inputs, device, shape_mode);
   if (grid_splits > 0 && !r.params.empty()) {
     EXPECT_EQ(paramLine(r.params, "grid"),
               fmt::format("[{}, {}, 1]", r.plan.launch.grid[0], grid_splits));

@@ -66,10 +66,27 @@ inline Tensor randomTensor(DataType dtype, std::vector<int64_t> sizes, uint32_t 
   return t;
 }
 
+// The shape mode a run uses when the call names none: Static, or what a
+// fixture that runs the shared cases (pointwise_cases.inc, ...) over symbolic
+// sizes sets for its tests.
+inline ShapeMode& casesShapeMode() {
+  static ShapeMode mode = ShapeMode::Static;
+  return mode;
+}
+
+// A fixture base that runs its tests over symbolic sizes (the shared cases
+// included, through casesShapeMode).
+class SymbolicShapesFixture : public ::testing::Test {
+ protected:
+  void SetUp() override { casesShapeMode() = ShapeMode::Symbolic; }
+  void TearDown() override { casesShapeMode() = ShapeMode::Static; }
+};
+
 struct SchedulerRun {
   Decision compile_time = Decision::accept();
   Decision run_time = Decision::accept();
   std::string params;  // HeuristicParams::toString()
+  std::shared_ptr<const HeuristicParams> heuristics;
   std::string source;
   KernelPlan plan;
   std::vector<Tensor> outputs;  // host copies
@@ -79,7 +96,8 @@ struct SchedulerRun {
 // (offsets, strides) are reproduced on the backend exactly.
 inline SchedulerRun runScheduler(Scheduler& scheduler, Backend& backend, const Fusion& fusion,
                                  const std::vector<Argument>& inputs,
-                                 const DeviceProperties& device = {}) {
+                                 const DeviceProperties& device = {},
+                                 ShapeMode shape_mode = casesShapeMode()) {
   SchedulerRun r;
   std::vector<Argument> backend_inputs;
   std::vector<ArgumentInfo> infos;
@@ -96,14 +114,15 @@ inline SchedulerRun runScheduler(Scheduler& scheduler, Backend& backend, const F
     }
     infos.push_back(argumentInfo(backend_inputs.back()));
   }
-  RuntimeInfo info(fusion, infos, device);
+  RuntimeInfo info(fusion, infos, device, shape_mode);
   CompileTimeCache cache;
   r.compile_time = scheduler.canScheduleCompileTime(fusion, cache);
   if (!r.compile_time) return r;
   r.run_time = scheduler.canScheduleRunTime(fusion, info, cache);
   if (!r.run_time) return r;
-  auto params = scheduler.computeHeuristics(fusion, info, cache);
+  std::shared_ptr<HeuristicParams> params = scheduler.computeHeuristics(fusion, info, cache);
   r.params = params->toString();
+  r.heuristics = params;
   auto plan = scheduler.schedule(fusion, *params, info);
   auto* kp = dynamic_cast<KernelPlan*>(plan.get());
   EXPECT_NE(kp, nullptr);
@@ -128,8 +147,9 @@ inline SchedulerRun runScheduler(Scheduler& scheduler, Backend& backend, const F
 inline SchedulerRun expectSchedulerMatchesEvaluator(Scheduler& scheduler, Backend& backend,
                                                     const Fusion& fusion,
                                                     const std::vector<Argument>& inputs,
-                                                    const DeviceProperties& device = {}) {
-  SchedulerRun r = runScheduler(scheduler, backend, fusion, inputs, device);
+                                                    const DeviceProperties& device = {},
+                                                    ShapeMode shape_mode = casesShapeMode()) {
+  SchedulerRun r = runScheduler(scheduler, backend, fusion, inputs, device, shape_mode);
   // FUSEBOX_TEST_PRINT_SOURCE=1 shows each generated kernel (for docs and debugging).
   if (std::getenv("FUSEBOX_TEST_PRINT_SOURCE") != nullptr) std::cout << r.source << std::endl;
   EXPECT_TRUE(r.compile_time.accepted()) << r.compile_time.reason();

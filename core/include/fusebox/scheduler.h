@@ -64,15 +64,25 @@ struct TensorArgInfo {
 };
 using ArgumentInfo = std::variant<TensorArgInfo, ScalarValue>;
 
+// Whether a kernel may bake the sizes and strides of this call into its source
+// (Static), or should read them from KernelParams (Symbolic: ParamBinding::
+// Source::Value), so that one compiled kernel serves every size for which the
+// scheduler makes the same decisions ([runtime] shapes, docs/runtime.md). A
+// scheduler that does not support Symbolic may ignore it: the runtime then
+// compiles per size, as for Static.
+enum class ShapeMode { Static, Symbolic };
+
 // Run-time facts about one segment: its inputs' sizes, strides and alignment,
 // an evaluator bound to them (any extent of the segment can be evaluated), and
 // the device.
 class RuntimeInfo {
  public:
-  RuntimeInfo(const Fusion& segment, std::vector<ArgumentInfo> inputs, DeviceProperties device);
+  RuntimeInfo(const Fusion& segment, std::vector<ArgumentInfo> inputs, DeviceProperties device,
+              ShapeMode shape_mode = ShapeMode::Static);
   const Fusion& segment() const { return *segment_; }
   const std::vector<ArgumentInfo>& inputs() const { return inputs_; }
   const DeviceProperties& device() const { return device_; }
+  ShapeMode shapeMode() const { return shape_mode_; }
   // Extents of any tensor of the segment. Throws UserError on conflicting sizes.
   ExpressionEvaluator& evaluator() { return evaluator_; }
   int64_t extent(const IterDomain* id);
@@ -83,6 +93,7 @@ class RuntimeInfo {
   const Fusion* segment_;
   std::vector<ArgumentInfo> inputs_;
   DeviceProperties device_;
+  ShapeMode shape_mode_;
   ExpressionEvaluator evaluator_;
 };
 
@@ -157,6 +168,6 @@ class __attribute__((visibility("default"))) Scheduler : public Configurable {
 
 }  // namespace fusebox
 
-#define FUSEBOX_DECLARE_SCHEDULER_PLUGIN(CLASS, NAME, VERSION, DESCRIPTION)                 \
+#define FUSEBOX_DECLARE_SCHEDULER_PLUGIN(CLASS, NAME, VERSION, DESCRIPTION)                    \
   FUSEBOX_DECLARE_PLUGIN_(::fusebox::PluginKind::Scheduler, ::fusebox::Scheduler, CLASS, NAME, \
                           VERSION, DESCRIPTION)

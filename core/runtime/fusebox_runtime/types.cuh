@@ -23,7 +23,7 @@ namespace fusebox {
 
 struct KernelParams {
   static constexpr int kMaxPointers = 128;
-  static constexpr int kMaxInts = 16;
+  static constexpr int kMaxInts = 112;
   static constexpr int kMaxDoubles = 16;
   void* ptr[kMaxPointers];
   int64_t i64[kMaxInts];
@@ -33,10 +33,10 @@ struct KernelParams {
 // The layout kernel.h asserts: pointers, then int64 values, then doubles, no padding.
 static_assert(sizeof(void*) == 8, "fusebox kernels need 64-bit pointers");
 static_assert(sizeof(int64_t) == 8 && sizeof(double) == 8, "unexpected scalar sizes");
-static_assert(sizeof(KernelParams) == 128 * 8 + 16 * 8 + 16 * 8, "KernelParams layout");
+static_assert(sizeof(KernelParams) == 128 * 8 + 112 * 8 + 16 * 8, "KernelParams layout");
 #if !defined(FUSEBOX_CUDA_COMPILER)  // NVRTC has no offsetof; the sizes above pin it there
 static_assert(__builtin_offsetof(KernelParams, i64) == 128 * 8, "KernelParams layout");
-static_assert(__builtin_offsetof(KernelParams, f64) == 144 * 8, "KernelParams layout");
+static_assert(__builtin_offsetof(KernelParams, f64) == 240 * 8, "KernelParams layout");
 #endif
 
 // Compile-time helpers the rest of the runtime uses in place of <type_traits>.

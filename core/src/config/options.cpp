@@ -18,6 +18,9 @@ constexpr bool kVerifyByDefault = false;
 constexpr bool kVerifyByDefault = true;  // DESIGN.md: the verifier runs after each pass in debug
 #endif
 
+// The faster for the benchmark set (docs/perf.md, "Symbolic against static kernels").
+constexpr const char* kDefaultShapes = "static";
+
 const std::vector<OptionSpec>& dumpSpecs() {
   static const std::vector<OptionSpec> specs = {
       {"print_after", OptionType::StringList, std::vector<std::string>{},
@@ -27,6 +30,12 @@ const std::vector<OptionSpec>& dumpSpecs() {
        "IR dumps include the transform section (allocation domains, contiguity, stride orders)"},
       {"time_passes", OptionType::Bool, false,
        "Print a table of the time each pass took after the pipeline ran"},
+      {"concretized_fusion", OptionType::Bool, false,
+       "Print the fusion concretized for the call's inputs (before passes) and the "
+       "concretization facts that key the first cache level, once per concretization"},
+      {"runtime_cache", OptionType::Bool, false,
+       "Print how each new input signature was served: its concretization (new or reused), and "
+       "per kernel segment whether a compiled kernel was reused (same heuristics) or compiled"},
       {"fusion_ir", OptionType::Bool, false,
        "Print the fusion IR the segmenter receives (after the pass pipeline), once per input "
        "signature"},
@@ -52,6 +61,14 @@ const std::vector<OptionSpec>& runtimeSpecs() {
       {"verify_passes", OptionType::Bool, kVerifyByDefault,
        "Run the IR verifier after each pass and check each pass's \"changed\" claim against "
        "the fusion's structural hash (default: on in Debug builds)"},
+      {"concretize_resize_extents", OptionType::Bool, true,
+       "Concretization makes the input extent and both expansions of every pad, slice and cat "
+       "constants, part of the cache key (kernels see constants; a new width compiles anew); "
+       "off keeps them symbolic and keys only the output's IterType"},
+      {"shapes", OptionType::String, std::string(kDefaultShapes),
+       "\"static\": kernels bake each call's sizes in (a new size compiles a new kernel); "
+       "\"symbolic\": kernels read sizes from their parameters, and a new size reuses a "
+       "compiled kernel when the scheduler's heuristics are the same"},
   };
   return specs;
 }
@@ -67,6 +84,20 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return s;
+}
+
+// The non-empty items of "a, b,,c", trimmed.
+std::vector<std::string_view> listItems(std::string_view text) {
+  std::vector<std::string_view> items;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    std::string_view item =
+        trim(text.substr(pos, comma == std::string_view::npos ? text.npos : comma - pos));
+    pos = comma == std::string_view::npos ? text.size() + 1 : comma + 1;
+    if (!item.empty()) items.push_back(item);
+  }
+  return items;
 }
 
 // An environment value as the option's type wants it.
@@ -87,8 +118,9 @@ OptionValue parseEnvValue(const OptionSpec& spec, std::string_view text,
       errno = 0;
       long long n = std::strtoll(v.c_str(), &end, 10);
       if (v.empty() || *end != '\0' || errno == ERANGE)
-        throw UserError(where, fmt::format("option '{}' expects an integer from -2^63 to 2^63-1, got '{}'", spec.name,
-                                           displayText(text)));
+        throw UserError(where,
+                        fmt::format("option '{}' expects an integer from -2^63 to 2^63-1, got '{}'",
+                                    spec.name, displayText(text)));
       return static_cast<int64_t>(n);
     }
     case OptionType::Double: {
@@ -128,6 +160,13 @@ const std::vector<OptionSpec>& Options::specs(std::string_view table) {
 void Options::apply(std::string_view table, const OptionSettings& settings) {
   const auto& table_specs = specs(table);
   auto resolved = resolveOptions(table_specs, settings, fmt::format("[{}]", table));
+  if (auto it = settings.find("shapes"); table == "runtime" && it != settings.end()) {
+    const auto& v = std::get<std::string>(resolved["shapes"]);
+    if (v != "static" && v != "symbolic")
+      throw UserError(
+          it->second.where,
+          fmt::format("option 'shapes' is \"static\" or \"symbolic\", got '{}'", displayText(v)));
+  }
   // Only what was given overrides; the rest keeps the earlier layers' values.
   for (const auto& [name, setting] : settings) values_[std::string(table)][name] = resolved[name];
 }
@@ -142,13 +181,7 @@ void Options::applyEnvironmentText(std::string_view variable, std::string_view t
   const auto& table_specs = specs(table);
   const SourceLocation where{std::string(variable), 0, 0};
   OptionSettings settings;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t comma = text.find(',', pos);
-    std::string_view item =
-        trim(text.substr(pos, comma == std::string_view::npos ? text.npos : comma - pos));
-    pos = comma == std::string_view::npos ? text.size() + 1 : comma + 1;
-    if (item.empty()) continue;
+  for (std::string_view item : listItems(text)) {
     size_t eq = item.find('=');
     std::string name(trim(item.substr(0, eq)));
     auto spec = std::find_if(table_specs.begin(), table_specs.end(),
@@ -181,6 +214,23 @@ void Options::applyEnvironment() {
   if (const char* v = std::getenv("FUSEBOX_DUMP")) applyEnvironmentText("FUSEBOX_DUMP", "dump", v);
   if (const char* v = std::getenv("FUSEBOX_RUNTIME"))
     applyEnvironmentText("FUSEBOX_RUNTIME", "runtime", v);
+  if (const char* v = std::getenv("FUSEBOX_DISABLE")) applyDisableText("FUSEBOX_DISABLE", v);
+}
+
+void Options::applyDisableText(std::string_view variable, std::string_view text) {
+  // nvFuser's NVFUSER_DISABLE: a list of names, each a [runtime] bool turned off.
+  std::vector<std::string> names;
+  for (const auto& spec : runtimeSpecs())
+    if (spec.type == OptionType::Bool) names.push_back(spec.name);
+  std::string settings;
+  for (std::string_view item : listItems(text)) {
+    if (std::find(names.begin(), names.end(), item) == names.end())
+      throw UserError(SourceLocation{std::string(variable), 0, 0},
+                      fmt::format("'{}' cannot be disabled; {} takes a comma-separated list of: {}",
+                                  displayText(item), variable, fmt::join(names, ", ")));
+    settings += fmt::format("{}{}=false", settings.empty() ? "" : ",", item);
+  }
+  applyEnvironmentText(variable, "runtime", settings);
 }
 
 const OptionValue& Options::get(std::string_view table, std::string_view name) const {
@@ -199,6 +249,12 @@ bool Options::printTransforms() const {
 }
 bool Options::timePasses() const {
   return std::get<bool>(get("dump", "time_passes"));
+}
+bool Options::dumpConcretizedFusion() const {
+  return std::get<bool>(get("dump", "concretized_fusion"));
+}
+bool Options::dumpRuntimeCache() const {
+  return std::get<bool>(get("dump", "runtime_cache"));
 }
 bool Options::dumpFusionIr() const {
   return std::get<bool>(get("dump", "fusion_ir"));
@@ -220,6 +276,12 @@ const std::string& Options::graphFile() const {
 }
 bool Options::verifyPasses() const {
   return std::get<bool>(get("runtime", "verify_passes"));
+}
+bool Options::concretizeResizeExtents() const {
+  return std::get<bool>(get("runtime", "concretize_resize_extents"));
+}
+bool Options::symbolicShapes() const {
+  return std::get<std::string>(get("runtime", "shapes")) == "symbolic";
 }
 
 }  // namespace fusebox

@@ -1,8 +1,8 @@
 #include <fusebox/checked_math.h>
 #include <fusebox/ir/fusion.h>
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <queue>
 #include <unordered_set>
 
@@ -63,8 +63,8 @@ Expr* Fusion::newExpr(OpType op, std::vector<Val*> inputs, std::vector<Val*> out
     FUSEBOX_CHECK(v && v->fusion() == this, "output of another fusion");
     FUSEBOX_CHECK(v->definition_ == nullptr, "{} already has a definition", v->toString());
   }
-  auto* e = new Expr(this, next_expr_++, op, std::move(inputs), std::move(outputs),
-                     std::move(attrs));
+  auto* e =
+      new Expr(this, next_expr_++, op, std::move(inputs), std::move(outputs), std::move(attrs));
   exprs_.emplace_back(e);
   for (auto* v : e->outputs_) v->definition_ = e;
   for (auto* v : e->inputs_)
@@ -279,6 +279,19 @@ void Fusion::replaceAllUsesWith(Val* old_val, Val* new_val) {
   if (old_val->isFusionOutput()) replaceOutput(old_val, new_val);
 }
 
+void Fusion::concretizeDomain(IterDomain* id, Scalar* extent, IterType type,
+                              Scalar* expanded_extent) {
+  FUSEBOX_CHECK(id->fusion() == this && extent->fusion() == this &&
+                    (expanded_extent == nullptr || expanded_extent->fusion() == this),
+                "concretizeDomain: a domain or extent of another fusion");
+  FUSEBOX_CHECK(type != IterType::Symbolic, "concretizeDomain: {} stays Symbolic", id->toString());
+  FUSEBOX_CHECK(expanded_extent == nullptr || type == IterType::Broadcast,
+                "concretizeDomain: only a broadcast has an expanded extent ({})", id->toString());
+  id->extent_ = extent;
+  id->iter_type_ = type;
+  id->expanded_extent_ = expanded_extent;
+}
+
 void Fusion::removeExpr(Expr* expr) {
   unlinkUses(expr);
   for (Val* out : expr->outputs_)
@@ -341,17 +354,30 @@ std::unique_ptr<Fusion> Fusion::clone(std::unordered_map<const Val*, Val*>* map)
     FUSEBOX_CHECK(it != m.end(), "clone: {} used before it was created", v->toString());
     return it->second;
   };
-  // Values are created before anything refers to them (an IterDomain after its
-  // extent, a tensor after its domain), so creation order is a valid copy order.
+  auto copyScalar = [&](const Scalar* s) -> Scalar* {
+    Scalar* ns = s->value() ? copy->constant(*s->value(), s->dtype()) : copy->newScalar(s->dtype());
+    ns->name_ = s->name_;
+    m[s] = ns;
+    return ns;
+  };
+  // An extent, made first where a domain names a scalar created after it
+  // (concretization gives domains new constant extents).
+  auto extentOf = [&](const Scalar* s) -> Scalar* {
+    if (s == nullptr) return nullptr;
+    auto it = m.find(s);
+    return it != m.end() ? it->second->as<Scalar>() : copyScalar(s);
+  };
+  // Otherwise values are created before anything refers to them (a tensor
+  // after its domain), so creation order is a valid copy order.
   for (const auto& up : vals_) {
     const Val* v = up.get();
     Val* nv = nullptr;
     if (auto* s = dynamic_cast<const Scalar*>(v)) {
+      if (m.count(s) > 0) continue;  // made early as an extent
       nv = s->value() ? copy->constant(*s->value(), s->dtype()) : copy->newScalar(s->dtype());
     } else if (auto* id = dynamic_cast<const IterDomain*>(v)) {
-      nv = copy->newIterDomain(mapped(id->extent())->as<Scalar>(), id->iterType(),
-                               id->expandedExtent() ? mapped(id->expandedExtent())->as<Scalar>()
-                                                    : nullptr);
+      nv = copy->newIterDomain(extentOf(id->extent()), id->iterType(),
+                               extentOf(id->expandedExtent()));
     } else {
       auto* tv = v->as<TensorView>();
       std::vector<IterDomain*> logical;

@@ -1,6 +1,8 @@
 // FusionRuntime: the cache per input signature, and what a miss builds (the
-// fusion after passes, its segmentation, the execution steps).
+// concretized fusion after passes, shared per concretization; its
+// segmentation and the execution steps).
 #include <fusebox/backend/cuda_backend.h>
+#include <fusebox/concretization.h>
 #include <fusebox/ir/printer.h>
 #include <fusebox/scheduler_setup.h>
 
@@ -25,6 +27,8 @@ struct FusionRuntime::Impl {
   std::vector<bool> shape_scalars;
   // One segmenter for every signature: its compile-time caches carry over.
   Segmenter segmenter;
+  // Declared before `cache`: its entries use the concretized fusions.
+  std::unordered_map<std::string, std::unique_ptr<ConcretizedEntry>> concretized;
   std::unordered_map<std::string, std::unique_ptr<CacheEntry>> cache;
   const CacheEntry* last = nullptr;
   RuntimeCounters counters;
@@ -89,26 +93,50 @@ std::unique_ptr<CacheEntry> FusionRuntime::Impl::build(const std::vector<Argumen
 
   auto entry = std::make_unique<CacheEntry>();
   entry->signature = std::move(signature);
-  entry->fusion = fusion->clone();
   auto start = std::chrono::steady_clock::now();
   auto since = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
   };
-  if (pipeline) {
-    pipeline->run(entry->fusion, options, out.dump, &out.diagnostics);
-    ++counters.pass_pipeline_runs;
+  const Concretization facts = analyzeConcretization(
+      *fusion, inputs, ConcretizationOptions{options.concretizeResizeExtents()},
+      runtime.input_names);
+  std::unique_ptr<ConcretizedEntry>& level1 = concretized[facts.key()];
+  report.concretization = facts.key();
+  report.concretization_reused = level1 != nullptr;
+  if (!level1) {
+    auto made = std::make_unique<ConcretizedEntry>();
+    made->key = facts.key();
+    made->id = static_cast<int64_t>(concretized.size());
+    made->fusion = concretizeFusion(*fusion, facts);
+    ++counters.concretizations;
+    if (options.dumpConcretizedFusion())
+      out.dump << fmt::format("=== concretized fusion #{} (inputs {}) ===\nkey: {}\n", made->id,
+                              entry->signature, made->key.empty() ? "(none)" : made->key)
+               << printConcretizedFusion(*made->fusion, facts) << "\n";
+    report.compile.concretize_ms = since(start);
+    start = std::chrono::steady_clock::now();
+    if (pipeline) {
+      pipeline->run(made->fusion, options, out.dump, &out.diagnostics);
+      ++counters.pass_pipeline_runs;
+    }
+    report.compile.passes_ms = since(start);
+    FUSEBOX_CHECK(made->fusion->inputs().size() == fusion->inputs().size() &&
+                      made->fusion->outputs().size() == fusion->outputs().size(),
+                  "the pass pipeline changed the number of fusion inputs or outputs");
+    if (options.dumpFusionIr()) dumpFusionIr(*made->fusion, entry->signature, options, out.dump);
+    level1 = std::move(made);
+  } else {
+    report.compile.concretize_ms = since(start);
   }
-  report.compile.passes_ms = since(start);
-  FUSEBOX_CHECK(entry->fusion->inputs().size() == fusion->inputs().size() &&
-                    entry->fusion->outputs().size() == fusion->outputs().size(),
-                "the pass pipeline changed the number of fusion inputs or outputs");
-  if (options.dumpFusionIr()) dumpFusionIr(*entry->fusion, entry->signature, options, out.dump);
+  entry->concretized = level1.get();
+  report.concretization_id = level1->id;
+  entry->fusion = level1->fusion.get();
 
   std::vector<ArgumentInfo> infos;
   for (const auto& a : inputs) infos.push_back(argumentInfo(a));
   start = std::chrono::steady_clock::now();
-  FusionRuntimeFacts facts(*entry->fusion, std::move(infos), runtime.device);
-  entry->segmented = segmenter.segment(*entry->fusion, facts, &entry->log);
+  FusionRuntimeFacts runtime_facts(*entry->fusion, std::move(infos), runtime.device);
+  entry->segmented = segmenter.segment(*entry->fusion, runtime_facts, &entry->log);
   ++counters.segmentations;
   planExecution(*entry);
   report.compile.segmentation_ms = since(start);
@@ -178,6 +206,7 @@ std::vector<Argument> FusionRuntime::Impl::run(const std::vector<Argument>& inpu
                        runtime.outputs_on_host};
   ctx.bench_iterations = bench_iterations;
   ctx.bench = bench;
+  ctx.shape_mode = options.symbolicShapes() ? ShapeMode::Symbolic : ShapeMode::Static;
   if (found != cache.end()) {
     report.cache_hit = true;
     ++counters.cache_hits;
@@ -192,7 +221,12 @@ std::vector<Argument> FusionRuntime::Impl::run(const std::vector<Argument>& inpu
 
   std::vector<Argument> outputs = executeEntry(*entry, backend_inputs, inputs, ctx);
   // Kept only once it ran through: a failed first run starts over next time.
-  if (fresh) cache.emplace(report.signature, std::move(fresh));
+  if (fresh) {
+    ++entry->concretized->signatures;
+    if (options.dumpRuntimeCache())
+      dumpCacheDecisions(*entry, report.concretization_reused, streams().dump);
+    cache.emplace(report.signature, std::move(fresh));
+  }
   last = entry;
   report.milliseconds = since(start);
   return outputs;
@@ -251,6 +285,9 @@ const SegmentedFusion& FusionRuntime::lastSegmentation() const {
 }
 size_t FusionRuntime::cacheSize() const {
   return impl_->cache.size();
+}
+size_t FusionRuntime::concretizationCount() const {
+  return impl_->concretized.size();
 }
 
 }  // namespace fusebox

@@ -11,7 +11,7 @@ namespace {
 
 std::string describeBinding(const ParamBinding& b) {
   static constexpr const char* kSources[] = {"InputData", "OutputData", "ScratchData",
-                                             "InputScalar"};
+                                             "InputScalar", "Value"};
   return fmt::format("binding {{{}, index {}, slot {}}}", kSources[static_cast<int>(b.source)],
                      b.index, b.slot);
 }
@@ -46,10 +46,12 @@ KernelParams bindKernelParams(const KernelPlan& plan, const std::vector<Argument
   KernelParams params{};
   size_t next_scratch = 0;
   for (const ParamBinding& b : plan.bindings) {
-    const bool is_pointer = b.source != ParamBinding::Source::InputScalar;
-    const int slots = is_pointer    ? KernelParams::kMaxPointers
-                      : b.as_double ? KernelParams::kMaxDoubles
-                                    : KernelParams::kMaxInts;
+    const bool is_pointer =
+        b.source != ParamBinding::Source::InputScalar && b.source != ParamBinding::Source::Value;
+    const int slots = is_pointer ? KernelParams::kMaxPointers
+                      : b.as_double && b.source == ParamBinding::Source::InputScalar
+                          ? KernelParams::kMaxDoubles
+                          : KernelParams::kMaxInts;
     FUSEBOX_CHECK(b.slot >= 0 && b.slot < slots, "kernel {}: {} is out of range", plan.kernel.name,
                   describeBinding(b));
     switch (b.source) {
@@ -69,6 +71,9 @@ KernelParams bindKernelParams(const KernelPlan& plan, const std::vector<Argument
         FUSEBOX_CHECK(next_scratch < scratch.size(), "kernel {}: {} has no scratch buffer",
                       plan.kernel.name, describeBinding(b));
         params.ptr[b.slot] = scratch[next_scratch++].data();
+        break;
+      case ParamBinding::Source::Value:
+        params.i64[b.slot] = b.value;
         break;
       case ParamBinding::Source::InputScalar: {
         FUSEBOX_CHECK(b.index >= 0 && static_cast<size_t>(b.index) < inputs.size() &&

@@ -99,6 +99,30 @@ void dumpFusionIr(const Fusion& fusion, const std::string& signature, const Opti
       << printFusion(fusion, print_options) << "\n";
 }
 
+void dumpCacheDecisions(const CacheEntry& entry, bool concretization_reused, std::ostream& out) {
+  const ConcretizedEntry& c = *entry.concretized;
+  out << fmt::format("runtime cache: new signature {}\n", entry.signature);
+  out << fmt::format("  concretization #{} ({}): {}\n", c.id,
+                     concretization_reused ? "reused" : "new",
+                     c.key.empty() ? "(no facts)" : c.key);
+  const auto& groups = entry.segmented->groups();
+  for (size_t g = 0; g < entry.scheduled.size(); ++g) {
+    const ScheduledSegment& s = entry.scheduled[g];
+    if (!s.ready()) continue;
+    std::string what = "host plan";
+    if (s.kernel_plan != nullptr)
+      what = fmt::format("kernel {} {}", s.kernel_plan->kernel.name,
+                         s.kernel_origin == ScheduledSegment::KernelOrigin::Reused
+                             ? "reused (same params and source)"
+                             : "compiled");
+    out << fmt::format("  group {} ({}, params {:016x}): {}\n", groups[g].id, s.plugin.name,
+                       s.params_hash, what);
+  }
+  out << fmt::format("  concretization #{}: {} signature{}, {} kernel{}\n", c.id, c.signatures,
+                     c.signatures == 1 ? "" : "s", c.kernels.size(),
+                     c.kernels.size() == 1 ? "" : "s");
+}
+
 void dumpSegmentation(const CacheEntry& entry, const Options& options, RuntimeStreams streams) {
   if (options.dumpSegmentedFusion()) {
     const size_t groups = entry.segmented->groups().size();

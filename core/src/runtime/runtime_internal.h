@@ -35,14 +35,17 @@ struct GroupSteps {
 struct ScheduledSegment {
   std::shared_ptr<Scheduler> scheduler;
   PluginDescriptor plugin;
-  std::unique_ptr<HeuristicParams> params;
-  uint64_t params_hash = 0;  // params->hash(), once
+  std::shared_ptr<const HeuristicParams> params;  // shared with a KernelVariant
+  uint64_t params_hash = 0;                       // params->hash(), once
   std::unique_ptr<SegmentPlan> plan;
   // Exactly one of these is set once the segment is scheduled.
   const HostPlan* host_plan = nullptr;
   const BackendPlan* backend_plan = nullptr;
   const KernelPlan* kernel_plan = nullptr;
   std::shared_ptr<CompiledKernel> kernel;  // kernel_plan's, once compiled
+  // How `kernel` was obtained: reused from the concretization's kernels
+  // (same heuristics, same source), or compiled for this signature.
+  enum class KernelOrigin { None, Reused, Compiled } kernel_origin = KernelOrigin::None;
   // The inputs the plan was made for. A plan may rely on its tensor inputs'
   // sizes, strides and alignment; the runtime checks them before each run.
   std::vector<ArgumentInfo> made_for;
@@ -51,12 +54,40 @@ struct ScheduledSegment {
   }
 };
 
+// A compiled kernel of a concretization with the heuristics it was built
+// for: the second cache level. A new signature's segment reuses it when its
+// scheduler's params are sameAs these and the plan's source is the same (a
+// scheduler whose params miss a decision that changed the code compiles
+// anew rather than running a wrong kernel).
+struct KernelVariant {
+  std::shared_ptr<Scheduler> scheduler;  // first: keeps its plugin loaded for params
+  std::string scheduler_name;
+  std::shared_ptr<const HeuristicParams> params;
+  uint64_t params_hash = 0;
+  KernelSource source;
+  std::shared_ptr<CompiledKernel> kernel;
+  int64_t uses = 0;  // signatures that ran it
+};
+
+// The first cache level: the fusion concretized for a set of facts and the
+// passes run on it, shared by every signature with those facts, and the
+// kernels compiled for them.
+struct ConcretizedEntry {
+  std::string key;
+  int64_t id = 0;                  // 1, 2, ... in order of creation (dumps)
+  std::unique_ptr<Fusion> fusion;  // concretized, after passes
+  std::vector<KernelVariant> kernels;
+  int64_t signatures = 0;
+};
+
 // Everything kept for one input signature. Member order matters: the plans
 // refer to the segments' fusions, which the segmentation owns, which refers to
-// the fusion after passes; destruction runs bottom-up.
+// the fusion after passes (owned by the concretization, which outlives it);
+// destruction runs bottom-up.
 struct CacheEntry {
   std::string signature;
-  std::unique_ptr<Fusion> fusion;              // after passes
+  ConcretizedEntry* concretized = nullptr;
+  const Fusion* fusion = nullptr;              // concretized->fusion
   std::unique_ptr<SegmentedFusion> segmented;  // of `fusion`
   std::vector<SegmenterLogEntry> log;
   std::vector<GroupSteps> steps;  // one per group, in run order
@@ -87,6 +118,7 @@ struct ExecutionContext {
   Backend& backend;      // the host backend for eval
   bool kernels_allowed;  // false for eval: KernelPlans are refused
   bool outputs_on_host;
+  ShapeMode shape_mode = ShapeMode::Static;
   // benchmarkKernels: time each kernel segment over this many launches.
   int bench_iterations = 0;
   std::vector<KernelBenchmark>* bench = nullptr;
@@ -112,9 +144,13 @@ void scheduleAhead(CacheEntry& entry, const std::vector<Argument>& inputs, Execu
 // Scalars are not compared (those that feed shapes are in the cache key).
 bool fitsPlan(const std::vector<ArgumentInfo>& made_for, const std::vector<ArgumentInfo>& actual);
 
-// Compiles the kernel of a scheduled KernelPlan (one segment), adding to
-// ctx.report.compile.
-void compileKernel(ScheduledSegment& scheduled, ExecutionContext& ctx);
+// Gives a scheduled KernelPlan (one segment of `entry`) its kernel: one of the
+// concretization's kernels when its heuristics and source match, else
+// compiled (adding to ctx.report.compile) and kept for later signatures.
+void compileKernel(CacheEntry& entry, ScheduledSegment& scheduled, ExecutionContext& ctx);
+
+// The runtime_cache dump for the signature `entry` was just built for.
+void dumpCacheDecisions(const CacheEntry& entry, bool concretization_reused, std::ostream& out);
 
 // Runs every group of `entry` on `inputs` (backend tensors; scheduling those
 // that have not run yet) and returns the complete fusion's outputs;

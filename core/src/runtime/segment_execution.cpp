@@ -203,7 +203,7 @@ std::vector<Argument> executeEntry(CacheEntry& entry, const std::vector<Argument
     if (!scheduled.ready()) {
       if (scheduled.kernel_plan == nullptr) scheduled = scheduleGroup(entry, g, infos, ctx);
       if (scheduled.kernel_plan != nullptr && scheduled.kernel == nullptr)
-        compileKernel(scheduled, ctx);
+        compileKernel(entry, scheduled, ctx);
     }
     const auto start = std::chrono::steady_clock::now();
     std::vector<Argument> results;

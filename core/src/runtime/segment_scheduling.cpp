@@ -113,7 +113,7 @@ ScheduledSegment scheduleGroup(CacheEntry& entry, size_t g, std::vector<Argument
   const SegmentGroup& group = entry.segmented->groups()[g];
   const Fusion& segment = *group.fusion;
   const std::vector<ArgumentInfo> made_for = inputs;
-  RuntimeInfo info(segment, std::move(inputs), ctx.device);
+  RuntimeInfo info(segment, std::move(inputs), ctx.device, ctx.shape_mode);
 
   const auto& all = ctx.segmenter.schedulers();
   auto first = std::find_if(all.begin(), all.end(), [&](const SchedulerEntry& e) {
@@ -194,12 +194,55 @@ bool fitsPlan(const std::vector<ArgumentInfo>& made_for, const std::vector<Argum
   return true;
 }
 
-void compileKernel(ScheduledSegment& scheduled, ExecutionContext& ctx) {
+namespace {
+
+bool sameSource(const KernelSource& a, const KernelSource& b) {
+  return a.name == b.name && a.source == b.source && a.options == b.options &&
+         a.uses_block_sync == b.uses_block_sync;
+}
+
+// The concretization's kernel for `scheduled`, when one was built with the
+// same heuristics and source.
+bool reuseKernel(CacheEntry& entry, ScheduledSegment& scheduled, ExecutionContext& ctx) {
+  bool same_params = false;
+  for (KernelVariant& v : entry.concretized->kernels) {
+    if (v.scheduler_name != scheduled.plugin.name || v.params_hash != scheduled.params_hash)
+      continue;
+    const bool same = callPlugin(scheduled.plugin, "HeuristicParams::sameAs()",
+                                 [&] { return scheduled.params->sameAs(*v.params); });
+    if (!same) continue;
+    same_params = true;
+    if (!sameSource(v.source, scheduled.kernel_plan->kernel)) continue;
+    scheduled.kernel = v.kernel;
+    scheduled.kernel_origin = ScheduledSegment::KernelOrigin::Reused;
+    ++v.uses;
+    ++ctx.counters.kernels_reused;
+    ++ctx.report.kernels_reused;
+    return true;
+  }
+  if (same_params) ++ctx.counters.same_params_other_source;
+  return false;
+}
+
+void keepKernel(CacheEntry& entry, ScheduledSegment& scheduled, ExecutionContext& ctx) {
+  scheduled.kernel_origin = ScheduledSegment::KernelOrigin::Compiled;
+  ++ctx.counters.kernels_compiled;
+  ++ctx.report.kernels_new;
+  entry.concretized->kernels.push_back({scheduled.scheduler, scheduled.plugin.name,
+                                        scheduled.params, scheduled.params_hash,
+                                        scheduled.kernel_plan->kernel, scheduled.kernel, 1});
+}
+
+}  // namespace
+
+void compileKernel(CacheEntry& entry, ScheduledSegment& scheduled, ExecutionContext& ctx) {
+  if (reuseKernel(entry, scheduled, ctx)) return;
   const auto start = std::chrono::steady_clock::now();
   CompileTimings timings;
   scheduled.kernel = ctx.backend.compile(scheduled.kernel_plan->kernel, &timings);
   addTimings(ctx.report.compile, timings);
   ctx.report.compile.compile_wall_ms += msSince(start);
+  keepKernel(entry, scheduled, ctx);
 }
 
 void scheduleAhead(CacheEntry& entry, const std::vector<Argument>& inputs, ExecutionContext& ctx) {
@@ -227,7 +270,7 @@ void scheduleAhead(CacheEntry& entry, const std::vector<Argument>& inputs, Execu
     entry.scheduled[g] = scheduleGroup(entry, g, std::move(infos), ctx);
     const KernelPlan* plan = entry.scheduled[g].kernel_plan;
     if (plan == nullptr) continue;
-    to_compile.push_back(g);
+    if (!reuseKernel(entry, entry.scheduled[g], ctx)) to_compile.push_back(g);
     // The runtime allocates a kernel's outputs as the plan says (backends
     // align allocations to at least kMaxRecordedAlignment bytes) and hands
     // them on as boundaryView does: the next group sees exactly that.
@@ -250,6 +293,7 @@ void scheduleAhead(CacheEntry& entry, const std::vector<Argument>& inputs, Execu
   for (size_t i = 0; i < to_compile.size(); ++i) {
     entry.scheduled[to_compile[i]].kernel = std::move(kernels[i]);
     if (i < timings.size()) addTimings(ctx.report.compile, timings[i]);
+    keepKernel(entry, entry.scheduled[to_compile[i]], ctx);
   }
 }
 

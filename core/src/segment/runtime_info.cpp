@@ -107,8 +107,11 @@ TensorArgInfo boundaryInfo(const TensorView* tv, TensorArgInfo info) {
 // ---- RuntimeInfo ---------------------------------------------------------------------------
 
 RuntimeInfo::RuntimeInfo(const Fusion& segment, std::vector<ArgumentInfo> inputs,
-                         DeviceProperties device)
-    : segment_(&segment), inputs_(std::move(inputs)), device_(std::move(device)) {
+                         DeviceProperties device, ShapeMode shape_mode)
+    : segment_(&segment),
+      inputs_(std::move(inputs)),
+      device_(std::move(device)),
+      shape_mode_(shape_mode) {
   bindArgumentInfos(segment, inputs_, evaluator_, "segment");
 }
 

@@ -8,6 +8,8 @@
 
 #include <optional>
 
+#include "size_literals.h"
+
 namespace fusebox::kernelgen {
 
 ElementWriter::ElementWriter(const Fusion& segment, const TensorSizes& sizes,
@@ -42,7 +44,7 @@ std::string ElementWriter::value(const TensorView* tv, const Index& idx, Placeme
 Index ElementWriter::iterationIndexOf(const TensorView* tv) const {
   const auto& sizes = sizes_.at(tv);
   if (sizes == space_.sizes) return space_.index();
-  return reshapeIndex(space_.index(), space_.sizes, sizes, space_);
+  return reshapeIndex(space_.index(), space_.sizes, sizes, space_, fmt::format("I{}", tv->name()));
 }
 
 void ElementWriter::store(size_t k, const Index& idx, const std::vector<int64_t>& strides,
@@ -54,7 +56,7 @@ void ElementWriter::store(size_t k, const Index& idx, const std::vector<int64_t>
   ref.tv = tv;
   ref.index = static_cast<int>(k);
   ref.pointer = params_.outputPointer(k);
-  ref.offset = linearOffset(idx, sizes, strides, space_);
+  ref.offset = linearOffset(idx, sizes, strides, space_, ref.pointer);
   record(tv, true, ref.offset, 16, maxOffset(sizes, strides));
   placement.store(sink, ref, v);
 }
@@ -85,7 +87,7 @@ std::string ElementWriter::load(const TensorView* tv, const Index& idx) {
   ref.tv = tv;
   ref.index = in.index;
   ref.pointer = params_.inputPointer(tv);
-  ref.offset = linearOffset(idx, in.arg->sizes, in.arg->strides, space_);
+  ref.offset = linearOffset(idx, in.arg->sizes, in.arg->strides, space_, ref.pointer);
   ref.conditional = cond_depth_ > 0;
   record(tv, false, ref.offset, in.arg->alignment, maxOffset(in.arg->sizes, in.arg->strides));
   return loads_->load(sink, ref);
@@ -150,9 +152,14 @@ std::string ElementWriter::scalarText(const Val* root) {
       stack.push_back({v, 0, {}});
       return std::nullopt;
     } else {
+      // A scalar the run time knows (an extent): an integer one is a size the
+      // kernel may take as a parameter (size_literals.h).
       auto value = info_.evaluator().evaluate(v);
       FUSEBOX_USER_CHECK(value.has_value(), "scalar {} has no value at run time", v->toString());
       text = literal(*value, s->dtype());
+      const int64_t i = isIntegralType(s->dtype()) ? toInt(*value) : 0;
+      if (space_.symbolic() && i != 0 && i != 1)
+        text = space_.literals->text(i, fmt::format("s{}", v->name()), SizeLiterals::Type::Int64);
     }
     scalar_memo_[v] = text;
     return text;
@@ -180,7 +187,8 @@ std::string ElementWriter::scalarText(const Val* root) {
 
 std::string ElementWriter::iotaValue(const Expr* e, const Index& idx) {
   const DataType out = e->output(0)->dtype();
-  const std::string i = idx.at(0).str(space_);
+  const std::string role = fmt::format("T{}", e->output(0)->name());
+  const std::string i = idx.at(0).str(space_, role);
   const std::string start = scalarText(e->input(1)), step = scalarText(e->input(2));
   if (isFloatingType(out))
     return declare(
@@ -204,7 +212,9 @@ std::string ElementWriter::randomValue(const Expr* e, const Index& idx) {
   const auto* tv = e->output(0)->as<TensorView>();
   const auto& sizes = sizesOf(tv);
   const size_t rank = sizes.size();
-  const std::string i = linearOffset(idx, sizes, contiguousStrides(sizes), space_).str(space_);
+  const std::string role = fmt::format("T{}", tv->name());
+  const std::string i =
+      linearOffset(idx, sizes, contiguousStrides(sizes), space_, role).str(space_, role);
   const std::string a = fmt::format("fusebox::Cast<double>::from({})", scalarText(e->input(rank)));
   const std::string b =
       fmt::format("fusebox::Cast<double>::from({})", scalarText(e->input(rank + 1)));

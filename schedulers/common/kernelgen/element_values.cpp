@@ -20,6 +20,12 @@ namespace {
 // previous index into the next one, doubling it each time.
 constexpr size_t kMaxIndexText = 200;
 
+// Whether a shape scalar (a pad width, a slice start) may differ from call to
+// call: over symbolic sizes the code then must not depend on its value.
+bool varies(const Val* v) {
+  return !v->as<Scalar>()->isConst();
+}
+
 }  // namespace
 
 // One branch of a value computed under conditions (pad, cat): the line that
@@ -202,7 +208,8 @@ ElementWriter::ValueStep ElementWriter::start(ValueTask& t) {
       return forwardTo(t, std::move(in));
     }
     case OpType::Reshape:
-      return forwardTo(t, reshapeIndex(idx, sizesOf(tv), sizesOf(e->input(0)), space_));
+      return forwardTo(t, reshapeIndex(idx, sizesOf(tv), sizesOf(e->input(0)), space_,
+                                       fmt::format("T{}", tv->name())));
     case OpType::Slice:
       return forwardTo(t, sliceIndex(e, idx));
     case OpType::Pad:
@@ -248,18 +255,22 @@ Index ElementWriter::sliceIndex(const Expr* e, const Index& idx) {
   const size_t r = in_sizes.size();
   Index in;
   for (size_t d = 0; d < r; ++d) {
+    const std::string role = fmt::format("T{}.{}", e->output(0)->name(), d);
     int64_t start = evaluateShapeScalar(info_, e->input(1 + d), "slice start");
     if (start < 0) start += in_sizes[d];
     start = std::clamp<int64_t>(start, 0, in_sizes[d]);
     const int64_t step = evaluateShapeScalar(info_, e->input(1 + 2 * r + d), "slice step");
+    const bool param = space_.symbolic() && varies(e->input(1 + d));
     // With one output element the index is `start` whatever the step (which
     // may be near 2^63); with more, step < the input's size, so no product overflows.
-    if (in_sizes[d] == 1)
+    if (in_sizes[d] == 1) {
       in.push_back(IndexExpr::constant(0, space_.rank()));
-    else if (out_sizes[d] <= 1)
+    } else if (out_sizes[d] <= 1) {
       in.push_back(IndexExpr::constant(start, space_.rank()));
-    else
-      in.push_back(idx[d].scaled(start, step));
+      in.back().a.c_param = param;
+    } else {
+      in.push_back(idx[d].scaled(start, step, space_, role, param));
+    }
   }
   return in;
 }
@@ -301,9 +312,14 @@ ElementWriter::ValueStep ElementWriter::startPad(ValueTask& t) {
   std::vector<std::string> conds;
   for (size_t k = 0; k < npairs; ++k) {
     const size_t d = r - 1 - k;
+    const std::string role = fmt::format("T{}.{}", e->output(0)->name(), d);
     const int64_t left = evaluateShapeScalar(info_, e->input(2 + 2 * k), "pad width");
     const int64_t right = evaluateShapeScalar(info_, e->input(3 + 2 * k), "pad width");
-    if (left == 0 && right == 0) continue;
+    // Over symbolic sizes, widths from the inputs take the general code: a
+    // shift that is a parameter and both bounds checked, whatever their values.
+    const bool general =
+        space_.symbolic() && (varies(e->input(2 + 2 * k)) || varies(e->input(3 + 2 * k)));
+    if (left == 0 && right == 0 && !general) continue;
     // Cropping by 2^63 (left = INT64_MIN) leaves nothing of the input.
     const auto shift = checked::neg(left);
     if (in_sizes[d] == 0 || !shift) {
@@ -311,12 +327,13 @@ ElementWriter::ValueStep ElementWriter::startPad(ValueTask& t) {
       in[d] = IndexExpr::constant(0, space_.rank());
       continue;
     }
-    in[d] = idx[d].plus(*shift);
-    const std::string s = in[d].str(space_);
-    if (left <= 0)
-      conds.push_back(fmt::format("{} < {}", s, in_sizes[d]));
+    in[d] = idx[d].plus(*shift, space_, role, general);
+    const std::string s = in[d].str(space_, role);
+    const std::string size = space_.literal(in_sizes[d], role + "<");
+    if (left <= 0 && !general)
+      conds.push_back(fmt::format("{} < {}", s, size));
     else
-      conds.push_back(fmt::format("{} >= 0 && {} < {}", s, s, in_sizes[d]));
+      conds.push_back(fmt::format("{} >= 0 && {} < {}", s, s, size));
     if (in_sizes[d] == 1) in[d] = IndexExpr::constant(0, space_.rank());
   }
   const DataType out = e->output(0)->dtype();
@@ -338,16 +355,20 @@ ElementWriter::ValueStep ElementWriter::startCat(ValueTask& t) {
   const size_t dim = static_cast<size_t>(e->attr<CatAttr>().dim);
   const DataType out = e->output(0)->dtype();
   std::vector<ValueBranch> branches;
-  std::vector<std::string> conds;
+  std::vector<std::pair<int64_t, std::string>> ends;  // of each branch's range, and its role
   int64_t at = 0;
+  const std::string role = fmt::format("T{}.{}", e->output(0)->name(), dim);
   for (size_t k = 0; k < e->inputs().size(); ++k) {
     const auto* src = e->input(k)->as<TensorView>();
     const int64_t size = sizesOf(src).at(dim);
     if (size == 0) continue;
+    // Each input's bounds are parameters of their own (role ...:k).
+    const std::string branch = fmt::format("{}:{}", role, k);
     Index in = idx;
-    in[dim] = size == 1 ? IndexExpr::constant(0, space_.rank()) : idx[dim].plus(-at);
+    in[dim] =
+        size == 1 ? IndexExpr::constant(0, space_.rank()) : idx[dim].plus(-at, space_, branch);
     at += size;
-    conds.push_back(fmt::format("{} < {}", idx[dim].str(space_), at));
+    ends.emplace_back(at, branch + "<");
     branches.push_back({"", src, std::move(in)});
   }
   FUSEBOX_CHECK(!branches.empty(), "kernelgen: cat of empty tensors has elements");
@@ -356,7 +377,9 @@ ElementWriter::ValueStep ElementWriter::startCat(ValueTask& t) {
     return need(branches[0].src, std::move(branches[0].idx));
   }
   for (size_t b = 0; b + 1 < branches.size(); ++b)
-    branches[b].head = fmt::format("{}if ({}) {{", b == 0 ? "" : "} else ", conds[b]);
+    branches[b].head =
+        fmt::format("{}if ({} < {}) {{", b == 0 ? "" : "} else ", idx[dim].str(space_, role),
+                    space_.literal(ends[b].first, ends[b].second));
   branches.back().head = "} else {";
   t.var = sink.newVar("v");
   sink.body.line(fmt::format("{} {};", computeTypeName(out), t.var));

@@ -3,7 +3,35 @@
 
 #include <fmt/format.h>
 
+#include "size_literals.h"
+
 namespace fusebox::kernelgen {
+
+namespace {
+
+// An expression's text with its integers through `literals` (null: literals).
+std::string render(const IndexExpr& e, const IterSpace& space, SizeLiterals* literals,
+                   const std::string& role) {
+  if (!e.affine) return e.text;
+  std::string s;
+  for (size_t d = 0; d < e.a.coef.size(); ++d) {
+    const int64_t k = e.a.coef[d];
+    if (k == 0) continue;
+    if (!s.empty()) s += " + ";
+    s += k == 1 ? space.names[d]
+                : fmt::format("{} * {}", space.names[d],
+                              sizeText(literals, k, role + "*" + space.names[d]));
+  }
+  // A constant that is a parameter prints even where it is 0 (Affine::c_param).
+  const bool param = e.a.c_param && literals != nullptr;
+  const std::string c =
+      param ? literals->parameter(e.a.c, role + "+") : sizeText(literals, e.a.c, role + "+");
+  if (s.empty()) return c;
+  if (e.a.c != 0 || param) s += " + " + c;
+  return "(" + s + ")";
+}
+
+}  // namespace
 
 bool Affine::isConstant() const {
   for (int64_t k : coef)
@@ -31,34 +59,50 @@ IndexExpr IndexExpr::opaque(std::string text) {
   return e;
 }
 
-std::string IndexExpr::str(const IterSpace& space) const {
-  if (!affine) return text;
-  std::string s;
-  for (size_t d = 0; d < a.coef.size(); ++d) {
-    const int64_t k = a.coef[d];
-    if (k == 0) continue;
-    if (!s.empty()) s += " + ";
-    s += k == 1 ? space.names[d] : fmt::format("{} * {}", space.names[d], k);
-  }
-  if (s.empty()) return fmt::format("{}", a.c);
-  if (a.c != 0) s += fmt::format(" + {}", a.c);
-  return "(" + s + ")";
+std::string IndexExpr::str(const IterSpace& space, const std::string& role) const {
+  return render(*this, space, space.literals, role);
 }
 
-IndexExpr IndexExpr::plus(int64_t delta) const {
-  if (delta == 0) return *this;
-  if (!affine) return opaque(fmt::format("({} + {})", text, delta));
+IndexExpr IndexExpr::plus(int64_t delta, const IterSpace& space, const std::string& role,
+                          bool param) const {
+  param &= space.symbolic();
+  if (delta == 0 && !param) return *this;
+  if (!affine) {
+    const std::string d =
+        param ? space.parameter(delta, role + "+") : space.literal(delta, role + "+");
+    return opaque(fmt::format("({} + {})", text, d));
+  }
   IndexExpr e = *this;
   e.a.c += delta;
+  e.a.c_param |= param;
   return e;
 }
 
-IndexExpr IndexExpr::scaled(int64_t start, int64_t step) const {
-  if (!affine) return opaque(fmt::format("({} + {} * {})", start, text, step));
+IndexExpr IndexExpr::scaled(int64_t start, int64_t step, const IterSpace& space,
+                            const std::string& role, bool param) const {
+  param &= space.symbolic();
+  if (!affine) {
+    const std::string s =
+        param ? space.parameter(start, role + "+") : space.literal(start, role + "+");
+    return opaque(fmt::format("({} + {} * {})", s, text, space.literal(step, role + "*")));
+  }
   IndexExpr e = *this;
   e.a.c = start + e.a.c * step;
+  e.a.c_param |= param;
   for (int64_t& k : e.a.coef) k *= step;
   return e;
+}
+
+bool IterSpace::symbolic() const {
+  return literals != nullptr && literals->symbolic();
+}
+
+std::string IterSpace::literal(int64_t value, const std::string& role) const {
+  return sizeText(literals, value, role);
+}
+
+std::string IterSpace::parameter(int64_t value, const std::string& role) const {
+  return literals != nullptr ? literals->parameter(value, role) : fmt::format("{}", value);
 }
 
 IterSpace IterSpace::named(std::vector<int64_t> sizes, const std::string& prefix) {
@@ -78,7 +122,8 @@ Index IterSpace::index() const {
 
 std::string indexKey(const Index& index, const IterSpace& space) {
   std::string key;
-  for (const IndexExpr& e : index) key += e.str(space) + ";";
+  for (const IndexExpr& e : index)
+    key += render(e, space, nullptr, "") + (e.affine && e.a.c_param ? "$;" : ";");
   return key;
 }
 
@@ -97,33 +142,44 @@ Index alignRight(const Index& out, const std::vector<int64_t>& operand_sizes,
 }
 
 IndexExpr linearOffset(const Index& index, const std::vector<int64_t>& sizes,
-                       const std::vector<int64_t>& strides, const IterSpace& space) {
+                       const std::vector<int64_t>& strides, const IterSpace& space,
+                       const std::string& role) {
   const size_t iter_rank = space.rank();
+  // Always index 0, or broadcast in memory: no term.
+  auto skipped = [&](size_t k) { return sizes[k] == 1 || strides[k] == 0; };
   IndexExpr sum = IndexExpr::constant(0, iter_rank);
-  std::string text;
   bool affine = true;
   for (size_t k = 0; k < index.size(); ++k) {
-    if (sizes[k] == 1 || strides[k] == 0) continue;  // always index 0, or broadcast in memory
+    if (skipped(k)) continue;
     const IndexExpr& e = index[k];
-    if (e.affine) {
-      sum.a.c += e.a.c * strides[k];
-      for (size_t d = 0; d < iter_rank; ++d) sum.a.coef[d] += e.a.coef[d] * strides[k];
-    } else {
+    if (!e.affine) {
       affine = false;
+      continue;
     }
-    text += fmt::format("{}{} * {}", text.empty() ? "" : " + ", e.str(space), strides[k]);
+    sum.a.c += e.a.c * strides[k];
+    sum.a.c_param |= e.a.c_param;
+    for (size_t d = 0; d < iter_rank; ++d) sum.a.coef[d] += e.a.coef[d] * strides[k];
   }
   if (affine) return sum;
+  // Text only when opaque: it prints (and so may take parameters for) the strides.
+  std::string text;
+  for (size_t k = 0; k < index.size(); ++k) {
+    if (skipped(k)) continue;
+    const std::string dim = fmt::format("{}@{}", role, k);
+    text += fmt::format("{}{} * {}", text.empty() ? "" : " + ", index[k].str(space, dim),
+                        space.literal(strides[k], dim));
+  }
   return IndexExpr::opaque("(" + text + ")");
 }
 
 Index reshapeIndex(const Index& out, const std::vector<int64_t>& out_sizes,
-                   const std::vector<int64_t>& in_sizes, const IterSpace& space) {
+                   const std::vector<int64_t>& in_sizes, const IterSpace& space,
+                   const std::string& role) {
   const size_t iter_rank = space.rank();
   // Row-major linear position over the output's sizes.
   std::vector<int64_t> row_strides(out_sizes.size(), 1);
   for (size_t k = out_sizes.size(); k-- > 1;) row_strides[k - 1] = row_strides[k] * out_sizes[k];
-  const IndexExpr linear = linearOffset(out, out_sizes, row_strides, space);
+  const IndexExpr linear = linearOffset(out, out_sizes, row_strides, space, role + "~");
   Index in;
   int64_t inner = 1;
   std::vector<int64_t> in_inner(in_sizes.size(), 1);
@@ -143,9 +199,11 @@ Index reshapeIndex(const Index& out, const std::vector<int64_t>& out_sizes,
       in.push_back(linear);
       continue;
     }
-    std::string t = linear.str(space);
-    if (needs_div) t = fmt::format("({} / {})", t, in_inner[k]);
-    if (needs_mod) t = fmt::format("({} % {})", t, in_sizes[k]);
+    std::string t = linear.str(space, role + "~");
+    if (needs_div)
+      t = fmt::format("({} / {})", t, space.literal(in_inner[k], fmt::format("{}/{}", role, k)));
+    if (needs_mod)
+      t = fmt::format("({} % {})", t, space.literal(in_sizes[k], fmt::format("{}%{}", role, k)));
     in.push_back(IndexExpr::opaque(t));
   }
   return in;

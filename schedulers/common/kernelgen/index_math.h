@@ -4,7 +4,9 @@
 // logical index i0, i1, ... for pointwise). Most ops keep that function affine
 // (a constant plus one coefficient per iteration dim), which is what lets a
 // scheduler merge dims and vectorize; reshapes that split a dim make it opaque
-// text.
+// text. Size-derived integers in the text (coefficients, constants, divisors)
+// print through the space's SizeLiterals (size_literals.h): literals, or
+// kernel parameters for a kernel compiled over symbolic sizes.
 #pragma once
 
 #include <cstdint>
@@ -17,10 +19,15 @@ namespace fusebox::kernelgen {
 struct Affine {
   int64_t c = 0;
   std::vector<int64_t> coef;
+  // Over symbolic sizes: c holds a shape scalar the fusion does not fix (a pad
+  // width or slice start from an input), so it is a kernel parameter even
+  // where it is 0, and the code is the same for every value of it.
+  bool c_param = false;
   bool isConstant() const;
 };
 
 struct IterSpace;
+class SizeLiterals;
 
 // One dim's index: affine, or opaque C++ text in terms of the index
 // variables and idx_t.
@@ -32,20 +39,35 @@ struct IndexExpr {
   static IndexExpr constant(int64_t c, size_t iter_rank);
   static IndexExpr iterDim(int64_t d, size_t iter_rank);
   static IndexExpr opaque(std::string text);
-  // C++ text of the value, in terms of the space's index variables.
-  std::string str(const IterSpace& space) const;
-  // this + delta
-  IndexExpr plus(int64_t delta) const;
-  // start + this * step
-  IndexExpr scaled(int64_t start, int64_t step) const;
+  // C++ text of the value, in terms of the space's index variables. `role`
+  // names what the expression is (a tensor's offset: its pointer) for the
+  // parameters of its coefficients (<role>*<index variable>) and constant
+  // (<role>+); see SizeLiterals::text.
+  std::string str(const IterSpace& space, const std::string& role = "") const;
+  // this + delta. `param`: delta is a shape scalar the fusion does not fix
+  // (Affine::c_param); it only counts over symbolic sizes.
+  IndexExpr plus(int64_t delta, const IterSpace& space, const std::string& role,
+                 bool param = false) const;
+  // start + this * step (`param`: start is such a scalar)
+  IndexExpr scaled(int64_t start, int64_t step, const IterSpace& space, const std::string& role,
+                   bool param = false) const;
 };
 using Index = std::vector<IndexExpr>;
 
-// The iteration space element code is written over: its extents and the C++
-// names of the index variables the kernel declares for them.
+// The iteration space element code is written over: its extents, the C++
+// names of the index variables the kernel declares for them, and how code over
+// it prints size-derived integers.
 struct IterSpace {
   std::vector<int64_t> sizes;
   std::vector<std::string> names;
+  SizeLiterals* literals = nullptr;  // null: as literals
+
+  // Whether code over the space takes its sizes as parameters.
+  bool symbolic() const;
+  // The text of a size-derived integer (SizeLiterals::text), and of one that
+  // is a parameter even where 0 or 1 (SizeLiterals::parameter).
+  std::string literal(int64_t value, const std::string& role) const;
+  std::string parameter(int64_t value, const std::string& role) const;
 
   // Dims named <prefix>0, <prefix>1, ...
   static IterSpace named(std::vector<int64_t> sizes, const std::string& prefix = "i");
@@ -55,18 +77,25 @@ struct IterSpace {
   Index index() const;
 };
 
-// Memo key of an index: equal keys mean equal index values.
+// Memo key of an index: equal keys mean equal index values (and, over
+// symbolic sizes, the same parameters: a constant that is one is marked).
+// Integers are literals in it whatever the space's literals (a key is never
+// code).
 std::string indexKey(const Index& index, const IterSpace& space);
 
 // Operand index of an elementwise op: operands align on the right; a dim of
 // size 1 is read at 0 (it broadcasts, as the evaluator's stride-0 rule).
 Index alignRight(const Index& out, const std::vector<int64_t>& operand_sizes,
                  const IterSpace& space);
-// Reshape: row-major linear position of `out` over out_sizes, delinearized over in_sizes.
+// Reshape: row-major linear position of `out` over out_sizes, delinearized
+// over in_sizes. `role`: the reshaped tensor (names the sizes' parameters).
 Index reshapeIndex(const Index& out, const std::vector<int64_t>& out_sizes,
-                   const std::vector<int64_t>& in_sizes, const IterSpace& space);
+                   const std::vector<int64_t>& in_sizes, const IterSpace& space,
+                   const std::string& role = "");
 // Linear memory offset sum_k index[k] * strides[k]: affine when every dim is.
+// `role`: whose offset (names the strides' parameters where it is opaque).
 IndexExpr linearOffset(const Index& index, const std::vector<int64_t>& sizes,
-                       const std::vector<int64_t>& strides, const IterSpace& space);
+                       const std::vector<int64_t>& strides, const IterSpace& space,
+                       const std::string& role = "");
 
 }  // namespace fusebox::kernelgen

@@ -12,8 +12,8 @@ bool scalarGoesToDouble(DataType t) {
   return isFloatingType(t);
 }
 
-std::string paramLimitProblem(const Fusion& segment, int scratch_buffers) {
-  int pointers = scratch_buffers, ints = 0, doubles = 0;
+std::string paramLimitProblem(const Fusion& segment, int scratch_buffers, int size_ints) {
+  int pointers = scratch_buffers, ints = size_ints, doubles = 0;
   for (const Val* in : segment.inputs()) {
     if (in->isTensor())
       ++pointers;
@@ -26,10 +26,14 @@ std::string paramLimitProblem(const Fusion& segment, int scratch_buffers) {
   if (pointers <= KernelParams::kMaxPointers && ints <= KernelParams::kMaxInts &&
       doubles <= KernelParams::kMaxDoubles)
     return "";
+  const std::string sizes =
+      size_ints > 0
+          ? fmt::format(" ({} of them sizes of a kernel compiled over symbolic sizes)", size_ints)
+          : std::string();
   return fmt::format(
-      "the kernel would need {} pointers, {} integer and {} double scalars; KernelParams holds "
-      "{}, {} and {}",
-      pointers, ints, doubles, KernelParams::kMaxPointers, KernelParams::kMaxInts,
+      "the kernel would need {} pointers, {} integer{} and {} double scalars; KernelParams "
+      "holds {}, {} and {}",
+      pointers, ints, sizes, doubles, KernelParams::kMaxPointers, KernelParams::kMaxInts,
       KernelParams::kMaxDoubles);
 }
 
@@ -43,7 +47,7 @@ std::string kernelSizeProblem(const Fusion& segment) {
 }
 
 ParamLayout::ParamLayout(const Fusion& segment) : segment_(segment) {
-  int ints = 0, doubles = 0;
+  int doubles = 0;
   for (size_t k = 0; k < segment.inputs().size(); ++k) {
     const Val* in = segment.inputs()[k];
     ParamBinding b;
@@ -55,7 +59,7 @@ ParamLayout::ParamLayout(const Fusion& segment) : segment_(segment) {
     } else {
       b.source = ParamBinding::Source::InputScalar;
       b.as_double = scalarGoesToDouble(in->dtype());
-      b.slot = b.as_double ? doubles++ : ints++;
+      b.slot = b.as_double ? doubles++ : ints_++;
       scalar_slot_[in] = b;
     }
     bindings_.push_back(b);

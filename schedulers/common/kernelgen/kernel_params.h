@@ -19,9 +19,10 @@ namespace fusebox::kernelgen {
 // Whether a scalar segment input goes to KernelParams::f64 (else i64).
 bool scalarGoesToDouble(DataType t);
 
-// Why the segment's parameters (and `scratch_buffers` more pointers) do not
-// fit KernelParams, or "" when they do.
-std::string paramLimitProblem(const Fusion& segment, int scratch_buffers = 0);
+// Why the segment's parameters (and `scratch_buffers` more pointers, and
+// `size_ints` more integers: the sizes of a kernel compiled over symbolic
+// sizes, size_literals.h) do not fit KernelParams, or "" when they do.
+std::string paramLimitProblem(const Fusion& segment, int scratch_buffers = 0, int size_ints = 0);
 
 // Most exprs (tensor and scalar ops) one generated kernel holds. The host
 // compiler's time grows quadratically with a kernel's length (GCC 12 -O2 on
@@ -39,6 +40,8 @@ class ParamLayout {
 
   // For KernelPlan::bindings.
   const std::vector<ParamBinding>& bindings() const { return bindings_; }
+  // KernelParams::i64 slots the scalar inputs take: [0, intSlots()).
+  int intSlots() const { return ints_; }
   // The pointer variable of a tensor input (in<slot>) and of output k (out<k>).
   std::string inputPointer(const Val* input) const;
   std::string outputPointer(size_t k) const;
@@ -55,6 +58,7 @@ class ParamLayout {
  private:
   const Fusion& segment_;
   int pointers_ = 0;
+  int ints_ = 0;
   int scratch_ = 0;
   std::vector<ParamBinding> bindings_;
   std::unordered_map<const Val*, int> input_slot_;

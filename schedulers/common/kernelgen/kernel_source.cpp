@@ -9,8 +9,12 @@ namespace fusebox::kernelgen {
 
 KernelSource kernelSource(const std::string& scheduler, const HeuristicParams& params,
                           const std::string& body, bool uses_block_sync, LaunchBounds bounds) {
+  return kernelSource(scheduler, params.toString(), body, uses_block_sync, bounds);
+}
+
+KernelSource kernelSource(const std::string& scheduler, const std::string& text,
+                          const std::string& body, bool uses_block_sync, LaunchBounds bounds) {
   std::string comment;
-  const std::string text = params.toString();
   for (size_t start = 0; start <= text.size();) {
     size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();

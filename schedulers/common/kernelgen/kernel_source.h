@@ -1,7 +1,8 @@
 // The translation unit around a generated kernel's body, the same for every
 // scheduler: a header comment naming the scheduler and its params (the
-// scheduler_params lines), the device runtime's include, and the extern "C"
-// kernel, named <prefix>_<hash of the body> so equal kernels share a name.
+// scheduler_params lines, or what a kernel over symbolic sizes depends on),
+// the device runtime's include, and the extern "C" kernel, named
+// <prefix>_<hash of the body> so equal kernels share a name.
 #pragma once
 
 #include <fusebox/backend/kernel.h>
@@ -29,6 +30,10 @@ struct LaunchBounds {
 // `scheduler`: "pointwise" names the kernel fusebox_pointwise_<hash>. `body`:
 // the kernel's statements, indented one level.
 KernelSource kernelSource(const std::string& scheduler, const HeuristicParams& params,
+                          const std::string& body, bool uses_block_sync, LaunchBounds bounds = {});
+// The same with the header comment's lines given: a kernel over symbolic
+// sizes describes its params without the sizes, which its source must not hold.
+KernelSource kernelSource(const std::string& scheduler, const std::string& params_text,
                           const std::string& body, bool uses_block_sync, LaunchBounds bounds = {});
 
 }  // namespace fusebox::kernelgen

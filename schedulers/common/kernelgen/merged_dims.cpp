@@ -17,13 +17,15 @@ std::string MergedDims::innermostName() const {
 }
 
 void declareMergedIndices(Buffer& out, const MergedDims& dims, const std::string& lin, size_t begin,
-                          size_t end) {
+                          size_t end, SizeLiterals* literals) {
   const size_t m = dims.groups.size();
   int64_t inner = 1;
   for (size_t g = end; g-- > begin;) {
     std::string t = lin;
-    if (inner != 1) t = fmt::format("({} / {})", t, inner);
-    if (g != begin) t = fmt::format("({} % {})", t, dims.extents[g]);
+    if (inner != 1)
+      t = fmt::format("({} / {})", t, sizeText(literals, inner, fmt::format("{}/m{}", lin, g)));
+    if (g != begin)
+      t = fmt::format("({} % {})", t, sizeText(literals, dims.extents[g], fmt::format("m{}", g)));
     out.line(fmt::format("[[maybe_unused]] const idx_t {} = {};",
                          g + 1 == m ? std::string("mb") : fmt::format("m{}", g), t));
     inner *= dims.extents[g];
@@ -31,13 +33,16 @@ void declareMergedIndices(Buffer& out, const MergedDims& dims, const std::string
 }
 
 void declareDimIndices(Buffer& out, const std::vector<int>& dims, const std::vector<int64_t>& sizes,
-                       const std::string& lin, const std::string& innermost) {
+                       const std::string& lin, const std::string& innermost,
+                       SizeLiterals* literals) {
   int64_t inner = 1;
   for (size_t j = dims.size(); j-- > 0;) {
     const auto d = static_cast<size_t>(dims[j]);
     std::string t = lin;
-    if (inner != 1) t = fmt::format("({} / {})", t, inner);
-    if (j != 0) t = fmt::format("({} % {})", t, sizes[d]);
+    if (inner != 1)
+      t = fmt::format("({} / {})", t, sizeText(literals, inner, fmt::format("{}/i{}", lin, d)));
+    if (j != 0)
+      t = fmt::format("({} % {})", t, sizeText(literals, sizes[d], fmt::format("#i{}", d)));
     const std::string name =
         j + 1 == dims.size() && !innermost.empty() ? innermost : fmt::format("i{}", d);
     out.line(fmt::format("[[maybe_unused]] const idx_t {} = {};", name, t));
@@ -51,8 +56,11 @@ void declareIterIndices(Buffer& out, const MergedDims& dims, const IterSpace& sp
   for (size_t j = group.size(); j-- > 0;) {
     const size_t d = static_cast<size_t>(group[j]);
     std::string t = fmt::format("m{}", g);
-    if (inner != 1) t = fmt::format("({} / {})", t, inner);
-    if (j != 0) t = fmt::format("({} % {})", t, space.sizes[d]);
+    if (inner != 1)
+      t = fmt::format("({} / {})", t,
+                      space.literal(inner, fmt::format("m{}/{}", g, space.names[d])));
+    if (j != 0)
+      t = fmt::format("({} % {})", t, space.literal(space.sizes[d], "#" + space.names[d]));
     out.line(fmt::format("[[maybe_unused]] const idx_t {} = {};", space.names[d], t));
     inner *= space.sizes[d];
   }
@@ -81,28 +89,35 @@ bool VectorPlacement::isVectorAccess(const ElementRef& ref) const {
   return walksAsOne(off.a, last) && off.a.coef[static_cast<size_t>(dims_.groups[last].back())] == 1;
 }
 
-std::string VectorPlacement::offsetText(const IndexExpr& off, const std::string& last) const {
-  if (!off.affine) return off.str(space_);
+std::string VectorPlacement::offsetText(const IndexExpr& off, const std::string& last,
+                                        const std::string& role) const {
+  if (!off.affine) return off.str(space_, role);
   std::vector<std::string> terms;
   const size_t m = dims_.groups.size();
   for (size_t g = 0; g < m; ++g) {
     const auto& group = dims_.groups[g];
     const std::string var = g + 1 == m ? last : fmt::format("m{}", g);
     if (walksAsOne(off.a, g)) {
+      // The coefficient of the group's innermost dim: named as IndexExpr::str names it.
+      const std::string& name = space_.names[static_cast<size_t>(group.back())];
       const int64_t k = off.a.coef[static_cast<size_t>(group.back())];
       if (k == 1)
         terms.push_back(var);
       else if (k != 0)
-        terms.push_back(fmt::format("{} * {}", var, k));
+        terms.push_back(fmt::format("{} * {}", var, space_.literal(k, role + "*" + name)));
     } else {
       for (int d : group) {
+        const std::string& name = space_.names[static_cast<size_t>(d)];
         const int64_t k = off.a.coef[static_cast<size_t>(d)];
         if (k != 0)
-          terms.push_back(fmt::format("{} * {}", space_.names[static_cast<size_t>(d)], k));
+          terms.push_back(fmt::format("{} * {}", name, space_.literal(k, role + "*" + name)));
       }
     }
   }
-  if (off.a.c != 0 || terms.empty()) terms.push_back(fmt::format("{}", off.a.c));
+  if (off.a.c_param)  // a parameter even where 0 (Affine::c_param)
+    terms.push_back(space_.parameter(off.a.c, role + "+"));
+  else if (off.a.c != 0 || terms.empty())
+    terms.push_back(space_.literal(off.a.c, role + "+"));
   return fmt::format("({})", fmt::join(terms, " + "));
 }
 
@@ -117,13 +132,14 @@ std::string VectorPlacement::load(CodeSink& sink, const ElementRef& ref) {
     for (size_t g = 0; g < static_cast<size_t>(dims_.row_groups); ++g)
       row_invariant &= zeroOn(off.a, g);
     Buffer& target = row_invariant ? pre_row : pre_chunk;
-    const std::string key = fmt::format("{}@{}", ref.pointer, offsetText(off, "mb"));
+    const std::string at = offsetText(off, "mb", ref.pointer);
+    const std::string key = fmt::format("{}@{}", ref.pointer, at);
     if (vec > 1 && isVectorAccess(ref)) {
       auto it = hoisted_.find(key);
       if (it == hoisted_.end()) {
         const std::string var = sink.newVar("vl");
         target.line(fmt::format("const fusebox::Array<{}, {}> {} = fusebox::loadVec<{}>({} + {});",
-                                st, vec, var, vec, ref.pointer, offsetText(off, "mb")));
+                                st, vec, var, vec, ref.pointer, at));
         it = hoisted_.emplace(key, var).first;
       }
       return fmt::format("fusebox::Cast<{}>::from({}[v])", ct, it->second);
@@ -134,13 +150,13 @@ std::string VectorPlacement::load(CodeSink& sink, const ElementRef& ref) {
       if (it == hoisted_.end()) {
         const std::string var = sink.newVar("hl");
         target.line(fmt::format("const {} {} = fusebox::Cast<{}>::from({}[{}]);", ct, var, ct,
-                                ref.pointer, offsetText(off, "mb")));
+                                ref.pointer, at));
         it = hoisted_.emplace(key, var).first;
       }
       return it->second;
     }
   }
-  return scalarLoad(sink, ref, offsetText(off, dims_.innermostName()));
+  return scalarLoad(sink, ref, offsetText(off, dims_.innermostName(), ref.pointer));
 }
 
 void VectorPlacement::store(CodeSink& sink, const ElementRef& ref, const std::string& value) {
@@ -151,10 +167,10 @@ void VectorPlacement::store(CodeSink& sink, const ElementRef& ref, const std::st
     pre_chunk.line(fmt::format("fusebox::Array<{}, {}> {};", st, vec, arr));
     sink.body.line(fmt::format("{}[v] = fusebox::Cast<{}>::from({});", arr, st, value));
     post_chunk.line(fmt::format("fusebox::storeVec<{}>({} + {}, {});", vec, ref.pointer,
-                                offsetText(ref.offset, "mb"), arr));
+                                offsetText(ref.offset, "mb", ref.pointer), arr));
     return;
   }
-  scalarStore(sink, ref, offsetText(ref.offset, dims_.innermostName()), value);
+  scalarStore(sink, ref, offsetText(ref.offset, dims_.innermostName(), ref.pointer), value);
 }
 
 }  // namespace fusebox::kernelgen

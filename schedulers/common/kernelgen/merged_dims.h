@@ -20,6 +20,7 @@
 #include "buffer.h"
 #include "index_math.h"
 #include "placement.h"
+#include "size_literals.h"
 
 namespace fusebox::kernelgen {
 
@@ -38,15 +39,20 @@ struct MergedDims {
 };
 
 // Declares the merged indices of dims [begin, end) from the linear position
-// `lin` over them (the innermost merged index of all is named mb: a chunk's start).
+// `lin` over them (the innermost merged index of all is named mb: a chunk's
+// start). Extents print through `literals` (size_literals.h; null: literals)
+// with role m<g>, divisors as <lin>/m<g>.
 void declareMergedIndices(Buffer& out, const MergedDims& dims, const std::string& lin, size_t begin,
-                          size_t end);
+                          size_t end, SizeLiterals* literals = nullptr);
 // Declares i<d> for each of `dims` (iteration dims, outermost first) from
 // the linear position `lin` over them; the innermost is declared as
-// `innermost` instead when given (a vector chunk's start).
+// `innermost` instead when given (a vector chunk's start). Sizes print
+// through `literals` with role #i<d>, divisors as <lin>/i<d>.
 void declareDimIndices(Buffer& out, const std::vector<int>& dims, const std::vector<int64_t>& sizes,
-                       const std::string& lin, const std::string& innermost = "");
-// Declares the index variables of merged dim g's iteration dims from m<g>.
+                       const std::string& lin, const std::string& innermost = "",
+                       SizeLiterals* literals = nullptr);
+// Declares the index variables of merged dim g's iteration dims from m<g>
+// (sizes through the space's literals).
 void declareIterIndices(Buffer& out, const MergedDims& dims, const IterSpace& space, size_t g);
 
 class VectorPlacement final : public Placement {
@@ -65,8 +71,10 @@ class VectorPlacement final : public Placement {
 
   // Element offset text over the merged indices (`last` names the innermost
   // one), falling back to the index variables where a merged dim's
-  // iteration dims are not walked as one.
-  std::string offsetText(const IndexExpr& off, const std::string& last) const;
+  // iteration dims are not walked as one. `role`: whose offset (its pointer),
+  // for the coefficients' parameters as IndexExpr::str names them.
+  std::string offsetText(const IndexExpr& off, const std::string& last,
+                         const std::string& role = "") const;
   // Whether the access walks the innermost merged dim contiguously (one
   // vector per chunk).
   bool isVectorAccess(const ElementRef& ref) const;

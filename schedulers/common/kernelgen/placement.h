@@ -58,10 +58,10 @@ class ScalarPlacement final : public Placement {
  public:
   explicit ScalarPlacement(const IterSpace& space) : space_(space) {}
   std::string load(CodeSink& sink, const ElementRef& ref) override {
-    return scalarLoad(sink, ref, ref.offset.str(space_));
+    return scalarLoad(sink, ref, ref.offset.str(space_, ref.pointer));
   }
   void store(CodeSink& sink, const ElementRef& ref, const std::string& value) override {
-    scalarStore(sink, ref, ref.offset.str(space_), value);
+    scalarStore(sink, ref, ref.offset.str(space_, ref.pointer), value);
   }
 
  private:

@@ -75,6 +75,10 @@ std::string rowShapeProblem(const NormalizationStructure& st,
   return {};
 }
 
+// The persistent kernels bake their sizes in as literals whatever
+// RuntimeInfo::shapeMode() asks (their spaces have no SizeLiterals,
+// kernelgen/size_literals.h): ShapeMode::Symbolic is not supported here yet,
+// so the runtime compiles them per size, as for Static.
 IterSpace domainSpace(const RowFacts& facts) {
   return IterSpace::named(facts.domain, "i");
 }

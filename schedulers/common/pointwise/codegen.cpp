@@ -19,12 +19,18 @@ using kernelgen::ElementWriter;
 using kernelgen::IterSpace;
 using kernelgen::kernelSource;
 using kernelgen::MergedDims;
+using kernelgen::SizeLiterals;
 using kernelgen::VectorPlacement;
 
 std::vector<kernelgen::Access> collectAccesses(const Fusion& segment, const SegmentFacts& facts,
                                                RuntimeInfo& info) {
   const kernelgen::ParamLayout params(segment);
-  ElementWriter w(segment, facts.sizes, params, info, IterSpace::named(facts.iter_sizes));
+  // Over symbolic sizes the walk marks the offsets' constants that are
+  // parameters (Affine::c_param: kernelgen::shapeClasses reads them).
+  SizeLiterals lits(info.shapeMode(), params.intSlots(), true);
+  IterSpace space = IterSpace::named(facts.iter_sizes);
+  space.literals = &lits;
+  ElementWriter w(segment, facts.sizes, params, info, std::move(space));
   if (facts.numel > 0) {
     kernelgen::ScalarPlacement scalar(w.space());
     w.storeOutputs(facts.output_strides, scalar);
@@ -43,17 +49,28 @@ MergedDims mergedDims(const PointwiseParams& p) {
   return dims;
 }
 
-}  // namespace
+// The kernel, or why its parameters do not fit KernelParams.
+struct Generated {
+  GeneratedKernel kernel;
+  std::string problem;
+};
 
-GeneratedKernel generateKernel(const Fusion& segment, const SegmentFacts& facts,
-                               const PointwiseParams& p, RuntimeInfo& info) {
+Generated generate(const Fusion& segment, const SegmentFacts& facts, const PointwiseParams& p,
+                   RuntimeInfo& info) {
   const kernelgen::ParamLayout params(segment);
-  ElementWriter w(segment, facts.sizes, params, info, IterSpace::named(p.iter_sizes));
+  // Sizes, strides and extents print through `lits`: literals, or parameters
+  // when the params ask for a kernel over symbolic sizes.
+  SizeLiterals lits(p.shape_mode, params.intSlots(), p.index32);
+  IterSpace iter_space = IterSpace::named(p.iter_sizes);
+  iter_space.literals = &lits;
+  ElementWriter w(segment, facts.sizes, params, info, std::move(iter_space));
   const IterSpace& space = w.space();
   const MergedDims dims = mergedDims(p);
   const size_t m = dims.groups.size();
   const int v = p.vector_width;
   const bool tail = dims.tailPossible();
+  // The innermost extent's role, as declareMergedIndices names it.
+  const std::string last_extent = m > 0 ? fmt::format("m{}", m - 1) : std::string();
 
   // The element code twice: vectorized for whole chunks, scalar for a partial one.
   Buffer fast_pre_row, fast_pre, fast_body, fast_post, tail_body;
@@ -82,7 +99,8 @@ GeneratedKernel generateKernel(const Fusion& segment, const SegmentFacts& facts,
     out.append(element);
   };
   if (tail) {
-    chunk.line(fmt::format("if (mb + {} <= {}) {{", v, dims.extents.back()));
+    chunk.line(
+        fmt::format("if (mb + {} <= {}) {{", v, lits.text(dims.extents.back(), last_extent)));
     ++chunk.indent;
   }
   chunk.append(fast_pre);
@@ -99,7 +117,8 @@ GeneratedKernel generateKernel(const Fusion& segment, const SegmentFacts& facts,
     ++chunk.indent;
     chunk.line(fmt::format("for (int v = 0; v < {}; ++v) {{", v));
     ++chunk.indent;
-    chunk.line(fmt::format("if (mb + v >= {}) break;", dims.extents.back()));
+    chunk.line(
+        fmt::format("if (mb + v >= {}) break;", lits.text(dims.extents.back(), last_extent)));
     perElement(chunk, tail_body);
     --chunk.indent;
     chunk.line("}");
@@ -107,14 +126,10 @@ GeneratedKernel generateKernel(const Fusion& segment, const SegmentFacts& facts,
     chunk.line("}");
   }
 
+  // The loops; the declarations above them (size parameters included) follow
+  // once every size has been printed.
   Buffer k;
   k.indent = 1;
-  k.line(fmt::format("using idx_t = {};", p.index32 ? "int32_t" : "int64_t"));
-  params.declarePointers(k);
-  for (size_t d = 0; d < space.rank(); ++d)
-    if (space.sizes[d] == 1)
-      k.line(fmt::format("[[maybe_unused]] const idx_t {} = 0;", space.names[d]));
-  k.append(w.prologue);
 
   if (facts.numel == 0) {
     k.line("// no elements: nothing to do");
@@ -127,9 +142,9 @@ GeneratedKernel generateKernel(const Fusion& segment, const SegmentFacts& facts,
                     "static_cast<idx_t>(blockDim.x) "
                     "+ static_cast<idx_t>(threadIdx.x)) * {};",
                     p.unroll, v));
-    k.line(fmt::format("if (s >= {}) break;", facts.numel));
+    k.line(fmt::format("if (s >= {}) break;", lits.text(facts.numel, "numel")));
     if (m == 0) k.line("[[maybe_unused]] const idx_t mb = s;");
-    kernelgen::declareMergedIndices(k, dims, "s", 0, m);
+    kernelgen::declareMergedIndices(k, dims, "s", 0, m, &lits);
     for (size_t g = 0; g + 1 < m; ++g) kernelgen::declareIterIndices(k, dims, space, g);
     k.append(chunk);
     --k.indent;
@@ -140,27 +155,56 @@ GeneratedKernel generateKernel(const Fusion& segment, const SegmentFacts& facts,
         "const idx_t s = (static_cast<idx_t>(blockIdx.x) * static_cast<idx_t>(blockDim.x) + "
         "static_cast<idx_t>(threadIdx.x)) * {};",
         v));
-    k.line(fmt::format("if (s >= {}) return;", p.innerExtent()));
-    kernelgen::declareMergedIndices(k, dims, "s", b, m);
+    k.line(fmt::format("if (s >= {}) return;", lits.text(p.innerExtent(), "inner")));
+    kernelgen::declareMergedIndices(k, dims, "s", b, m, &lits);
     for (size_t g = b; g + 1 < m; ++g) kernelgen::declareIterIndices(k, dims, space, g);
     k.line("// loads that no row dim moves: once per thread, reused for every row");
     k.append(fast_pre_row);
-    k.line(fmt::format("for (idx_t r = 0; r < {}; ++r) {{", p.rows_per_block));
+    // Rows per block is a size-derived choice no code depends on: a parameter too.
+    const std::string rows = lits.text(p.rows_per_block, "rows");
+    k.line(fmt::format("for (idx_t r = 0; r < {}; ++r) {{", rows));
     ++k.indent;
-    k.line(
-        fmt::format("const idx_t o = static_cast<idx_t>(blockIdx.y) * {} + r;", p.rows_per_block));
-    k.line(fmt::format("if (o >= {}) break;", p.outerExtent()));
-    kernelgen::declareMergedIndices(k, dims, "o", 0, b);
+    k.line(fmt::format("const idx_t o = static_cast<idx_t>(blockIdx.y) * {} + r;", rows));
+    k.line(fmt::format("if (o >= {}) break;", lits.text(p.outerExtent(), "outer")));
+    kernelgen::declareMergedIndices(k, dims, "o", 0, b, &lits);
     for (size_t g = 0; g < b; ++g) kernelgen::declareIterIndices(k, dims, space, g);
     k.append(chunk);
     --k.indent;
     k.line("}");
   }
 
-  GeneratedKernel out;
-  out.source = kernelSource("pointwise", p, k.text, /*uses_block_sync=*/false);
-  out.bindings = params.bindings();
+  Buffer top;
+  top.indent = 1;
+  top.line(fmt::format("using idx_t = {};", p.index32 ? "int32_t" : "int64_t"));
+  params.declarePointers(top);
+  lits.declare(top);
+  for (size_t d = 0; d < space.rank(); ++d)
+    if (space.sizes[d] == 1)
+      top.line(fmt::format("[[maybe_unused]] const idx_t {} = 0;", space.names[d]));
+  top.append(w.prologue);
+
+  Generated out;
+  out.problem = kernelgen::paramLimitProblem(segment, 0, lits.count());
+  if (!out.problem.empty()) return out;
+  out.kernel.source = kernelSource("pointwise", p.structure(), top.text + k.text,
+                                   /*uses_block_sync=*/false);
+  out.kernel.bindings = params.bindings();
+  lits.addBindings(out.kernel.bindings);
   return out;
+}
+
+}  // namespace
+
+GeneratedKernel generateKernel(const Fusion& segment, const SegmentFacts& facts,
+                               const PointwiseParams& p, RuntimeInfo& info) {
+  Generated g = generate(segment, facts, p, info);
+  FUSEBOX_USER_CHECK(g.problem.empty(), "pointwise: {}", g.problem);
+  return std::move(g.kernel);
+}
+
+std::string kernelParamProblem(const Fusion& segment, const SegmentFacts& facts,
+                               const PointwiseParams& p, RuntimeInfo& info) {
+  return generate(segment, facts, p, info).problem;
 }
 
 }  // namespace fusebox::pointwise

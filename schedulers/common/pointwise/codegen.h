@@ -6,6 +6,7 @@
 
 #include <fusebox/kernel_plan.h>
 
+#include <string>
 #include <vector>
 
 #include "analysis.h"
@@ -21,7 +22,14 @@ std::vector<kernelgen::Access> collectAccesses(const Fusion& segment, const Segm
 
 using kernelgen::GeneratedKernel;
 
+// Throws UserError when the kernel's parameters do not fit KernelParams (a
+// kernel over symbolic sizes with too many sizes: kernelParamProblem).
 GeneratedKernel generateKernel(const Fusion& segment, const SegmentFacts& facts,
+                               const PointwiseParams& params, RuntimeInfo& info);
+
+// Why the kernel's parameters, its sizes taken as parameters included
+// (ShapeMode::Symbolic), do not fit KernelParams, or "".
+std::string kernelParamProblem(const Fusion& segment, const SegmentFacts& facts,
                                const PointwiseParams& params, RuntimeInfo& info);
 
 }  // namespace fusebox::pointwise

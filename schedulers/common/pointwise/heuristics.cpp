@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <functional>
+
 #include "kernelgen/int_math.h"
+#include "kernelgen/shape_classes.h"
 
 namespace fusebox::pointwise {
 
@@ -27,12 +29,43 @@ int64_t PointwiseParams::innerExtent() const {
 }
 
 uint64_t PointwiseParams::hash() const {
-  return std::hash<std::string>()(toString());
+  return std::hash<std::string>()(identity());
 }
 
 bool PointwiseParams::sameAs(const HeuristicParams& other) const {
   const auto* o = dynamic_cast<const PointwiseParams*>(&other);
-  return o != nullptr && o->toString() == toString();
+  return o != nullptr && o->identity() == identity();
+}
+
+std::string PointwiseParams::identity() const {
+  if (shape_mode == ShapeMode::Static) return toString();
+  return structure() + "\n" + shape_classes;  // "shapes: symbolic" first: never a Static one
+}
+
+std::string PointwiseParams::structure() const {
+  if (shape_mode == ShapeMode::Static) return toString();
+  std::vector<std::string> gs;
+  for (const auto& g : groups) gs.push_back(fmt::format("[{}]", fmt::join(g, ", ")));
+  std::vector<size_t> size_one;
+  for (size_t d = 0; d < iter_sizes.size(); ++d)
+    if (iter_sizes[d] == 1) size_one.push_back(d);
+  const bool tail =
+      vector_width > 1 && !group_extents.empty() && group_extents.back() % vector_width != 0;
+  // rows_per_block is a kernel parameter, unless 1 (kernelgen/size_literals.h).
+  return fmt::format(
+      "shapes: symbolic\n"
+      "reference_output: {} (rank {}; size-1 dims [{}])\n"
+      "merged_dims: [{}]\n"
+      "schedule: {}\n"
+      "vector_width: {}\n"
+      "vector_tail: {}\n"
+      "unroll: {}\n"
+      "rows_per_block: {}\n"
+      "index_type: {}",
+      reference_output, iter_sizes.size(), fmt::join(size_one, ", "), fmt::join(gs, ", "),
+      break_point == 0 ? std::string("1-D") : fmt::format("2-D (break_point {})", break_point),
+      vector_width, tail ? "possible" : "none", unroll, rows_per_block == 1 ? "1" : "more than 1",
+      index32 ? "int32" : "int64");
 }
 
 std::string PointwiseParams::toString() const {
@@ -53,10 +86,20 @@ std::string PointwiseParams::toString() const {
       "threads: {}\n"
       "rows_per_block: {}\n"
       "grid: [{}, {}, {}]\n"
-      "index_type: {}",
+      "index_type: {}{}",
       reference_output, fmt::join(iter_sizes, ", "), fmt::join(gs, ", "),
       fmt::join(group_extents, ", "), schedule, break_point, vector_width, unroll, threads,
-      rows_per_block, grid[0], grid[1], grid[2], index32 ? "int32" : "int64");
+      rows_per_block, grid[0], grid[1], grid[2], index32 ? "int32" : "int64",
+      shape_mode == ShapeMode::Symbolic ? "\nshapes: symbolic" : "");
+}
+
+void setShapeMode(PointwiseParams& p, const Fusion& segment, RuntimeInfo& info,
+                  const SegmentFacts& facts, const std::vector<kernelgen::Access>& accesses) {
+  p.shape_mode = info.shapeMode();
+  p.shape_classes =
+      p.shape_mode == ShapeMode::Symbolic
+          ? kernelgen::shapeClasses(segment, facts.sizes, info, accesses, {facts.iter_sizes})
+          : std::string();
 }
 
 using kernelgen::Access;

@@ -36,6 +36,13 @@ class PointwiseParams final : public HeuristicParams {
   int64_t rows_per_block = 1;
   std::array<uint32_t, 3> grid{1, 1, 1};
   bool index32 = true;  // every offset and position fits int32
+  // Symbolic: the kernel takes its sizes as parameters (kernelgen/
+  // size_literals.h), and the params are the same for every size with the
+  // same decisions: hash() and sameAs() then compare structure() and
+  // shape_classes, not the sizes (and not threads and grid, which only
+  // launch the kernel).
+  ShapeMode shape_mode = ShapeMode::Static;
+  std::string shape_classes;  // Symbolic: kernelgen::shapeClasses
 
   int64_t outerExtent() const;  // rows (2-D)
   int64_t innerExtent() const;  // columns (2-D), or every element (1-D)
@@ -46,8 +53,21 @@ class PointwiseParams final : public HeuristicParams {
 
   uint64_t hash() const override;
   bool sameAs(const HeuristicParams& other) const override;
+  // Every choice, sizes included; Symbolic adds a `shapes: symbolic` line.
   std::string toString() const override;
+  // What the kernel's code depends on, one choice a line (the kernel's header
+  // comment): toString() when Static; the decisions without the sizes when
+  // Symbolic (which dims have size 1, whether a chunk can be partial, ...).
+  std::string structure() const;
+  // What hash() and sameAs() compare: toString() when Static; structure()
+  // and shape_classes when Symbolic.
+  std::string identity() const;
 };
+
+// Marks `p` for a kernel over symbolic sizes when `info` asks for one: its
+// shape mode and shape classes (kernelgen/shape_classes.h).
+void setShapeMode(PointwiseParams& p, const Fusion& segment, RuntimeInfo& info,
+                  const SegmentFacts& facts, const std::vector<kernelgen::Access>& accesses);
 
 // The layout: reference output, merged dims, 1-D or 2-D schedule, vector
 // width (threads, unroll, grid still to choose).

@@ -36,6 +36,10 @@ Decision checkRunTime(const Fusion& segment, RuntimeInfo& info, const SegmentFac
         fmt::format("{} elements need a grid beyond CUDA's limits", facts.numel));
   if (facts.numel / std::max(1, p.vector_width * p.unroll) / p.threads >= (int64_t{1} << 31) - 1)
     return Decision::reject(fmt::format("{} elements need more than 2^31 - 1 blocks", facts.numel));
+  // A kernel over symbolic sizes takes them as parameters: they must fit too.
+  if (p.shape_mode == ShapeMode::Symbolic)
+    if (std::string problem = kernelParamProblem(segment, facts, p, info); !problem.empty())
+      return Decision::reject(problem);
   return Decision::accept();
 }
 

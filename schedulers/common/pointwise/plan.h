@@ -23,7 +23,8 @@ SegmentAnalysis analyzeSegment(const Fusion& segment, RuntimeInfo& info);
 // Rejects, with the sizes in the reason, a segment one pointwise kernel
 // cannot run: an output with another element count than the reference, an
 // input layout the generated indexing cannot address, a grid beyond CUDA's
-// limits (x < 2^31, y < 2^16).
+// limits (x < 2^31, y < 2^16), more sizes than KernelParams holds for a
+// kernel over symbolic sizes.
 Decision checkRunTime(const Fusion& segment, RuntimeInfo& info, const SegmentFacts& facts,
                       const PointwiseParams& params);
 

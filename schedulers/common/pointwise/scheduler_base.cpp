@@ -19,13 +19,20 @@ Decision PointwiseSchedulerBase::canScheduleRunTime(const Fusion& segment, Runti
   } catch (const UserError& e) {
     return Decision::reject(fmt::format("the inputs do not fit the segment: {}", e.what()));
   }
-  return checkRunTime(segment, info, a.facts, chooseParams(a, info));
+  return checkRunTime(segment, info, a.facts, paramsFor(segment, a, info));
 }
 
 std::unique_ptr<HeuristicParams> PointwiseSchedulerBase::computeHeuristics(const Fusion& segment,
                                                                            RuntimeInfo& info,
                                                                            CompileTimeCache&) {
-  return std::make_unique<PointwiseParams>(chooseParams(analyzeSegment(segment, info), info));
+  return std::make_unique<PointwiseParams>(paramsFor(segment, analyzeSegment(segment, info), info));
+}
+
+PointwiseParams PointwiseSchedulerBase::paramsFor(const Fusion& segment, const SegmentAnalysis& a,
+                                                  RuntimeInfo& info) const {
+  PointwiseParams p = chooseParams(a, info);
+  setShapeMode(p, segment, info, a.facts, a.accesses);
+  return p;
 }
 
 std::unique_ptr<SegmentPlan> PointwiseSchedulerBase::schedule(const Fusion& segment,

@@ -23,8 +23,13 @@ class PointwiseSchedulerBase : public Scheduler {
                                         RuntimeInfo& info) override;
 
  protected:
-  // The params for a segment whose facts and accesses are `a`.
+  // The params for a segment whose facts and accesses are `a` (the shape mode
+  // is set after: setShapeMode).
   virtual PointwiseParams chooseParams(const SegmentAnalysis& a, RuntimeInfo& info) const = 0;
+
+ private:
+  PointwiseParams paramsFor(const Fusion& segment, const SegmentAnalysis& a,
+                            RuntimeInfo& info) const;
 };
 
 }  // namespace fusebox::pointwise

@@ -5,6 +5,7 @@
 //   FUSEBOX_DUMP=print_after=all,time_passes
 //   FUSEBOX_DUMP=segmented_fusion,segmenter_log,graph_file=segments.dot
 //   FUSEBOX_RUNTIME=verify_passes=false
+//   FUSEBOX_DISABLE=concretize_resize_extents      ([runtime] bools, as nvFuser's)
 //
 // In the environment a bare name sets a bool option to true; a list option
 // given several times in one place collects every value.
@@ -34,8 +35,10 @@ class Options {
   void apply(std::string_view table, const OptionSettings& settings);
   // config < environment < command line: call in that order.
   void applyConfig(const Config& config);
-  // Reads FUSEBOX_DUMP and FUSEBOX_RUNTIME.
+  // Reads FUSEBOX_DUMP, FUSEBOX_RUNTIME and FUSEBOX_DISABLE.
   void applyEnvironment();
+  // FUSEBOX_DISABLE's text: "name,name": each a [runtime] bool set to false.
+  void applyDisableText(std::string_view variable, std::string_view text);
   // Parses one variable's text: "name[=value],name[=value]..." for `table`.
   void applyEnvironmentText(std::string_view variable, std::string_view table,
                             std::string_view text);
@@ -50,16 +53,22 @@ class Options {
   // A table of per-pass times after the pipeline ran.
   bool timePasses() const;
   // The runtime's dumps (runtime.h), printed when an input signature is first seen.
-  bool dumpFusionIr() const;         // the IR after passes, before segmentation
-  bool dumpSegmentedFusion() const;  // SegmentedFusion::toString()
-  bool dumpSegmenterLog() const;     // refusals and fallbacks
-  bool dumpSchedulerParams() const;  // each segment's scheduler, params and plan
-  bool dumpKernelSource() const;     // each generated kernel's source
+  bool dumpConcretizedFusion() const;  // the fusion concretized, and its facts
+  bool dumpRuntimeCache() const;       // how each new signature was served
+  bool dumpFusionIr() const;           // the IR after passes, before segmentation
+  bool dumpSegmentedFusion() const;    // SegmentedFusion::toString()
+  bool dumpSegmenterLog() const;       // refusals and fallbacks
+  bool dumpSchedulerParams() const;    // each segment's scheduler, params and plan
+  bool dumpKernelSource() const;       // each generated kernel's source
   // Where to write the segment graph (Graphviz); empty: nowhere.
   const std::string& graphFile() const;
   // [runtime]
   // Verifier after each pass, and the pass's "changed" claim checked by hash.
   bool verifyPasses() const;
+  // Resize extents become constants of the concretized fusion (docs/runtime.md).
+  bool concretizeResizeExtents() const;
+  // shapes = "symbolic": kernels over symbolic sizes, reused across sizes.
+  bool symbolicShapes() const;
 
  private:
   std::map<std::string, std::map<std::string, OptionValue>, std::less<>> values_;

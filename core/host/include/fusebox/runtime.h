@@ -1,7 +1,14 @@
-// The runtime: runs a fusion end to end (pass pipeline, segmenter, one
-// scheduler per segment) and caches everything per input signature, so a
-// second call with the same signature goes straight to running the segments'
-// plans. nvFuser users know it as FusionExecutorCache. docs/runtime.md.
+// The runtime: runs a fusion end to end (concretization, pass pipeline,
+// segmenter, one scheduler per segment) and caches what it can, so a second
+// call with the same signature goes straight to running the segments' plans.
+// nvFuser users know it as FusionExecutorCache. docs/runtime.md.
+//
+// Three levels: an input signature (below) maps to its segments' plans; a
+// new signature is concretized (concretization.h) and signatures whose
+// concretization facts agree share the concretized fusion after passes;
+// within one, a segment whose scheduler makes the same decisions (params
+// sameAs) with the same kernel source reuses the compiled kernel, which with
+// [runtime] shapes = "symbolic" happens across sizes.
 //
 //   FusionRuntime runtime(std::move(fusion), config, registry, options);
 //   std::vector<Argument> outputs = runtime.run(inputs);   // miss: passes, segmentation...
@@ -69,6 +76,12 @@ struct RuntimeCounters {
   int64_t segments_run = 0;         // plans run
   int64_t intermediates_freed = 0;  // segment outputs dropped after their last use
   int64_t layout_copies = 0;        // outputs copied into their required stride order
+  int64_t concretizations = 0;      // new concretizations (first level misses)
+  int64_t kernels_compiled = 0;     // kernels compiled for a concretization
+  int64_t kernels_reused = 0;       // a concretization's kernel reused by a new signature
+  // Same scheduler and params sameAs, but another source: the params miss a
+  // decision that changed the code (compiled anew; a scheduler to fix).
+  int64_t same_params_other_source = 0;
 };
 
 // One segment of the last run.
@@ -84,6 +97,7 @@ struct SegmentRunRecord {
 
 // Where the time of a miss went (--time-compile); all 0 on a hit.
 struct CompileReport {
+  double concretize_ms = 0;  // analysis and, for a new concretization, the copy
   double passes_ms = 0;
   double segmentation_ms = 0;
   double heuristics_ms = 0;    // computeHeuristics and schedule (codegen) of every segment
@@ -108,6 +122,12 @@ struct KernelBenchmark {
 struct RunReport {
   bool cache_hit = false;
   std::string signature;
+  // On a miss: the concretization's key and whether an earlier signature had made it.
+  std::string concretization;
+  int64_t concretization_id = 0;  // 1, 2, ... in the order the runtime made them
+  bool concretization_reused = false;
+  int64_t kernels_reused = 0;  // on a miss: kernels a new signature found compiled
+  int64_t kernels_new = 0;     // on a miss: kernels compiled (or loaded from the kernel cache)
   std::vector<SegmentRunRecord> segments;
   double setup_milliseconds = 0;  // passes and segmentation (0 on a hit)
   double milliseconds = 0;        // the whole call
@@ -186,7 +206,8 @@ class FusionRuntime {
   // segmentation, and each group's scheduler. Throw InternalError before a run.
   const Fusion& lastFusion() const;
   const SegmentedFusion& lastSegmentation() const;
-  size_t cacheSize() const;
+  size_t cacheSize() const;            // input signatures
+  size_t concretizationCount() const;  // first-level entries
 
  private:
   struct Impl;

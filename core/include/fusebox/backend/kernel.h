@@ -28,13 +28,13 @@ namespace fusebox {
 // mirrored by core/runtime/fusebox_runtime.cuh (static_asserts check both).
 struct KernelParams {
   static constexpr int kMaxPointers = 128;
-  static constexpr int kMaxInts = 16;
+  static constexpr int kMaxInts = 112;
   static constexpr int kMaxDoubles = 16;
   void* ptr[kMaxPointers];
   int64_t i64[kMaxInts];
   double f64[kMaxDoubles];
 };
-static_assert(sizeof(KernelParams) == 128 * 8 + 16 * 8 + 16 * 8);
+static_assert(sizeof(KernelParams) == 128 * 8 + 112 * 8 + 16 * 8);
 
 struct LaunchConfig {
   std::array<uint32_t, 3> grid{1, 1, 1};
@@ -55,12 +55,16 @@ struct ParamBinding {
     OutputData,   // ptr: data pointer of segment output `index`
     ScratchData,  // ptr: a zeroed scratch buffer of `bytes` (e.g. grid reductions)
     InputScalar,  // i64 or f64: value of scalar segment input `index`
+    Value,        // i64: `value`, fixed by the plan (a size or stride of a kernel
+                  // compiled over symbolic sizes: the plan for another size
+                  // binds another value to the same compiled kernel)
   };
   Source source;
   int index = 0;           // which input / output
   int slot = 0;            // which ptr / i64 / f64 entry
   bool as_double = false;  // InputScalar: goes to f64 (else i64)
   int64_t bytes = 0;       // ScratchData
+  int64_t value = 0;       // Value
 };
 
 struct KernelSource {

@@ -83,6 +83,10 @@ class Fusion {
   void replaceInput(Expr* expr, Val* old_val, Val* new_val);
   // Unlinks and destroys `expr`; its outputs lose their definition.
   void removeExpr(Expr* expr);
+  // Concretization (docs/runtime.md): gives `id` its concrete type and
+  // extents (a Symbolic dim becomes Iteration or Broadcast; a resized extent
+  // becomes a constant). Every tensor sharing `id` sees the change.
+  void concretizeDomain(IterDomain* id, Scalar* extent, IterType type, Scalar* expanded_extent);
   // Removes expressions whose outputs nothing reads and that produce no output
   // (and the values only they produced). Returns how many were removed.
   int64_t removeDeadExprs();

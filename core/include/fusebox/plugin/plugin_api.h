@@ -30,7 +30,9 @@ namespace fusebox {
 // Bumped whenever PluginInfo or the Pass/Scheduler interfaces change incompatibly.
 // 2: Scheduler::isFallback.
 // 3: KernelParams holds 128 pointers (was 48).
-inline constexpr uint32_t kPluginApiVersion = 3;
+// 4: KernelParams holds 112 ints (was 16); ParamBinding::Source::Value;
+//    RuntimeInfo::shapeMode.
+inline constexpr uint32_t kPluginApiVersion = 4;
 
 enum class PluginKind : uint32_t { Pass = 1, Scheduler = 2 };
 

@@ -1,0 +1,23 @@
+// The shared pointwise cases (pointwise_cases.inc) once more on the host
+// backend, with kernels compiled over symbolic sizes (ShapeMode::Symbolic):
+// every size, stride and shape scalar a kernel parameter, checked against the
+// reference evaluator as the static kernels are.
+#include <fusebox/backend/host_backend.h>
+#include <fusebox/frontend/python_definition.h>
+#include <fusebox/ir/ops.h>
+
+#include "pointwise/pointwise_test_util.h"
+
+class PointwiseSymbolicFixture : public fusebox::test::SymbolicShapesFixture {
+ protected:
+  static fusebox::Backend& backend() {
+    static std::unique_ptr<fusebox::Backend> b = fusebox::makeHostBackend();
+    return *b;
+  }
+  static fusebox::DeviceProperties device() { return {}; }
+};
+
+// The cases name their fixture PointwiseFixture (pointwise_host_test.cpp's).
+#define PointwiseFixture PointwiseSymbolicFixture
+#include "pointwise/pointwise_cases.inc"
+#undef PointwiseFixture
