@@ -94,8 +94,8 @@ std::string resizeText(const Concretization::Resize& r) {
   return s + fmt::format(": {} by {} and {}", r.input_extent, r.left, r.right);
 }
 
-// The expression of `concretized` that corresponds to `op` of the symbolic
-// fusion (clone keeps names).
+// The tensor of `fusion` named as `like` (of the symbolic fusion; clone keeps
+// names).
 TensorView* tensorNamed(const Fusion& fusion, const Val* like) {
   for (TensorView* tv : fusion.allTensors())
     if (tv->name() == like->name()) return tv;
@@ -121,9 +121,7 @@ std::string Concretization::key() const {
 }
 
 Concretization analyzeConcretization(const Fusion& symbolic, const std::vector<Argument>& inputs,
-                                     const ConcretizationOptions& options,
-                                     const std::vector<std::string>& names) {
-  (void)names;
+                                     const ConcretizationOptions& options) {
   std::vector<ArgumentInfo> infos;
   infos.reserve(inputs.size());
   for (const Argument& a : inputs) infos.push_back(argumentInfo(a));

@@ -98,8 +98,7 @@ std::unique_ptr<CacheEntry> FusionRuntime::Impl::build(const std::vector<Argumen
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
   };
   const Concretization facts = analyzeConcretization(
-      *fusion, inputs, ConcretizationOptions{options.concretizeResizeExtents()},
-      runtime.input_names);
+      *fusion, inputs, ConcretizationOptions{options.concretizeResizeExtents()});
   std::unique_ptr<ConcretizedEntry>& level1 = concretized[facts.key()];
   report.concretization = facts.key();
   report.concretization_reused = level1 != nullptr;

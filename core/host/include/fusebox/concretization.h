@@ -69,11 +69,10 @@ struct Concretization {
   std::string key() const;
 };
 
-// The facts for `inputs` (checked with validateInputs before). `names` name
-// the inputs in messages.
+// The facts for `inputs` (checked with validateInputs before: a size that
+// overflows while the facts are evaluated is a UserError naming the op).
 Concretization analyzeConcretization(const Fusion& symbolic, const std::vector<Argument>& inputs,
-                                     const ConcretizationOptions& options,
-                                     const std::vector<std::string>& names = {});
+                                     const ConcretizationOptions& options);
 
 // A copy of `symbolic` with the facts applied: Symbolic dims get their type
 // (a Broadcast dim extent 1), and with resize extents the resized inputs'
