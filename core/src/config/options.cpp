@@ -37,8 +37,8 @@ const std::vector<OptionSpec>& dumpSpecs() {
        "Print how each new input signature was served: its concretization (new or reused), and "
        "per kernel segment whether a compiled kernel was reused (same heuristics) or compiled"},
       {"fusion_ir", OptionType::Bool, false,
-       "Print the fusion IR the segmenter receives (after the pass pipeline), once per input "
-       "signature"},
+       "Print the fusion IR the segmenter receives (after the pass pipeline), once per "
+       "concretization"},
       {"segmented_fusion", OptionType::Bool, false,
        "Print the segmentation: the fusion with each expression labelled by its group and "
        "scheduler, each group's inputs and outputs, and the edges between groups"},

@@ -86,6 +86,10 @@ double erfinv(double x);
 // Iteration dim of symbolic extent must match the other operands exactly.
 bool canStretch(const IterDomain* id);
 
+// A slice index as torch reads it: negative counts from the end, then clamped
+// to [0, extent] (the evaluator's rule; concretization keys slices by it).
+int64_t normalizeSliceIndex(int64_t index, int64_t extent);
+
 // "T3_l = add(T0_g, T1_g)": an expression as messages name it.
 std::string describeExpr(const Expr* e);
 std::string joinInts(const std::vector<int64_t>& v);

@@ -8,12 +8,13 @@
 #include "strided_walk.h"
 
 namespace fusebox::eval_detail {
-namespace {
 
-int64_t normalizeIndex(int64_t index, int64_t extent) {
+int64_t normalizeSliceIndex(int64_t index, int64_t extent) {
   if (index < 0) index += extent;
   return std::clamp<int64_t>(index, 0, extent);
 }
+
+namespace {
 
 void evalSlice(EvalContext& ctx, const Expr* e) {
   const Tensor& in = ctx.tensor(e->input(0));
@@ -24,8 +25,8 @@ void evalSlice(EvalContext& ctx, const Expr* e) {
   int64_t offset = in.storageOffset();
   for (int64_t d = 0; d < rank; ++d) {
     const int64_t extent = in.sizes()[d];
-    const int64_t start = normalizeIndex(ctx.integer(e->input(1 + d)), extent);
-    const int64_t stop = normalizeIndex(ctx.integer(e->input(1 + rank + d)), extent);
+    const int64_t start = normalizeSliceIndex(ctx.integer(e->input(1 + d)), extent);
+    const int64_t stop = normalizeSliceIndex(ctx.integer(e->input(1 + rank + d)), extent);
     const int64_t step = ctx.integer(e->input(1 + 2 * rank + d));
     FUSEBOX_USER_CHECK(step > 0, "slice step for dim {} must be positive, got {}", d, step);
     // ceil((stop - start) / step) without forming stop - start + step, which

@@ -11,16 +11,13 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "eval/eval_internal.h"
+
 namespace fusebox {
 
 namespace {
 
-// A slice index as torch reads it (ops_resize.cpp builds the same
-// expression): negative counts from the end, then clamped to [0, extent].
-int64_t normalizeSliceIndex(int64_t index, int64_t extent) {
-  const int64_t v = index < 0 ? index + extent : index;
-  return std::clamp<int64_t>(v, 0, extent);
-}
+using eval_detail::normalizeSliceIndex;
 
 bool isConstant(const Scalar* s) {
   return s != nullptr && s->isConst();
@@ -88,6 +85,13 @@ std::string groupText(const Concretization::ReshapeGroup& g) {
                      fmt::join(g.out_dims, ", "));
 }
 
+std::string reshapeText(const Concretization::Reshape& r) {
+  std::vector<std::string> g;
+  for (const auto& group : r.groups) g.push_back(groupText(group));
+  return fmt::format("view {}: {}", r.op->output(0)->toString(),
+                     g.empty() ? "empty" : fmt::format("{}", fmt::join(g, ", ")));
+}
+
 std::string resizeText(const Concretization::Resize& r) {
   std::string s = fmt::format("{} {} d{}", r.op->opName(), r.op->output(0)->toString(), r.dim);
   if (r.op->op() == OpType::Cat) s += fmt::format(" (operand {})", r.input);
@@ -110,12 +114,7 @@ std::string Concretization::key() const {
   for (const Resize& r : resizes) parts.push_back(resizeText(r));
   for (const DimType& d : dim_types)
     parts.push_back(fmt::format("{} d{}: {}", d.tv->toString(), d.dim, typeName(d.type)));
-  for (const Reshape& r : reshapes) {
-    std::vector<std::string> g;
-    for (const auto& group : r.groups) g.push_back(groupText(group));
-    parts.push_back(fmt::format("view {}: {}", r.op->output(0)->toString(),
-                                g.empty() ? "empty" : fmt::format("{}", fmt::join(g, ", "))));
-  }
+  for (const Reshape& r : reshapes) parts.push_back(reshapeText(r));
   return fmt::format("{}{}", resize_extents ? "" : "symbolic resize extents; ",
                      fmt::join(parts, "; "));
 }
@@ -229,12 +228,8 @@ std::unique_ptr<Fusion> concretizeFusion(const Fusion& symbolic, const Concretiz
     TensorView* in_tv = e->input(r.op->op() == OpType::Cat ? r.input : 0)->as<TensorView>();
     fix(in_tv->logicalNoReductions()[r.dim], r.input_extent);
     if (r.op->op() == OpType::Cat) {
-      int64_t total = r.left + r.input_extent + r.right;
-      resized_output[out_id] = total;
-      continue;
-    }
-    resized_output[out_id] = r.input_extent + r.left + r.right;
-    if (r.op->op() == OpType::Slice) {
+      resized_output[out_id] = r.left + r.input_extent + r.right;
+    } else if (r.op->op() == OpType::Slice) {
       const size_t rank = out_tv->logicalNoReductions().size();
       const size_t d = static_cast<size_t>(r.dim);
       const int64_t begin = -r.left, end = r.input_extent + r.right;
@@ -244,6 +239,7 @@ std::unique_ptr<Fusion> concretizeFusion(const Fusion& symbolic, const Concretiz
       for (auto [operand, v] : {std::pair{e->input(1 + d), begin}, {e->input(1 + rank + d), end}})
         replaceWidth(f, e, operand, v);
     } else {  // Pad: widths of dim d at 2 + 2k, k = rank - 1 - d
+      resized_output[out_id] = r.input_extent + r.left + r.right;
       const int64_t rank = static_cast<int64_t>(out_tv->logicalNoReductions().size());
       const size_t k = static_cast<size_t>(rank - 1 - r.dim);
       for (auto [operand, v] :
@@ -312,12 +308,7 @@ std::string printConcretizedFusion(const Fusion& concretized, const Concretizati
   for (const auto& d : facts.dim_types)
     s += fmt::format("  {} d{}: {}\n", d.tv->toString(), d.dim,
                      tensorNamed(concretized, d.tv)->logical()[d.dim]->toString());
-  for (const auto& r : facts.reshapes) {
-    std::vector<std::string> g;
-    for (const auto& group : r.groups) g.push_back(groupText(group));
-    s += fmt::format("  view {}: {}\n", r.op->output(0)->toString(),
-                     g.empty() ? "empty" : fmt::format("{}", fmt::join(g, ", ")));
-  }
+  for (const auto& r : facts.reshapes) s += "  " + reshapeText(r) + "\n";
   if (!facts.resize_extents) s += "  (resize extents symbolic: concretize_resize_extents off)\n";
   s += "}\n";
   return s;
