@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "branch_bounds.h"
 #include "index_math.h"
 
 namespace fusebox::kernelgen {
@@ -20,6 +21,12 @@ struct Access {
   int64_t element_size = 0;
   int64_t alignment = 16;  // of the data pointer, bytes
   int64_t max_offset = 0;  // largest element offset it can reach
+  // A load under pad / cat bound checks: those of its branches, outermost
+  // first (ElementRef::branches).
+  std::vector<BranchBounds> branches;
+  // An output's store: the checks of every branch its value's code opened
+  // (in order; loads or not), which a placement may make once per chunk.
+  std::vector<BranchBounds> opened;
 };
 
 // The largest element offset a tensor of these sizes and strides reaches.

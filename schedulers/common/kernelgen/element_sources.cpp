@@ -58,6 +58,8 @@ void ElementWriter::store(size_t k, const Index& idx, const std::vector<int64_t>
   ref.pointer = params_.outputPointer(k);
   ref.offset = linearOffset(idx, sizes, strides, space_, ref.pointer);
   record(tv, true, ref.offset, 16, maxOffset(sizes, strides));
+  accesses_.back().opened = std::move(opened_);
+  opened_.clear();
   placement.store(sink, ref, v);
 }
 
@@ -74,7 +76,8 @@ void ElementWriter::record(const TensorView* tv, bool is_output, const IndexExpr
   a.tv = tv;
   a.is_output = is_output;
   a.offset = off;
-  a.conditional = cond_depth_ > 0;
+  a.conditional = !branches_.empty();
+  if (!is_output) a.branches = branches_;
   a.element_size = dataTypeSize(tv->dtype());
   a.alignment = alignment;
   a.max_offset = max_offset;
@@ -88,7 +91,9 @@ std::string ElementWriter::load(const TensorView* tv, const Index& idx) {
   ref.index = in.index;
   ref.pointer = params_.inputPointer(tv);
   ref.offset = linearOffset(idx, in.arg->sizes, in.arg->strides, space_, ref.pointer);
-  ref.conditional = cond_depth_ > 0;
+  ref.conditional = !branches_.empty();
+  ref.alignment = in.arg->alignment;
+  ref.branches = branches_;
   record(tv, false, ref.offset, in.arg->alignment, maxOffset(in.arg->sizes, in.arg->strides));
   return loads_->load(sink, ref);
 }

@@ -28,10 +28,13 @@ bool varies(const Val* v) {
 
 }  // namespace
 
-// One branch of a value computed under conditions (pad, cat): the line that
-// opens it, and the tensor and index whose value it takes.
+// One branch of a value computed under conditions (pad, cat): how it opens
+// (`prefix` "if (<cond>) {", or "} else {" without a condition), its checks
+// as index math, and the tensor and index whose value it takes.
 struct ValueBranch {
-  std::string head;
+  std::string prefix;
+  std::string cond;  // C++ text of its checks on the element
+  BranchBounds bounds;
   const TensorView* src;
   Index idx;
 };
@@ -91,7 +94,7 @@ std::string ElementWriter::tensorValue(const TensorView* tv, const Index& idx) {
     if (step.finished) {
       memo_.back()[stack.back().key] = step.value;
       if (observer_ && sources_.count(stack.back().tv) == 0)
-        observer_(stack.back().tv, stack.back().idx, step.value, cond_depth_ > 0);
+        observer_(stack.back().tv, stack.back().idx, step.value, !branches_.empty());
       stack.pop_back();
       value = std::move(step.value);
       if (stack.empty()) return value;
@@ -310,6 +313,7 @@ ElementWriter::ValueStep ElementWriter::startPad(ValueTask& t) {
   const size_t npairs = (e->inputs().size() - 2) / 2;
   Index in = idx;
   std::vector<std::string> conds;
+  BranchBounds bounds;
   for (size_t k = 0; k < npairs; ++k) {
     const size_t d = r - 1 - k;
     const std::string role = fmt::format("T{}.{}", e->output(0)->name(), d);
@@ -322,18 +326,26 @@ ElementWriter::ValueStep ElementWriter::startPad(ValueTask& t) {
     if (left == 0 && right == 0 && !general) continue;
     // Cropping by 2^63 (left = INT64_MIN) leaves nothing of the input.
     const auto shift = checked::neg(left);
+    BranchBound& b = bounds.emplace_back();
     if (in_sizes[d] == 0 || !shift) {
       conds.push_back("false");
+      b.never = true;
       in[d] = IndexExpr::constant(0, space_.rank());
       continue;
     }
     in[d] = idx[d].plus(*shift, space_, role, general);
     const std::string s = in[d].str(space_, role);
     const std::string size = space_.literal(in_sizes[d], role + "<");
-    if (left <= 0 && !general)
+    b.index = in[d];
+    b.role = role;
+    b.hi = in_sizes[d];
+    b.hi_role = role + "<";
+    if (left <= 0 && !general) {
       conds.push_back(fmt::format("{} < {}", s, size));
-    else
+    } else {
       conds.push_back(fmt::format("{} >= 0 && {} < {}", s, s, size));
+      b.lo = 0;
+    }
     if (in_sizes[d] == 1) in[d] = IndexExpr::constant(0, space_.rank());
   }
   const DataType out = e->output(0)->dtype();
@@ -341,7 +353,8 @@ ElementWriter::ValueStep ElementWriter::startPad(ValueTask& t) {
   if (conds.empty()) return forwardTo(t, std::move(in));
   t.var = sink.newVar("v");
   sink.body.line(fmt::format("{} {};", computeTypeName(out), t.var));
-  t.branches = {{fmt::format("if ({}) {{", fmt::join(conds, " && ")), src, std::move(in)}};
+  t.branches = {
+      {"", fmt::format("{}", fmt::join(conds, " && ")), std::move(bounds), src, std::move(in)}};
   t.tail = {"} else {", fmt::format("  {} = {};", t.var, pad_value), "}"};
   t.stage = ValueTask::Stage::Branches;
   return openBranch(t);
@@ -369,18 +382,31 @@ ElementWriter::ValueStep ElementWriter::startCat(ValueTask& t) {
         size == 1 ? IndexExpr::constant(0, space_.rank()) : idx[dim].plus(-at, space_, branch);
     at += size;
     ends.emplace_back(at, branch + "<");
-    branches.push_back({"", src, std::move(in)});
+    branches.push_back({"", "", {}, src, std::move(in)});
   }
   FUSEBOX_CHECK(!branches.empty(), "kernelgen: cat of empty tensors has elements");
   if (branches.size() == 1) {
     t.stage = ValueTask::Stage::PassThrough;
     return need(branches[0].src, std::move(branches[0].idx));
   }
-  for (size_t b = 0; b + 1 < branches.size(); ++b)
-    branches[b].head =
-        fmt::format("{}if ({} < {}) {{", b == 0 ? "" : "} else ", idx[dim].str(space_, role),
-                    space_.literal(ends[b].first, ends[b].second));
-  branches.back().head = "} else {";
+  // Branch b takes [ends[b - 1], ends[b]): the element code checks the upper
+  // bound (the earlier branches took the rest), the bounds hold both.
+  for (size_t b = 0; b < branches.size(); ++b) {
+    BranchBound& bound = branches[b].bounds.emplace_back();
+    bound.index = idx[dim];
+    bound.role = role;
+    if (b > 0) {
+      branches[b].prefix = "} else ";
+      bound.lo = ends[b - 1].first;
+      bound.lo_role = ends[b - 1].second;
+    }
+    if (b + 1 < branches.size()) {
+      branches[b].cond = fmt::format("{} < {}", idx[dim].str(space_, role),
+                                     space_.literal(ends[b].first, ends[b].second));
+      bound.hi = ends[b].first;
+      bound.hi_role = ends[b].second;
+    }
+  }
   t.var = sink.newVar("v");
   sink.body.line(fmt::format("{} {};", computeTypeName(out), t.var));
   t.branches = std::move(branches);
@@ -393,17 +419,26 @@ ElementWriter::ValueStep ElementWriter::startCat(ValueTask& t) {
 // computes only exists where its condition holds.
 ElementWriter::ValueStep ElementWriter::openBranch(ValueTask& t) {
   const ValueBranch& b = t.branches[t.next];
-  sink.body.line(b.head);
+  if (b.cond.empty())
+    sink.body.line(b.prefix + "{");
+  else
+    sink.body.line(
+        fmt::format("{}if ({}) {{", b.prefix, loads_->branchCondition(sink, b.bounds, b.cond)));
   ++sink.body.indent;
-  ++cond_depth_;
+  branches_.push_back(b.bounds);
+  opened_.push_back(b.bounds);
   memo_.emplace_back();
   return need(b.src, b.idx);
 }
 
 ElementWriter::ValueStep ElementWriter::closeBranch(ValueTask& t, const std::string& value) {
-  sink.body.line(fmt::format("{} = {};", t.var, roundTo(t.tv->dtype(), value)));
+  // A tensor's value is already rounded to its dtype: one of the output's
+  // dtype needs no second rounding (a cat's inputs, a pad's input).
+  const DataType out = t.tv->dtype();
+  sink.body.line(fmt::format("{} = {};", t.var,
+                             t.branches[t.next].src->dtype() == out ? value : roundTo(out, value)));
   memo_.pop_back();
-  --cond_depth_;
+  branches_.pop_back();
   --sink.body.indent;
   if (++t.next < t.branches.size()) return openBranch(t);
   for (const std::string& line : t.tail) sink.body.line(line);

@@ -128,8 +128,9 @@ class ElementWriter {
   const ParamLayout& params_;
   RuntimeInfo& info_;
   IterSpace space_;
-  Placement* loads_ = nullptr;  // during value()
-  int cond_depth_ = 0;
+  Placement* loads_ = nullptr;          // during value()
+  std::vector<BranchBounds> branches_;  // of the open pad / cat branches, outermost first
+  std::vector<BranchBounds> opened_;    // of the branches opened since the last store
   std::unordered_map<const Val*, InputArg> inputs_;
   std::unordered_map<const TensorView*, ValueSource> sources_;
   ValueObserver observer_;

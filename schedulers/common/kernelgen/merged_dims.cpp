@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "branch_bounds.h"
 #include "codegen_ops.h"
 
 namespace fusebox::kernelgen {
@@ -50,34 +51,43 @@ void declareDimIndices(Buffer& out, const std::vector<int>& dims, const std::vec
   }
 }
 
-void declareIterIndices(Buffer& out, const MergedDims& dims, const IterSpace& space, size_t g) {
+std::vector<std::string> iterIndexTexts(const MergedDims& dims, const IterSpace& space, size_t g,
+                                        const std::string& merged) {
   const auto& group = dims.groups[g];
+  std::vector<std::string> texts;
   int64_t inner = 1;
   for (size_t j = group.size(); j-- > 0;) {
     const size_t d = static_cast<size_t>(group[j]);
-    std::string t = fmt::format("m{}", g);
+    std::string t = merged;
     if (inner != 1)
       t = fmt::format("({} / {})", t,
                       space.literal(inner, fmt::format("m{}/{}", g, space.names[d])));
     if (j != 0)
       t = fmt::format("({} % {})", t, space.literal(space.sizes[d], "#" + space.names[d]));
-    out.line(fmt::format("[[maybe_unused]] const idx_t {} = {};", space.names[d], t));
+    texts.push_back(t);
     inner *= space.sizes[d];
   }
+  return texts;
 }
 
-// Whether the coefficients walk merged dim g's iteration dims as one index.
-bool VectorPlacement::walksAsOne(const Affine& a, size_t g) const {
-  const auto& group = dims_.groups[g];
-  for (size_t j = 0; j + 1 < group.size(); ++j)
-    if (a.coef[static_cast<size_t>(group[j])] !=
-        a.coef[static_cast<size_t>(group[j + 1])] * space_.sizes[static_cast<size_t>(group[j + 1])])
-      return false;
+void declareIterIndices(Buffer& out, const MergedDims& dims, const IterSpace& space, size_t g) {
+  const auto& group = dims.groups[g];
+  const std::vector<std::string> texts = iterIndexTexts(dims, space, g, fmt::format("m{}", g));
+  for (size_t j = 0; j < texts.size(); ++j)
+    out.line(fmt::format("[[maybe_unused]] const idx_t {} = {};",
+                         space.names[static_cast<size_t>(group[group.size() - 1 - j])], texts[j]));
+}
+
+bool walksAsOne(const Affine& a, const std::vector<int>& group, const std::vector<int64_t>& sizes) {
+  for (size_t j = 0; j + 1 < group.size(); ++j) {
+    const auto d = static_cast<size_t>(group[j]), next = static_cast<size_t>(group[j + 1]);
+    if (a.coef[d] != a.coef[next] * sizes[next]) return false;
+  }
   return true;
 }
 
-bool VectorPlacement::zeroOn(const Affine& a, size_t g) const {
-  for (int d : dims_.groups[g])
+bool zeroOn(const Affine& a, const std::vector<int>& group) {
+  for (int d : group)
     if (a.coef[static_cast<size_t>(d)] != 0) return false;
   return true;
 }
@@ -123,6 +133,12 @@ std::string VectorPlacement::offsetText(const IndexExpr& off, const std::string&
 
 std::string VectorPlacement::load(CodeSink& sink, const ElementRef& ref) {
   const IndexExpr& off = ref.offset;
+  if (ref.conditional && uniform_branches && vectorize_) {
+    const ChunkRead read =
+        boundedRead(off, ref.branches, ref.alignment, dataTypeSize(ref.tv->dtype()), dims_.groups,
+                    space_.sizes, dims_.vector_width);
+    if (read != ChunkRead::PerElement) return guardedLoad(sink, ref, read == ChunkRead::Vector);
+  }
   if (vectorize_ && !ref.conditional && off.affine && !dims_.groups.empty()) {
     const int vec = dims_.vector_width;
     const std::string st = storageType(ref.tv->dtype()), ct = computeTypeName(ref.tv->dtype());

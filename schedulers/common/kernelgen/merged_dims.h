@@ -9,7 +9,9 @@
 // innermost merged dim contiguously into one 16-byte-style vector load or
 // store per chunk, hoists a load the element within the chunk does not move
 // above the element loop, and a load no row dim moves above the row loop (a
-// 2-D schedule's loop over the outer merged dims).
+// 2-D schedule's loop over the outer merged dims). Under pad / cat branches
+// whose checks hold alike over a chunk it checks them once per chunk and
+// makes those loads behind the checks (chunk_branches.cpp).
 #pragma once
 
 #include <cstdint>
@@ -38,6 +40,13 @@ struct MergedDims {
   std::string innermostName() const;
 };
 
+// Whether offset coefficients `a` walk the iteration dims of `group`
+// (outermost first; their extents in `sizes`) as one index: each dim's
+// coefficient is the next one's times that one's extent.
+bool walksAsOne(const Affine& a, const std::vector<int>& group, const std::vector<int64_t>& sizes);
+// Whether `a` does not move with any iteration dim of `group`.
+bool zeroOn(const Affine& a, const std::vector<int>& group);
+
 // Declares the merged indices of dims [begin, end) from the linear position
 // `lin` over them (the innermost merged index of all is named mb: a chunk's
 // start). Extents print through `literals` (size_literals.h; null: literals)
@@ -54,6 +63,10 @@ void declareDimIndices(Buffer& out, const std::vector<int>& dims, const std::vec
 // Declares the index variables of merged dim g's iteration dims from m<g>
 // (sizes through the space's literals).
 void declareIterIndices(Buffer& out, const MergedDims& dims, const IterSpace& space, size_t g);
+// Their values (innermost dim first) from the merged index `merged` (m<g>,
+// or mb at a chunk's start), as declareIterIndices writes them.
+std::vector<std::string> iterIndexTexts(const MergedDims& dims, const IterSpace& space, size_t g,
+                                        const std::string& merged);
 
 class VectorPlacement final : public Placement {
  public:
@@ -64,6 +77,22 @@ class VectorPlacement final : public Placement {
 
   std::string load(CodeSink& sink, const ElementRef& ref) override;
   void store(CodeSink& sink, const ElementRef& ref, const std::string& value) override;
+  // A pad / cat branch whose checks hold alike over the chunk (with
+  // uniform_branches): a bool computed once per chunk.
+  std::string branchCondition(CodeSink& sink, const BranchBounds& bounds,
+                              const std::string& text) override;
+
+  // Checks of pad / cat branches that hold alike over every chunk are made
+  // once per chunk, and loads under them are read once per chunk (a vector,
+  // or one element), guarded by them (branch_bounds.h). Requires chunks
+  // that start on multiples of the width along the innermost merged dim, as
+  // pointwise kernels' do, and finishChunk() after the walk.
+  bool uniform_branches = false;
+  // Writes the guarded vector loads into pre_chunk: vector loads of one
+  // input under branches of one cat that exclude each other are one load
+  // from the address the chunk's branch selects (RoPE's two halves of x), so
+  // they are only written once every load is known.
+  void finishChunk();
 
   Buffer pre_row;     // loads no row dim moves: above the row loop
   Buffer pre_chunk;   // vector loads, hoisted loads and store arrays: above the element loop
@@ -80,13 +109,32 @@ class VectorPlacement final : public Placement {
   bool isVectorAccess(const ElementRef& ref) const;
 
  private:
-  bool walksAsOne(const Affine& a, size_t g) const;
-  bool zeroOn(const Affine& a, size_t g) const;
+  // A vector some chunks load under branches: each member's guard, offset
+  // text and branches.
+  struct GuardedVector {
+    std::string var, type, pointer;
+    struct Member {
+      std::string guard, at;
+      std::vector<BranchBounds> branches;
+    };
+    std::vector<Member> members;
+  };
+
+  std::string guardedLoad(CodeSink& sink, const ElementRef& ref, bool vector);
+  std::string guardedVector(CodeSink& sink, const ElementRef& ref, const std::string& guard,
+                            const std::string& at);
+  std::string chunkCondition(CodeSink& sink, const BranchBounds& bounds);
+  bool walksAsOne(const Affine& a, size_t g) const {
+    return kernelgen::walksAsOne(a, dims_.groups[g], space_.sizes);
+  }
+  bool zeroOn(const Affine& a, size_t g) const { return kernelgen::zeroOn(a, dims_.groups[g]); }
 
   const MergedDims& dims_;
   const IterSpace& space_;
   bool vectorize_;
-  std::map<std::string, std::string> hoisted_;  // pointer@offset -> variable
+  std::map<std::string, std::string> hoisted_;     // pointer@offset[?guard] -> variable
+  std::map<std::string, std::string> conditions_;  // checks at the chunk's start -> bool
+  std::vector<GuardedVector> guarded_;
 };
 
 }  // namespace fusebox::kernelgen

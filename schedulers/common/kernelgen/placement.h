@@ -10,8 +10,11 @@
 #include <fmt/format.h>
 #include <fusebox/ir/ir.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
+#include "branch_bounds.h"
 #include "buffer.h"
 #include "index_math.h"
 
@@ -36,6 +39,10 @@ struct ElementRef {
   std::string pointer;       // its pointer variable (kernel_params.h: in<slot>, out<k>)
   IndexExpr offset;          // element offset from the pointer, per iteration index
   bool conditional = false;  // under a pad / cat bound check
+  // A load: its data pointer's alignment (bytes), and the checks of the pad
+  // / cat branches it is under, outermost first.
+  int64_t alignment = 16;
+  std::vector<BranchBounds> branches;
 };
 
 class Placement {
@@ -46,6 +53,13 @@ class Placement {
   virtual std::string load(CodeSink& sink, const ElementRef& ref) = 0;
   // Writes `value` (in the compute type) to the element.
   virtual void store(CodeSink& sink, const ElementRef& ref, const std::string& value) = 0;
+  // The condition a pad / cat branch opens with: `text` (its checks on the
+  // element), or an equivalent the placement computes elsewhere (once per
+  // vector chunk: merged_dims.h).
+  virtual std::string branchCondition(CodeSink& /*sink*/, const BranchBounds& /*bounds*/,
+                                      const std::string& text) {
+    return text;
+  }
 };
 
 // A scalar load into a new variable of the body, and a scalar store, at

@@ -76,7 +76,11 @@ Generated generate(const Fusion& segment, const SegmentFacts& facts, const Point
   Buffer fast_pre_row, fast_pre, fast_body, fast_post, tail_body;
   if (facts.numel > 0) {
     VectorPlacement fast(dims, space, true);
+    // Chunks start on multiples of the width (heuristics.cpp): pad / cat
+    // checks that hold alike over one are made, and read under, once per chunk.
+    fast.uniform_branches = true;
     w.storeOutputs(facts.output_strides, fast);
+    fast.finishChunk();
     fast_pre_row = fast.pre_row;
     fast_pre = fast.pre_chunk;
     fast_body = w.sink.body;

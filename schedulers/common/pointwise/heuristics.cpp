@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <functional>
 
+#include "kernelgen/branch_bounds.h"
 #include "kernelgen/int_math.h"
+#include "kernelgen/merged_dims.h"
 #include "kernelgen/shape_classes.h"
 
 namespace fusebox::pointwise {
@@ -57,15 +59,24 @@ std::string PointwiseParams::structure() const {
       "reference_output: {} (rank {}; size-1 dims [{}])\n"
       "merged_dims: [{}]\n"
       "schedule: {}\n"
-      "vector_width: {}\n"
+      "vector_width: {}{}\n"
       "vector_tail: {}\n"
       "unroll: {}\n"
       "rows_per_block: {}\n"
       "index_type: {}",
       reference_output, iter_sizes.size(), fmt::join(size_one, ", "), fmt::join(gs, ", "),
       break_point == 0 ? std::string("1-D") : fmt::format("2-D (break_point {})", break_point),
-      vector_width, tail ? "possible" : "none", unroll, rows_per_block == 1 ? "1" : "more than 1",
-      index32 ? "int32" : "int64");
+      vector_width, branchLines(), tail ? "possible" : "none", unroll,
+      rows_per_block == 1 ? "1" : "more than 1", index32 ? "int32" : "int64");
+}
+
+std::string PointwiseParams::branchLines() const {
+  std::string out;
+  if (!branch_checks.empty())
+    out += fmt::format("\nbranch_checks: [{}]", fmt::join(branch_checks, ", "));
+  if (!branch_loads.empty())
+    out += fmt::format("\nbranch_loads: [{}]", fmt::join(branch_loads, ", "));
+  return out;
 }
 
 std::string PointwiseParams::toString() const {
@@ -81,15 +92,15 @@ std::string PointwiseParams::toString() const {
       "merged_dims: [{}] (iteration dims; extents [{}])\n"
       "schedule: {}\n"
       "break_point: {}\n"
-      "vector_width: {}\n"
+      "vector_width: {}{}\n"
       "unroll: {}\n"
       "threads: {}\n"
       "rows_per_block: {}\n"
       "grid: [{}, {}, {}]\n"
       "index_type: {}{}",
       reference_output, fmt::join(iter_sizes, ", "), fmt::join(gs, ", "),
-      fmt::join(group_extents, ", "), schedule, break_point, vector_width, unroll, threads,
-      rows_per_block, grid[0], grid[1], grid[2], index32 ? "int32" : "int64",
+      fmt::join(group_extents, ", "), schedule, break_point, vector_width, branchLines(), unroll,
+      threads, rows_per_block, grid[0], grid[1], grid[2], index32 ? "int32" : "int64",
       shape_mode == ShapeMode::Symbolic ? "\nshapes: symbolic" : "");
 }
 
@@ -104,18 +115,13 @@ void setShapeMode(PointwiseParams& p, const Fusion& segment, RuntimeInfo& info,
 
 using kernelgen::Access;
 using kernelgen::Affine;
+using kernelgen::zeroOn;
 
 namespace {
 
 // Coefficient of the innermost iteration dim of `group` (the group's stride).
 int64_t groupStride(const Affine& a, const std::vector<int>& group) {
   return a.coef[static_cast<size_t>(group.back())];
-}
-
-bool zeroOn(const Affine& a, const std::vector<int>& group) {
-  for (int d : group)
-    if (a.coef[static_cast<size_t>(d)] != 0) return false;
-  return true;
 }
 
 }  // namespace
@@ -190,7 +196,10 @@ PointwiseParams pointwiseLayout(const SegmentFacts& facts, const std::vector<Acc
   // size, its data alignment, its constant offset and the strides of the other
   // merged dims must all be multiples of the vector. The innermost extent must
   // be a multiple too, unless it is the only merged dim the threads walk (then
-  // a scalar tail handles the rest).
+  // a scalar tail handles the rest). A load under pad / cat checks that hold
+  // alike over a chunk (kernelgen/branch_bounds.h) and would be an aligned
+  // vector counts as a plain access; other loads under checks are read per
+  // element and do not narrow the vector.
   if (m > 0) {
     const auto& last = p.groups.back();
     const int64_t last_extent = p.group_extents.back();
@@ -206,16 +215,34 @@ PointwiseParams pointwiseLayout(const SegmentFacts& facts, const std::vector<Acc
     auto fits = [&](int v) {
       if (!single_chunked_group && last_extent % v != 0) return false;
       for (const Access& a : accesses) {
-        if (a.conditional || !a.offset.affine || groupStride(a.offset.a, last) != 1) continue;
-        if (a.alignment <= 0 || a.alignment % (v * a.element_size) != 0 || a.offset.a.c % v != 0)
+        if (!a.offset.affine || groupStride(a.offset.a, last) != 1) continue;
+        const int own = std::min<int>(v, static_cast<int>(16 / a.element_size));
+        if (a.conditional) {
+          if (own < v && kernelgen::uniformOverChunk(a.branches, p.groups, facts.iter_sizes, v) &&
+              kernelgen::vectorAligned(a.offset.a, a.alignment, a.element_size, p.groups, own))
+            return false;
+        } else if (!kernelgen::vectorAligned(a.offset.a, a.alignment, a.element_size, p.groups,
+                                             v)) {
           return false;
-        for (int g = 0; g + 1 < m; ++g)
-          if (groupStride(a.offset.a, p.groups[static_cast<size_t>(g)]) % v != 0) return false;
+        }
       }
       return true;
     };
     while (width > 1 && !fits(width)) width /= 2;
     p.vector_width = width;
+  }
+
+  // What the kernel makes of each branch and of each load under branches at
+  // that width (kernelgen::VectorPlacement decides the same way).
+  for (const Access& a : accesses) {
+    for (const kernelgen::BranchBounds& b : a.opened)
+      p.branch_checks.push_back(
+          kernelgen::uniformOverChunk({b}, p.groups, facts.iter_sizes, p.vector_width) ? "chunk"
+                                                                                       : "element");
+    if (a.conditional)
+      p.branch_loads.push_back(kernelgen::chunkReadName(
+          kernelgen::boundedRead(a.offset, a.branches, a.alignment, a.element_size, p.groups,
+                                 facts.iter_sizes, p.vector_width)));
   }
   return p;
 }

@@ -27,8 +27,15 @@ class PointwiseParams final : public HeuristicParams {
   std::vector<std::vector<int>> groups;
   std::vector<int64_t> group_extents;
   int vector_width = 1;  // elements per vector access along the innermost merged dim
-  int unroll = 1;        // 1-D: chunks of vector_width each thread handles
-  int threads = 128;     // per block
+  // Pad and cat branches at that width (kernelgen/branch_bounds.h), in the
+  // order the kernel's code meets them: for each branch whether its checks
+  // are made once per chunk ("chunk") or per element ("element"), and for
+  // each load under branches how it reads a chunk (kernelgen::chunkReadName).
+  // Empty without branches.
+  std::vector<std::string> branch_checks;
+  std::vector<std::string> branch_loads;
+  int unroll = 1;     // 1-D: chunks of vector_width each thread handles
+  int threads = 128;  // per block
   // 2-D schedule: merged dims [0, break_point) are rows (grid.y, a loop of
   // rows_per_block per block), [break_point, end) columns (grid.x, threads).
   // 0: a 1-D schedule over all merged dims.
@@ -62,6 +69,10 @@ class PointwiseParams final : public HeuristicParams {
   // What hash() and sameAs() compare: toString() when Static; structure()
   // and shape_classes when Symbolic.
   std::string identity() const;
+  // The branch_checks and branch_loads lines (each after a newline), or "".
+  // In both forms: they follow from sizes, strides and alignments, which
+  // the other lines do not all show.
+  std::string branchLines() const;
 };
 
 // Marks `p` for a kernel over symbolic sizes when `info` asks for one: its
