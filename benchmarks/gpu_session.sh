@@ -163,6 +163,15 @@ if want dynamic; then
   --variant 'static=--set runtime.shapes="static"' \
   --variant 'symbolic=--set runtime.shapes="symbolic"' --repetitions 10 \
   --json "$out/compare_shapes.json" > "$out/compare_shapes.log" 2>&1
+# Symbolic kernels validated on the GPU (the pointwise and reduction ones;
+# compare above runs with --no-check).
+{
+  for w in bias_gelu broadcast_heavy rope_bf16 sum_rows_f32 sum_cols_f32 sum_rows_bf16; do
+    echo "== $w (symbolic)"
+    "$build/bin/fusebox" run "benchmarks/workloads/$w.py" --no-ir --backend cuda --validate \
+      --shapes symbolic --dump scheduler_params
+  done
+} > "$out/symbolic_validate.log" 2>&1
 "$build/bin/fusebox_runtime_overhead_benchmark" --benchmark_filter=NewSize \
   > "$out/new_size.log" 2>&1
 fi

@@ -63,13 +63,15 @@ std::string describeRun(int64_t index, const RunReport& report) {
   for (const auto& s : report.segments)
     segments.push_back(fmt::format("group {} by {}", s.group, s.scheduler));
   std::string cache =
-      report.cache_hit ? "cache hit"
-                       : fmt::format(
-                             "cache miss (passes and segmentation {:.3f} ms; concretization #{} "
-                             "{}; kernels: {} reused, {} new, {} of them from the kernel cache)",
-                             report.setup_milliseconds, report.concretization_id,
-                             report.concretization_reused ? "reused" : "new", report.kernels_reused,
-                             report.kernels_new, report.compile.kernels_from_cache);
+      report.cache_hit
+          ? "cache hit"
+          : fmt::format(
+                "cache miss (passes and segmentation {:.3f} ms; concretization #{} "
+                "{}; {}kernels: {} reused, {} new, {} of them from the kernel cache)",
+                report.setup_milliseconds, report.concretization_id,
+                report.concretization_reused ? "reused" : "new",
+                report.symbolic_shapes ? "symbolic sizes; " : "", report.kernels_reused,
+                report.kernels_new, report.compile.kernels_from_cache);
   return fmt::format("run {}: {}; {} segment{} in {:.3f} ms: {}", index, cache,
                      report.segments.size(), report.segments.size() == 1 ? "" : "s",
                      report.milliseconds, fmt::join(segments, ", "));

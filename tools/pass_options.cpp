@@ -47,8 +47,9 @@ void addRuntimeFlags(CLI::App* app, PassFlags& flags) {
                 "when the output's IterType is the same ([runtime] concretize_resize_extents)");
   app->add_option("--shapes", flags.shapes,
                   "static: kernels bake sizes in; symbolic: kernels read sizes from parameters "
-                  "and are reused across sizes ([runtime] shapes)")
-      ->check(CLI::IsMember({"static", "symbolic"}));
+                  "and are reused across sizes; auto: static until a fusion sees a second size "
+                  "([runtime] shapes)")
+      ->check(CLI::IsMember({"static", "symbolic", "auto"}));
 }
 
 Setup loadSetup(const PassFlags& flags, std::ostream& diagnostics) {

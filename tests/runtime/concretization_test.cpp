@@ -249,7 +249,7 @@ TEST(Concretization, APadWidthSweepCompilesPerWidthOnlyWithResizeExtents) {
 TEST(Concretization, OptionsAndTheirErrors) {
   Options options;
   EXPECT_TRUE(options.concretizeResizeExtents());
-  EXPECT_FALSE(options.symbolicShapes());
+  EXPECT_EQ(options.shapes(), ShapesPolicy::Static);
   {
     fusebox::testing::ScopedEnv env("FUSEBOX_DISABLE", "concretize_resize_extents");
     Options from_env;
@@ -268,10 +268,12 @@ TEST(Concretization, OptionsAndTheirErrors) {
     FAIL() << "shapes=dynamic was accepted";
   } catch (const UserError& e) {
     EXPECT_THAT(e.what(), HasSubstr("FUSEBOX_RUNTIME"));
-    EXPECT_THAT(e.what(), HasSubstr("\"static\" or \"symbolic\", got 'dynamic'"));
+    EXPECT_THAT(e.what(), HasSubstr("\"static\", \"symbolic\" or \"auto\", got 'dynamic'"));
   }
   options.applyEnvironmentText("FUSEBOX_RUNTIME", "runtime", "shapes=symbolic");
-  EXPECT_TRUE(options.symbolicShapes());
+  EXPECT_EQ(options.shapes(), ShapesPolicy::Symbolic);
+  options.applyEnvironmentText("FUSEBOX_RUNTIME", "runtime", "shapes=auto");
+  EXPECT_EQ(options.shapes(), ShapesPolicy::Auto);
 }
 
 }  // namespace

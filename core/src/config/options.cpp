@@ -68,7 +68,8 @@ const std::vector<OptionSpec>& runtimeSpecs() {
       {"shapes", OptionType::String, std::string(kDefaultShapes),
        "\"static\": kernels bake each call's sizes in (a new size compiles a new kernel); "
        "\"symbolic\": kernels read sizes from their parameters, and a new size reuses a "
-       "compiled kernel when the scheduler's heuristics are the same"},
+       "compiled kernel when the scheduler's heuristics are the same; \"auto\": static for "
+       "the first input signature of a concretization, symbolic for the later ones"},
   };
   return specs;
 }
@@ -162,10 +163,11 @@ void Options::apply(std::string_view table, const OptionSettings& settings) {
   auto resolved = resolveOptions(table_specs, settings, fmt::format("[{}]", table));
   if (auto it = settings.find("shapes"); table == "runtime" && it != settings.end()) {
     const auto& v = std::get<std::string>(resolved["shapes"]);
-    if (v != "static" && v != "symbolic")
+    if (v != "static" && v != "symbolic" && v != "auto")
       throw UserError(
           it->second.where,
-          fmt::format("option 'shapes' is \"static\" or \"symbolic\", got '{}'", displayText(v)));
+          fmt::format("option 'shapes' is \"static\", \"symbolic\" or \"auto\", got '{}'",
+                      displayText(v)));
   }
   // Only what was given overrides; the rest keeps the earlier layers' values.
   for (const auto& [name, setting] : settings) values_[std::string(table)][name] = resolved[name];
@@ -280,8 +282,11 @@ bool Options::verifyPasses() const {
 bool Options::concretizeResizeExtents() const {
   return std::get<bool>(get("runtime", "concretize_resize_extents"));
 }
-bool Options::symbolicShapes() const {
-  return std::get<std::string>(get("runtime", "shapes")) == "symbolic";
+ShapesPolicy Options::shapes() const {
+  const auto& v = std::get<std::string>(get("runtime", "shapes"));
+  if (v == "symbolic") return ShapesPolicy::Symbolic;
+  if (v == "auto") return ShapesPolicy::Auto;
+  return ShapesPolicy::Static;
 }
 
 }  // namespace fusebox

@@ -129,6 +129,12 @@ std::unique_ptr<CacheEntry> FusionRuntime::Impl::build(const std::vector<Argumen
   }
   entry->concretized = level1.get();
   report.concretization_id = level1->id;
+  const ShapesPolicy shapes = options.shapes();
+  entry->shape_mode =
+      shapes == ShapesPolicy::Symbolic || (shapes == ShapesPolicy::Auto && level1->signatures > 0)
+          ? ShapeMode::Symbolic
+          : ShapeMode::Static;
+  report.symbolic_shapes = entry->shape_mode == ShapeMode::Symbolic;
   entry->fusion = level1->fusion.get();
 
   std::vector<ArgumentInfo> infos;
@@ -205,7 +211,6 @@ std::vector<Argument> FusionRuntime::Impl::run(const std::vector<Argument>& inpu
                        runtime.outputs_on_host};
   ctx.bench_iterations = bench_iterations;
   ctx.bench = bench;
-  ctx.shape_mode = options.symbolicShapes() ? ShapeMode::Symbolic : ShapeMode::Static;
   if (found != cache.end()) {
     report.cache_hit = true;
     ++counters.cache_hits;

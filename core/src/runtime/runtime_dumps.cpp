@@ -105,6 +105,8 @@ void dumpCacheDecisions(const CacheEntry& entry, bool concretization_reused, std
   out << fmt::format("  concretization #{} ({}): {}\n", c.id,
                      concretization_reused ? "reused" : "new",
                      c.key.empty() ? "(no facts)" : c.key);
+  out << fmt::format("  kernels over {} sizes\n",
+                     entry.shape_mode == ShapeMode::Symbolic ? "symbolic" : "static");
   const auto& groups = entry.segmented->groups();
   for (size_t g = 0; g < entry.scheduled.size(); ++g) {
     const ScheduledSegment& s = entry.scheduled[g];

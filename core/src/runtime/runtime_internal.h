@@ -94,8 +94,9 @@ struct CacheEntry {
   std::vector<ValueSource> outputs;
   int64_t slot_count = 0;
   std::vector<bool> slot_is_intermediate;
-  bool needs_evaluator = false;             // some source is a scalar to evaluate
-  std::vector<ScheduledSegment> scheduled;  // one per group once it ran the first time
+  bool needs_evaluator = false;              // some source is a scalar to evaluate
+  ShapeMode shape_mode = ShapeMode::Static;  // of its kernels ([runtime] shapes)
+  std::vector<ScheduledSegment> scheduled;   // one per group once it ran the first time
 };
 
 // Fills steps, outputs and slots from the segmentation.
@@ -118,7 +119,6 @@ struct ExecutionContext {
   Backend& backend;      // the host backend for eval
   bool kernels_allowed;  // false for eval: KernelPlans are refused
   bool outputs_on_host;
-  ShapeMode shape_mode = ShapeMode::Static;
   // benchmarkKernels: time each kernel segment over this many launches.
   int bench_iterations = 0;
   std::vector<KernelBenchmark>* bench = nullptr;

@@ -113,7 +113,7 @@ ScheduledSegment scheduleGroup(CacheEntry& entry, size_t g, std::vector<Argument
   const SegmentGroup& group = entry.segmented->groups()[g];
   const Fusion& segment = *group.fusion;
   const std::vector<ArgumentInfo> made_for = inputs;
-  RuntimeInfo info(segment, std::move(inputs), ctx.device, ctx.shape_mode);
+  RuntimeInfo info(segment, std::move(inputs), ctx.device, entry.shape_mode);
 
   const auto& all = ctx.segmenter.schedulers();
   auto first = std::find_if(all.begin(), all.end(), [&](const SchedulerEntry& e) {

@@ -21,6 +21,13 @@
 
 namespace fusebox {
 
+// [runtime] shapes: whether kernels bake sizes in (Static), read them from
+// their parameters (Symbolic), or bake them in for the first signature of a
+// concretization and read them for every later one (Auto: a fusion that
+// runs at one size keeps static kernels; one that sees a second size gets
+// kernels every later size reuses).
+enum class ShapesPolicy { Static, Symbolic, Auto };
+
 class Options {
  public:
   // Built-in defaults (docs/config.md lists them).
@@ -67,8 +74,8 @@ class Options {
   bool verifyPasses() const;
   // Resize extents become constants of the concretized fusion (docs/runtime.md).
   bool concretizeResizeExtents() const;
-  // shapes = "symbolic": kernels over symbolic sizes, reused across sizes.
-  bool symbolicShapes() const;
+  // [runtime] shapes (docs/runtime.md, "Kernels across sizes").
+  ShapesPolicy shapes() const;
 
  private:
   std::map<std::string, std::map<std::string, OptionValue>, std::less<>> values_;

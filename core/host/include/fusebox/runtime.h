@@ -126,8 +126,9 @@ struct RunReport {
   std::string concretization;
   int64_t concretization_id = 0;  // 1, 2, ... in the order the runtime made them
   bool concretization_reused = false;
-  int64_t kernels_reused = 0;  // on a miss: kernels a new signature found compiled
-  int64_t kernels_new = 0;     // on a miss: kernels compiled (or loaded from the kernel cache)
+  bool symbolic_shapes = false;  // on a miss: its kernels read sizes from parameters
+  int64_t kernels_reused = 0;    // on a miss: kernels a new signature found compiled
+  int64_t kernels_new = 0;       // on a miss: kernels compiled (or loaded from the kernel cache)
   std::vector<SegmentRunRecord> segments;
   double setup_milliseconds = 0;  // passes and segmentation (0 on a hit)
   double milliseconds = 0;        // the whole call
