@@ -12,7 +12,7 @@
 #     (mkdir -p build/gpu-slim && cd build/gpu-slim && tar xf -)
 #   on the device: ln -sfn gpu-slim build/gpu-rel && benchmarks/gpu_session.sh
 # PARTS (default "tests pointwise reduction normalization overhead"; also
-# validate_mid, compare and dynamic) picks
+# validate_mid, compare, dynamic and dynamic_check) picks
 # what runs, e.g. PARTS=normalization benchmarks/gpu_session.sh; VALIDATE=0
 # skips the normalization part's full-size validation (the host evaluator
 # takes most of a call at 16384x4096).
@@ -157,18 +157,31 @@ fi
 
 if want dynamic; then
 # Issue 13: symbolic against static kernels on every workload (fusebox
-# compare: the same fusion, the two [runtime] shapes), and the cold start of
-# a new size with a compiled kernel (the overhead benchmark's BM_NewSize*).
+# compare: the same fusion, the two [runtime] shapes).
 "$build/bin/fusebox" compare benchmarks/workloads/*.py --backend cuda --no-check \
   --variant 'static=--set runtime.shapes="static"' \
   --variant 'symbolic=--set runtime.shapes="symbolic"' --repetitions 10 \
   --json "$out/compare_shapes.json" > "$out/compare_shapes.log" 2>&1
-# Symbolic kernels validated on the GPU (the pointwise and reduction ones;
-# compare above runs with --no-check).
+fi
+
+if want dynamic_check; then
+# Symbolic kernels on the GPU at mid sizes (the host evaluator checks them
+# quickly): a first size compiles, a --sweep size reuses the kernel where the
+# decisions agree, and --validate checks that last run. Then the cold start
+# of a new size with a compiled kernel (the overhead benchmark's BM_NewSize*).
+checks=(
+  "benchmarks/workloads/bias_gelu -i T0=4096x4096 -i T1=4096 --sweep T0=4000x4096"
+  "benchmarks/workloads/broadcast_heavy -i T0=16x1024x1024 -i T3=16 --sweep T0=12x1024x1024,T3=12"
+  "examples/rope"
+  "benchmarks/workloads/sum_rows_f32 -i T0=4096x4096 --sweep T0=4000x4096"
+  "benchmarks/workloads/sum_cols_f32 -i T0=4096x4096 --sweep T0=4096x4000"
+  "benchmarks/workloads/sum_rows_bf16 -i T0=4096x4096 --sweep T0=3000x4096"
+  "benchmarks/workloads/sum_short_rows_f32 -i T0=131072x32 --sweep T0=131000x32")
 {
-  for w in bias_gelu broadcast_heavy rope_bf16 sum_rows_f32 sum_cols_f32 sum_rows_bf16; do
-    echo "== $w (symbolic)"
-    "$build/bin/fusebox" run "benchmarks/workloads/$w.py" --no-ir --backend cuda --validate \
+  for spec in "${checks[@]}"; do
+    read -r -a args <<< "$spec"
+    echo "== ${spec} (symbolic)"
+    "$build/bin/fusebox" run "${args[0]}.py" "${args[@]:1}" --no-ir --backend cuda --validate \
       --shapes symbolic --dump scheduler_params
   done
 } > "$out/symbolic_validate.log" 2>&1

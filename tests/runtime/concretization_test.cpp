@@ -249,7 +249,7 @@ TEST(Concretization, APadWidthSweepCompilesPerWidthOnlyWithResizeExtents) {
 TEST(Concretization, OptionsAndTheirErrors) {
   Options options;
   EXPECT_TRUE(options.concretizeResizeExtents());
-  EXPECT_EQ(options.shapes(), ShapesPolicy::Static);
+  EXPECT_EQ(options.shapes(), ShapesPolicy::Auto);  // the default (docs/perf.md)
   {
     fusebox::testing::ScopedEnv env("FUSEBOX_DISABLE", "concretize_resize_extents");
     Options from_env;
@@ -272,8 +272,8 @@ TEST(Concretization, OptionsAndTheirErrors) {
   }
   options.applyEnvironmentText("FUSEBOX_RUNTIME", "runtime", "shapes=symbolic");
   EXPECT_EQ(options.shapes(), ShapesPolicy::Symbolic);
-  options.applyEnvironmentText("FUSEBOX_RUNTIME", "runtime", "shapes=auto");
-  EXPECT_EQ(options.shapes(), ShapesPolicy::Auto);
+  options.applyEnvironmentText("FUSEBOX_RUNTIME", "runtime", "shapes=static");
+  EXPECT_EQ(options.shapes(), ShapesPolicy::Static);
 }
 
 }  // namespace
