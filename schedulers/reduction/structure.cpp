@@ -6,6 +6,7 @@
 
 #include "kernelgen/accumulator.h"
 #include "kernelgen/kernel_params.h"
+#include "kernelgen/op_support.h"
 
 namespace fusebox::reduction {
 
@@ -43,6 +44,8 @@ Decision analyzeStructure(const Fusion& segment, ReductionStructure& out) {
   }
   const std::vector<Expr*> exprs = segment.exprs();
   for (const Expr* e : exprs) {
+    if (std::string problem = kernelgen::unsupportedOpProblem(e); !problem.empty())
+      return Decision::reject(problem);
     if (e->op() == OpType::Matmul || e->op() == OpType::Linear)
       return Decision::reject(fmt::format(
           "{} (expr {}) is a matmul; reduction does not schedule matmuls", e->opName(), e->name()));

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "frontend/definition_scripts.h"
+
 namespace fusebox {
 namespace {
 
@@ -20,15 +22,7 @@ constexpr const char* kTwoInputs =
 
 // A fusion body: each line indented by four spaces under kHeader.
 std::string body(const std::string& lines) {
-  std::string out = kHeader;
-  size_t start = 0;
-  while (start < lines.size()) {
-    size_t end = lines.find('\n', start);
-    if (end == std::string::npos) end = lines.size();
-    out += "    " + lines.substr(start, end - start) + "\n";
-    start = end + 1;
-  }
-  return out;
+  return kHeader + testing::indented(lines);
 }
 
 struct BadCase {
@@ -74,8 +68,16 @@ std::vector<BadCase> badCases() {
              "positional argument follows keyword argument"),
       inBody("alias_keyword_twice", t0 + "T1 = fd.ops.sum(T0, dims=[0], axes=[1])", 2, 31,
              "fd.ops.sum got multiple values for 'dims'"),
-      inBody("unsupported_dtype", t0 + "T1 = fd.ops.cast(T0, dtype=DataType.ComplexFloat)", 2, 37,
-             "unsupported dtype DataType.ComplexFloat (supported: DataType.Bool"),
+      inBody("unsupported_dtype", t0 + "T1 = fd.ops.cast(T0, dtype=DataType.Float8_e4m3fn)", 2, 37,
+             "unsupported dtype DataType.Float8_e4m3fn (supported: DataType.Bool"),
+      inBody("complex_dtype", t0 + "T1 = fd.ops.cast(T0, dtype=DataType.ComplexFloat)", 2, 37,
+             "DataType.ComplexFloat: complex dtypes are not supported"),
+      inBody("complex_scalar", "S0 = fd.define_scalar(3.0 + 0j, DataType.Double)", 1, 23,
+             "is a complex number; complex numbers and dtypes are not supported"),
+      inBody("complex_operand", t0 + "T1 = fd.ops.mul(T0, complex(1, 2))", 2, 21,
+             "(1+2j) is a complex number"),
+      inBody("complex_division", "S0 = fd.define_scalar(1j / 2)", 1, 26,
+             "operator '/' on complex numbers is not supported"),
       inBody("null_dtype_for_cast", t0 + "T1 = fd.ops.cast(T0, dtype=DataType.Null)", 2, 28,
              "DataType.Null is not allowed here"),
       inBody("rng_seed_without_offset",
@@ -107,7 +109,6 @@ std::vector<BadCase> badCases() {
              1, 77, "stride_order must be a permutation of 0..1"),
       inBody("negative_size", "T0 = fd.define_tensor(shape=[-1, -2])", 1, 34,
              "size -2 in argument 'shape'"),
-      inBody("define_scalar_nothing", "S0 = fd.define_scalar()", 1, 6, "needs a value or a dtype"),
       inBody("define_scalar_string", "S0 = fd.define_scalar('x', dtype=DataType.Double)", 1, 23,
              "'x' is a string, expected a number or None"),
       inBody("unknown_fd_method", "T0 = fd.define_tensr(shape=[-1])", 1, 9,
@@ -140,10 +141,16 @@ std::vector<BadCase> badCases() {
              "operator '==' is not supported"),
       inBody("division_by_zero", "S0 = fd.define_scalar(1 / 0)", 1, 25, "division by zero"),
       inBody("lambda", "S0 = lambda x: x", 1, 6, "'lambda' is not supported"),
-      inBody("star_args", t0 + "T1 = fd.ops.add(*[T0, T0])", 2, 17,
-             "'*' and '**' arguments are not supported"),
-      inBody("slice_syntax", t0 + "V1 = T0.shape()\nS2 = V1[0:1]", 3, 10,
-             "slicing with ':' is not supported"),
+      inBody("double_star_args", t0 + "T1 = fd.ops.add(**kw)", 2, 17,
+             "'**' arguments are not supported"),
+      inBody("star_args_of_tensor", t0 + "T1 = fd.ops.add(*T0)", 2, 18,
+             "T0 is a tensor, expected a list or tuple (a '*' argument)"),
+      inBody("star_after_keyword", t0 + "T1 = fd.ops.add(arg1=T0, *[T0])", 2, 26,
+             "'*' argument follows keyword argument"),
+      inBody("slice_syntax", t0 + "V1 = T0.shape()\nS2 = V1[0:1]", 3, 9,
+             "slicing V1 (a vector) is not supported; index it with an int"),
+      inBody("slice_step_zero", "S0 = fd.define_scalar([1, 2, 3][::0])", 1, 35,
+             "slice step cannot be zero"),
       inBody("dict_literal", "S0 = fd.define_scalar({})", 1, 23,
              "dicts and sets are not supported"),
       inBody("not_callable", t0 + "T1 = T0(1)", 2, 8, "T0 is not callable"),
@@ -213,8 +220,11 @@ std::vector<BadCase> badCases() {
               "inputs[0] is a string, expected a torch constructor"},
       BadCase{"torch_empty", body(t0) + "inputs = [torch.empty(2, 3)]\n", 6, 17,
               "unsupported call torch.empty (supported: torch.randn"},
-      BadCase{"torch_dtype", body(t0) + "inputs = [torch.randn(2, 3, dtype=torch.complex64)]\n", 6,
-              35, "unsupported torch name torch.complex64"},
+      BadCase{"torch_dtype", body(t0) + "inputs = [torch.randn(2, 3, dtype=torch.float8_e5m2)]\n",
+              6, 35, "unsupported torch name torch.float8_e5m2"},
+      BadCase{"torch_complex_dtype",
+              body(t0) + "inputs = [torch.randn(2, 3, dtype=torch.complex64)]\n", 6, 35,
+              "torch.complex64: complex dtypes are not supported"},
       BadCase{"randn_int", body(t0) + "inputs = [torch.randn(2, 3, dtype=torch.int64)]\n", 6, 35,
               "torch.randn needs a floating dtype, got torch.int64"},
       BadCase{"randint_range", body(t0) + "inputs = [torch.randint(5, 5, (2, 3))]\n", 6, 28,
@@ -224,8 +234,8 @@ std::vector<BadCase> badCases() {
               "as_strided view needs 6 elements of storage, but the tensor it views has 4"},
       BadCase{"as_strided_ranks", body(t0) + "inputs = [torch.randn(6).as_strided((2, 3), (1,))]\n",
               6, 45, "as_strided got 2 sizes but 1 strides"},
-      BadCase{"input_method", body(t0) + "inputs = [torch.randn(6).cuda()]\n", 6, 26,
-              "unsupported method .cuda"},
+      BadCase{"input_method", body(t0) + "inputs = [torch.randn(6).numpy()]\n", 6, 26,
+              "unsupported method .numpy on a torch tensor"},
       BadCase{"randn_no_size", body(t0) + "inputs = [torch.randn(device='cuda')]\n", 6, 11,
               "torch.randn needs a size"},
       BadCase{"make_tensor_no_dtype",
@@ -233,6 +243,78 @@ std::vector<BadCase> badCases() {
               "missing 'dtype'"},
       BadCase{"negative_input_size", body(t0) + "inputs = [torch.zeros(2, -3)]\n", 6, 26,
               "size -3 must not be negative"},
+      // ---- tensors of the inputs list: constructors, views, copies ----
+      BadCase{"empty_tensor_strides_overflow",
+              body(t0) + "inputs = [torch.zeros(0, 9223372036854775807, 4)]\n", 6, 11,
+              "the strides of a tensor of size (0, 9223372036854775807, 4) overflow int64"},
+      BadCase{"as_strided_negative_stride",
+              body(t0) + "inputs = [torch.randn(4).as_strided((2,), (-1,))]\n", 6, 44,
+              "stride -1 must not be negative"},
+      BadCase{"expand_mismatch", body(t0) + "inputs = [torch.randn(2, 3).expand(4, 3)]\n", 6, 29,
+              "the expanded size of the tensor (4) must match the existing size (2) at "
+              "non-singleton dimension 0"},
+      BadCase{"t_rank3", body(t0) + "inputs = [torch.randn(2, 3, 4).t()]\n", 6, 32,
+              "t() expects a tensor with <= 2 dimensions, but this one has 3"},
+      BadCase{"negative_step", body(t0) + "inputs = [torch.randn(4)[::-1]]\n", 6, 26,
+              "slices of a torch tensor need a positive step"},
+      BadCase{"too_many_indices", body(t0) + "inputs = [torch.randn(4)[0, 1]]\n", 6, 25,
+              "too many indices for a tensor of 1 dims"},
+      BadCase{"two_ellipses", body(t0) + "inputs = [torch.randn(4)[..., ...]]\n", 6, 25,
+              "an index can only have a single ellipsis"},
+      BadCase{"index_out_of_bounds", body(t0) + "inputs = [torch.randn(4)[5]]\n", 6, 26,
+              "index 5 is out of bounds for dim 0 with size 4"},
+      BadCase{"reshape_noncontiguous", body(t0) + "inputs = [torch.randn(2, 3).t().reshape(6)]\n",
+              6, 33, "reshape of a non-contiguous tensor is not supported"},
+      BadCase{"reshape_size", body(t0) + "inputs = [torch.randn(2, 3).reshape(4, -1)]\n", 6, 29,
+              "reshape: shape [4, -1] is invalid for a tensor of 6 elements"},
+      BadCase{"channels_last_rank",
+              body(t0) + "inputs = [torch.randn(2, 3).to(memory_format=torch.channels_last)]\n", 6,
+              29, "torch.channels_last needs a tensor of 4 dims, this one has 2"},
+      BadCase{
+          "memory_format_3d",
+          body(t0) + "inputs = [torch.randn(4).contiguous(memory_format=torch.channels_last_3d)]\n",
+          6, 51, "expected torch.contiguous_format, torch.channels_last or"},
+      BadCase{"to_bad_argument", body(t0) + "inputs = [torch.randn(4).to(3)]\n", 6, 29,
+              "3 is an int, expected a torch dtype or a device such as 'cuda'"},
+      BadCase{"unsqueeze_range", body(t0) + "inputs = [torch.randn(2).unsqueeze(2)]\n", 6, 36,
+              "dim 2 is out of range for a tensor of 1 dims"},
+      BadCase{"unsupported_attribute", body(t0) + "inputs = [torch.randn(4).device]\n", 6, 26,
+              "unsupported attribute .device of a torch tensor"},
+      BadCase{"tensor_ragged", body(t0) + "inputs = [torch.tensor([[1, 2], [3]])]\n", 6, 33,
+              "torch.tensor: expected a sequence of length 2 at dim 1 (got 1)"},
+      BadCase{"tensor_complex", body(t0) + "inputs = [torch.tensor([1j])]\n", 6, 25,
+              "is a complex number; complex numbers and dtypes are not supported"},
+      BadCase{"tensor_int32_overflow",
+              body(t0) + "inputs = [torch.tensor([3000000000], dtype=torch.int32)]\n", 6, 25,
+              "torch.tensor element 3000000000 does not fit in torch.int32"},
+      BadCase{"arange_direction", body(t0) + "inputs = [torch.arange(5, 0)]\n", 6, 11,
+              "torch.arange(5, 0, 1): the step must be nonzero and lead from start towards end"},
+      BadCase{"arange_bool", body(t0) + "inputs = [torch.arange(5, dtype=torch.bool)]\n", 6, 33,
+              "torch.arange cannot make torch.bool values"},
+      BadCase{"complex_input", body(t0) + "inputs = [1j]\n", 6, 11, "is a complex number"},
+      // ---- the definition reading the module: from_pytorch, module-level names ----
+      BadCase{"pytorch_utils_import", "from nvfuser.pytorch_utils import foo\n", 1, 35,
+              "unsupported import 'foo' from nvfuser.pytorch_utils (expected "
+              "torch_dtype_to_nvfuser_dtype)"},
+      inBody("from_pytorch_not_tensor", "T0 = fd.from_pytorch(DataType.Float)", 1, 22,
+             "expected a torch tensor such as inputs[0], or a number (argument 'tensor' of "
+             "fd.from_pytorch)"),
+      BadCase{"from_pytorch_order",
+              body("T0 = fd.from_pytorch(inputs[1])\nT1 = fd.from_pytorch(inputs[0])") +
+                  "inputs = [torch.randn(2), torch.randn(3, 2)]\n",
+              5, 13,
+              "fd.from_pytorch(inputs[1]) defines fusion input 0, but fd.execute(inputs) passes "
+              "inputs[0] there"},
+      BadCase{"inputs_index_range",
+              body("T0 = fd.from_pytorch(inputs[2])") + "inputs = [torch.randn(2)]\n", 5, 33,
+              "index 2 is out of range for inputs of length 1"},
+      BadCase{"module_name_assigned_later",
+              body("S0 = fd.define_scalar(N)\nN = 3\nfd.add_output(S0)") + "N = 2\n", 5, 27,
+              "N is read before the function assigns it"},
+      inBody("strides_count", "T0 = fd.define_tensor(sizes=[2, 3], strides=[1])", 1, 45,
+             "2 sizes but 1 strides"),
+      inBody("negative_stride", "T0 = fd.define_tensor(sizes=[2, 3], strides=[-1, 1])", 1, 45,
+             "stride -1 of dim 0 is negative"),
   };
 }
 

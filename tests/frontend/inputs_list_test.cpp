@@ -7,25 +7,15 @@
 #include <set>
 #include <string>
 
+#include "frontend/definition_scripts.h"
+
 namespace fusebox {
 namespace {
 
-// Parses `entries` as the inputs list of a fusion with one input per entry
-// (a tensor for constructors, a Double scalar for numbers: kinds are not checked).
-std::vector<InputSpec> parseInputs(const std::string& entries, size_t count) {
-  std::string src =
-      "import torch\nfrom nvfuser import FusionDefinition, DataType\n"
-      "def f(fd : FusionDefinition) -> None :\n";
-  for (size_t i = 0; i < count; ++i)
-    src += "    T" + std::to_string(i) + " = fd.define_tensor(shape=[-1])\n";
-  src += "inputs = [\n" + entries + "\n]\n";
-  PythonDefinition d = parsePythonDefinition(src, "inputs.py");
-  EXPECT_TRUE(d.has_inputs_list);
-  return d.inputs;
-}
+using testing::parseInputsList;
 
 TEST(InputsList, ConstructorsShapesDtypesAndDefaults) {
-  auto specs = parseInputs(
+  auto specs = parseInputsList(
       "torch.randn(16, 512, 4096, device=\"cuda\"),\n"
       "torch.rand((2, 3), dtype=torch.float16, device='cuda:0'),\n"
       "torch.ones(4, dtype=torch.bfloat16, requires_grad=True),\n"
@@ -84,7 +74,7 @@ TEST(InputsList, ConstructorsShapesDtypesAndDefaults) {
 }
 
 TEST(InputsList, AsStridedKeepsTheBaseAndTheView) {
-  auto specs = parseInputs(
+  auto specs = parseInputsList(
       "torch.randn(8192, dtype=torch.float32, device='cuda:0').as_strided((16, 512), (512, 1)),\n"
       "torch.zeros(10).as_strided((2, 2), (1, 4), 1)",
       2);
@@ -138,7 +128,7 @@ TEST(InputsList, ToPythonWritesWhatTheListReadsBack) {
   std::string list;
   for (const InputSpec* s : {&randn, &full, &randint, &make, &strided})
     list += toPython(*s) + ",\n";
-  auto back = parseInputs(list, 5);
+  auto back = parseInputsList(list, 5);
   ASSERT_EQ(back.size(), 5u);
   EXPECT_EQ(back[1].fill_value, ScalarValue(0.5));
   EXPECT_EQ(back[1].dtype, DataType::Half);

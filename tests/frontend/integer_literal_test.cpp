@@ -11,6 +11,8 @@
 #include <limits>
 #include <string>
 
+#include "frontend/definition_scripts.h"
+
 namespace fusebox {
 namespace {
 
@@ -21,17 +23,9 @@ constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 
 // A script whose fusion body is `lines` (each indented under the def, which is line 3).
 std::string script(const std::string& lines) {
-  std::string src =
-      "import torch\nfrom nvfuser import FusionDefinition, DataType\n"
-      "def nvfuser_fusion_id0(fd : FusionDefinition) -> None :\n";
-  size_t start = 0;
-  while (start < lines.size()) {
-    size_t end = lines.find('\n', start);
-    if (end == std::string::npos) end = lines.size();
-    src += "    " + lines.substr(start, end - start) + "\n";
-    start = end + 1;
-  }
-  return src;
+  return "import torch\nfrom nvfuser import FusionDefinition, DataType\n"
+         "def nvfuser_fusion_id0(fd : FusionDefinition) -> None :\n" +
+         testing::indented(lines);
 }
 
 // The value of `S0 = fd.define_scalar(<expr>, dtype=DataType.Int)`.

@@ -28,6 +28,9 @@ std::vector<std::string> describeAll(const std::string& src) {
       case TokenKind::Float:
         kind = "Float";
         break;
+      case TokenKind::Imaginary:
+        kind = "Imaginary";
+        break;
       case TokenKind::String:
         kind = "String";
         break;
@@ -105,6 +108,26 @@ TEST(PythonLexer, NumbersOfEverySpelling) {
   EXPECT_DOUBLE_EQ(toks[5].float_value, 2000.0);
   EXPECT_EQ(toks[6].kind, TokenKind::Int);
   EXPECT_EQ(toks[6].int_value, 7);
+}
+
+TEST(PythonLexer, ImaginaryLiteralsCarryTheirImaginaryPart) {
+  std::vector<Token> toks = tokenize("1j 0.5J 2e1j 0j\n", "lex.py");
+  ASSERT_EQ(toks.size(), 6u);
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(toks[i].kind, TokenKind::Imaginary) << i;
+  EXPECT_DOUBLE_EQ(toks[0].float_value, 1.0);
+  EXPECT_DOUBLE_EQ(toks[1].float_value, 0.5);
+  EXPECT_DOUBLE_EQ(toks[2].float_value, 20.0);
+  EXPECT_DOUBLE_EQ(toks[3].float_value, 0.0);
+  EXPECT_EQ(toks[1].text, "0.5J");
+  // Only decimal literals have an imaginary form, as in Python.
+  try {
+    tokenize("0x1j\n", "lex.py");
+    ADD_FAILURE() << "0x1j lexed";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.where().column, 4);
+    EXPECT_NE(std::string(e.what()).find("unexpected character 'j' in a number"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(PythonLexer, IntegerLiteralsOfEveryBaseAreExact) {

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <string>
 
+#include "frontend/definition_scripts.h"
+
 namespace fusebox {
 namespace {
 
@@ -13,14 +15,7 @@ PythonDefinition parseBody(const std::string& lines) {
   std::string src =
       "import torch\nfrom nvfuser import FusionDefinition, DataType\n\n"
       "def nvfuser_fusion_id0(fd : FusionDefinition) -> None :\n";
-  size_t start = 0;
-  while (start < lines.size()) {
-    size_t end = lines.find('\n', start);
-    if (end == std::string::npos) end = lines.size();
-    src += "    " + lines.substr(start, end - start) + "\n";
-    start = end + 1;
-  }
-  return parsePythonDefinition(src, "test.py");
+  return parsePythonDefinition(src + testing::indented(lines), "test.py");
 }
 
 const TensorView* inputTensor(const PythonDefinition& d, size_t i) {

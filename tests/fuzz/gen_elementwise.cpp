@@ -68,6 +68,7 @@ const std::vector<OpRule>& unaryRules() {
       {"isnan", true, false, kAll, 0},
       {"isneginf", true, false, kAll, 0},
       {"isposinf", true, false, kAll, 0},
+      {"signbit", true, false, kAll, 0},
   };
   return rules;
 }
@@ -99,6 +100,9 @@ const std::vector<OpRule>& binaryRules() {
       {"bitwise_xor", true, false, kI | kB, 0},
       {"bitwise_left_shift", true, false, kI, 0},
       {"bitwise_right_shift", true, false, kI, 0},
+      {"logical_right_shift", true, false, kI, 0},
+      {"gcd", true, false, kI, 0},
+      {"nextafter", true, false, kF, 0},
   };
   return rules;
 }
@@ -245,7 +249,7 @@ bool Generator::genUnary() {
       rule.exact && (!isIntegralType(x->dtype) || intFitsCompute(x->max_abs, DataType::Float) ||
                      isOneOf(rule.name, {"abs", "neg", "relu", "floor", "ceil", "round", "trunc",
                                          "sign", "logical_not", "bitwise_not", "isfinite", "isinf",
-                                         "isnan", "isneginf", "isposinf"}));
+                                         "isnan", "isneginf", "isposinf", "signbit"}));
   return tryTensor(fmt::format("fd.ops.{}({})", rule.name, x->name), {o}, exact);
 }
 

@@ -47,6 +47,11 @@ const std::vector<FeatureInfo>& generatorFeatures() {
       {"iota", "iota"},
       {"rand", "uniform, normal, rand_like, randn_like"},
       {"matmul", "matmul and linear"},
+      {"indexing",
+       "index_select, select, gather, take_along_axis, scatter, embedding_fwd at indices made "
+       "in range from iota"},
+      {"scan", "cumsum, cumprod, cummax, cummin"},
+      {"triu", "triu"},
   };
   return features;
 }
@@ -406,6 +411,9 @@ GeneratedCase Generator::run() {
       {"iota", &Generator::genIota, 1},
       {"rand", &Generator::genRandom, 1},
       {"matmul", &Generator::genMatmul, 1},
+      {"indexing", &Generator::genIndexing, 3},
+      {"scan", &Generator::genScan, 2},
+      {"triu", &Generator::genTriu, 1},
   };
   int total = 0;
   for (const auto& e : families) total += e.weight;

@@ -132,7 +132,7 @@ class Generator {
   // An int operand equal to `value`: the literal, or a scalar variable holding it.
   std::string intArgument(int64_t value);
 
-  // ---- op families (gen_elementwise.cpp, gen_shapes.cpp)
+  // ---- op families (gen_elementwise.cpp, gen_shapes.cpp, gen_indexing.cpp)
   bool genUnary();
   bool genBinary();
   bool genTernary();
@@ -154,6 +154,10 @@ class Generator {
   bool genIota();
   bool genRandom();
   bool genMatmul();
+  // (gen_indexing.cpp)
+  bool genIndexing();
+  bool genScan();
+  bool genTriu();
 
   // ---- state
   GeneratorOptions options;

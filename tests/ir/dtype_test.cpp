@@ -72,8 +72,14 @@ TEST(OpTypes, EveryOpNameParsesBack) {
   for (auto op : allUnaryOpTypes()) EXPECT_EQ(parseUnaryOpType(toString(op)), op);
   for (auto op : allBinaryOpTypes()) EXPECT_EQ(parseBinaryOpType(toString(op)), op);
   for (auto op : allTernaryOpTypes()) EXPECT_EQ(parseTernaryOpType(toString(op)), op);
-  EXPECT_EQ(allUnaryOpTypes().size(), static_cast<size_t>(UnaryOpType::IsPosInf) + 1);
-  EXPECT_EQ(allBinaryOpTypes().size(), static_cast<size_t>(BinaryOpType::BitwiseRightShift) + 1);
+  EXPECT_EQ(allUnaryOpTypes().size(), static_cast<size_t>(UnaryOpType::Signbit) + 1);
+  EXPECT_EQ(allBinaryOpTypes().size(), static_cast<size_t>(BinaryOpType::LogicalRightShift) + 1);
+  EXPECT_EQ(toString(UnaryOpType::Signbit), "signbit");
+  EXPECT_EQ(parseBinaryOpType("logical_right_shift"), BinaryOpType::LogicalRightShift);
+  EXPECT_EQ(parseBinaryOpType("nextafter"), BinaryOpType::Nextafter);
+  EXPECT_EQ(parseBinaryOpType("gcd"), BinaryOpType::Gcd);
+  EXPECT_EQ(scanName(ReductionOpType::Sum), "cumsum");
+  EXPECT_EQ(scanName(ReductionOpType::Min), "cummin");
   EXPECT_EQ(parseBinaryOpType("frobnicate"), std::nullopt);
 }
 

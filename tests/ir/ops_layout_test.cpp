@@ -52,6 +52,14 @@ struct EveryOp {
     out(matmul(x, m));
     auto* weight = defineTensor(f, {3, 4}, DataType::Float);
     out(linear(x, weight, defineTensor(f, {3}, DataType::Float)));
+    auto* index = defineTensor(f, {-1, 4}, DataType::Int64);
+    out(indexSelect(x, defineTensor(f, {2}, DataType::Int32), 1));
+    out(select(x, k(1), 1));
+    out(gather(x, index, 0));
+    out(takeAlongAxis(x, index, 1));
+    out(scatter(x, index, x, 0));
+    out(scatter(x, index, s, 1));
+    out(scan(ReductionOpType::Sum, x, 1));
   }
 };
 
@@ -131,6 +139,26 @@ std::string layoutProblem(Expr* e) {
       return expect(in.size() == 2 && tensorIn(0) && tensorIn(1), "T, T");
     case OpType::Linear:
       return expect((in.size() == 2 || in.size() == 3) && tensorIn(0) && tensorIn(1), "T, T[, T]");
+    case OpType::IndexSelect:
+      return expect(in.size() == 2 && tensorIn(0) && tensorIn(1) && rankOf(in[1]) <= 1 &&
+                        std::holds_alternative<IndexAttr>(e->attrs()),
+                    "T, T (rank 0 or 1)");
+    case OpType::Select:
+      return expect(
+          in.size() == 2 && tensorIn(0) && in[1]->isScalar() && rankOf(out[0]) + 1 == rankOf(in[0]),
+          "T, S -> T (rank - 1)");
+    case OpType::Gather:
+    case OpType::TakeAlongAxis:
+      return expect(in.size() == 2 && tensorIn(0) && tensorIn(1) &&
+                        rankOf(in[0]) == rankOf(in[1]) && rankOf(out[0]) == rankOf(in[0]),
+                    "T, T of equal rank");
+    case OpType::Scatter:
+      return expect(in.size() == 3 && tensorIn(0) && tensorIn(1) &&
+                        std::holds_alternative<IndexAttr>(e->attrs()),
+                    "T, T, T|S");
+    case OpType::Scan:
+      return expect(in.size() == 1 && tensorIn(0) && std::holds_alternative<ScanAttr>(e->attrs()),
+                    "T");
   }
   return "unknown op";
 }
@@ -142,8 +170,8 @@ TEST(OpsLayout, EveryOpTypeFollowsTheDocumentedOperandLayout) {
     seen.insert(e->op());
     EXPECT_EQ(layoutProblem(e), "") << "expr " << e->name() << " (" << e->opName() << ")";
   }
-  // OpType's enumerators run from Set to Linear.
-  for (int op = static_cast<int>(OpType::Set); op <= static_cast<int>(OpType::Linear); ++op)
+  // OpType's enumerators run from Set to Scan.
+  for (int op = static_cast<int>(OpType::Set); op <= static_cast<int>(OpType::Scan); ++op)
     EXPECT_TRUE(seen.count(static_cast<OpType>(op))) << toString(static_cast<OpType>(op));
 }
 

@@ -110,6 +110,25 @@ TEST(OpsPromotion, IntegerOnlyBinaryOps) {
   EXPECT_EQ(tensorBinary(BinaryOpType::Sub, I32, H), H);
 }
 
+TEST(OpsPromotion, NextafterGcdAndLogicalShift) {
+  // nextafter steps on the grid of the common floating dtype; integers have none.
+  EXPECT_EQ(tensorBinary(BinaryOpType::Nextafter, F, DB), DB);
+  EXPECT_EQ(tensorBinary(BinaryOpType::Nextafter, H, H), H);
+  EXPECT_EQ(tensorScalar(BinaryOpType::Nextafter, F, DB), F);
+  EXPECT_USER_ERROR(
+      tensorBinary(BinaryOpType::Nextafter, I64, I64),
+      HasSubstr("fd.ops.nextafter: expects floating-point operands (torch.nextafter), "
+                "got Int and Int"));
+  // gcd and logical_right_shift: integers only, the common width.
+  EXPECT_EQ(tensorBinary(BinaryOpType::Gcd, I32, I32), I32);
+  EXPECT_EQ(tensorBinary(BinaryOpType::Gcd, I32, I64), I64);
+  EXPECT_EQ(tensorScalar(BinaryOpType::LogicalRightShift, I32, I64), I32);
+  EXPECT_USER_ERROR(tensorBinary(BinaryOpType::Gcd, F, I32),
+                    HasSubstr("fd.ops.gcd: expects integer operands, got Float and Int32"));
+  EXPECT_USER_ERROR(tensorBinary(BinaryOpType::LogicalRightShift, B, I64),
+                    HasSubstr("fd.ops.logical_right_shift: expects integer operands, got Bool"));
+}
+
 // Hand-classified unary ops.
 const std::vector<UnaryOpType> kFloatingMath = {
     UnaryOpType::Exp,   UnaryOpType::Exp2,       UnaryOpType::Expm1,   UnaryOpType::Log,
@@ -122,9 +141,9 @@ const std::vector<UnaryOpType> kFloatingMath = {
 const std::vector<UnaryOpType> kKeepType = {
     UnaryOpType::Abs,  UnaryOpType::Relu,  UnaryOpType::Sign, UnaryOpType::Floor,
     UnaryOpType::Ceil, UnaryOpType::Round, UnaryOpType::Trunc};
-const std::vector<UnaryOpType> kPredicates = {UnaryOpType::LogicalNot, UnaryOpType::IsFinite,
-                                              UnaryOpType::IsInf,      UnaryOpType::IsNan,
-                                              UnaryOpType::IsNegInf,   UnaryOpType::IsPosInf};
+const std::vector<UnaryOpType> kPredicates = {
+    UnaryOpType::LogicalNot, UnaryOpType::IsFinite, UnaryOpType::IsInf,  UnaryOpType::IsNan,
+    UnaryOpType::IsNegInf,   UnaryOpType::IsPosInf, UnaryOpType::Signbit};
 
 TEST(OpsPromotion, UnaryOpsAcrossEveryDtype) {
   for (D t : kAllDataTypes) {

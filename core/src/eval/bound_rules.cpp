@@ -325,6 +325,7 @@ int unaryUlps(UnaryOpType op) {
     case UnaryOpType::IsNan:
     case UnaryOpType::IsNegInf:
     case UnaryOpType::IsPosInf:
+    case UnaryOpType::Signbit:
       return 0;
     case UnaryOpType::Sqrt:
     case UnaryOpType::Reciprocal:

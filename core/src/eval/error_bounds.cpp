@@ -102,9 +102,18 @@ class BoundRun {
       case OpType::Rand:
         creation(e);
         return;
-      default:
-        movement(e);  // broadcast, squeeze, expand, reshape, permute, slice, pad, cat
+      case OpType::Scan: {
+        const Tensor& in = values_.tensor(e->input(0));
+        const Tensor& out = values_.tensor(e->output(0));
+        Tensor b = scanErrorBound(e, in, error(e->input(0)), out,
+                                  accumulationRoundoff(in.dtype(), out.dtype()));
+        setError(e->output(0), b, b.defined());
         return;
+      }
+      default:
+        // broadcast, squeeze, expand, reshape, permute, slice, pad, cat; the
+        // indexing ops read their index as it is.
+        return isIndexingOp(e->op()) ? indexed(e) : movement(e);
     }
   }
 
@@ -125,6 +134,7 @@ class BoundRun {
   void contraction(const Expr* e);
   void creation(const Expr* e);
   void movement(const Expr* e);
+  void indexed(const Expr* e);
   // The evaluator's kernel for `e` run on float64 `operands` (one per input
   // tensor, in order); the output as it allocates it.
   Tensor moved(const Expr* e, const std::vector<Tensor>& operands, size_t output = 0);
@@ -287,39 +297,17 @@ void BoundRun::reduction(const Expr* e) {
   Tensor bound = Tensor::empty(DataType::Double, out.sizes());
   const auto* err = static_cast<const double*>(in_error.data());
   auto* dst = static_cast<double*>(bound.data());
-  const auto terms = static_cast<double>(r.reduced[0].size());
   bool nonzero = false;
   for (detail::StridedWalk w(
            r.kept_sizes, {r.kept_strides[0], r.kept_strides[1], out.strides(), bound.strides()});
        !w.done(); w.next()) {
-    double b = 0.0;
-    double sum_abs = 0.0, sum_err = 0.0, max_err = 0.0, prod_abs = 1.0, prod_wide = 1.0;
-    for (size_t j = 0; j < r.reduced[0].size(); ++j) {
-      const double x =
-          std::fabs(loadNumber(in.data(), in.dtype(), w.offset(0) + r.reduced[0][j]).asDouble());
-      const double ex = err[w.offset(1) + r.reduced[1][j]];
-      sum_abs += x;
-      sum_err += ex;
-      max_err = std::max(max_err, ex);
-      prod_abs *= x;
-      prod_wide *= x + ex;
-    }
+    ReductionTotals totals;
+    for (size_t j = 0; j < r.reduced[0].size(); ++j)
+      totals.add(
+          std::fabs(loadNumber(in.data(), in.dtype(), w.offset(0) + r.reduced[0][j]).asDouble()),
+          err[w.offset(1) + r.reduced[1][j]]);
     const double y = std::fabs(loadNumber(out.data(), out.dtype(), w.offset(2)).asDouble());
-    switch (attr.op) {
-      case ReductionOpType::Sum:
-        b = sum_err + (terms + 1) * u_acc * sum_abs + storedRounding(out.dtype(), y);
-        break;
-      case ReductionOpType::Prod:
-        // |prod x'_j - prod x_j| <= prod(|x_j| + e_j) - prod |x_j|, and each
-        // of the K multiplications rounds.
-        b = prod_wide * (1 + (terms + 1) * u_acc) - prod_abs + storedRounding(out.dtype(), y);
-        break;
-      case ReductionOpType::Max:
-      case ReductionOpType::Min:
-        b = max_err;
-        break;
-    }
-    if (std::isnan(b)) b = kUnbounded;
+    const double b = reductionBound(attr.op, totals, u_acc, out.dtype(), y);
     nonzero |= b != 0;
     dst[w.offset(3)] = b;
   }
@@ -424,6 +412,31 @@ void BoundRun::movement(const Expr* e) {
   if (!any_error) return;  // data movement is exact
   Tensor m = moved(e, operands).contiguous();
   setError(e->output(0), std::move(m), true);
+}
+
+// Indexing ops move their data operands' bounds with the values, read at the
+// very indices the values were: the index operand is passed as it is. An
+// index with a bound of its own (computed from rounded values) may pick other
+// elements, so then no element is bounded.
+void BoundRun::indexed(const Expr* e) {
+  const Val* index = e->input(1);
+  bool any_error = false;
+  for (const Val* in : e->inputs()) any_error |= in->isTensor() && error(in).defined();
+  if (!any_error) return;  // exact data at exact indices
+  const Val* out = e->output(0);
+  if (index->isTensor() && error(index).defined()) {
+    Tensor all = Tensor::empty(DataType::Double, values_.tensor(out).sizes());
+    auto* p = static_cast<double*>(all.data());
+    for (int64_t i = 0; i < all.numel(); ++i) p[i] = kUnbounded;
+    setError(out, std::move(all), true);
+    return;
+  }
+  std::vector<Tensor> operands;
+  for (size_t k = 0; k < e->inputs().size(); ++k) {
+    const Val* in = e->input(k);
+    if (in->isTensor()) operands.push_back(k == 1 ? values_.tensor(in) : errorOrZeros(in));
+  }
+  setError(out, moved(e, operands).contiguous(), true);
 }
 
 // matmul and linear: the contraction of |A| and |B| (and of the bounds) by the

@@ -7,6 +7,7 @@
 // operands' bounds forward (bound_rules.cpp) and adds its own rounding.
 #pragma once
 
+#include <algorithm>
 #include <limits>
 
 #include "eval/eval_internal.h"
@@ -32,6 +33,35 @@ double castBound(const Number& x, double e, DataType to);
 // rounded ones (+ - * / sqrt), 8 for library functions (exp, tanh, pow...).
 int unaryUlps(UnaryOpType op);
 int binaryUlps(BinaryOpType op, bool floating);
+
+// ---- one sum, product or extremum (error_bounds_scan.cpp) -------------------
+// Running totals over the K terms x_j (off by e_j) one reduction combines.
+struct ReductionTotals {
+  double terms = 0, sum_abs = 0, sum_err = 0, max_err = 0, prod_abs = 1, prod_wide = 1;
+  void add(double abs_x, double e) {
+    terms += 1;
+    sum_abs += abs_x;
+    sum_err += e;
+    max_err = std::max(max_err, e);
+    prod_abs *= abs_x;
+    prod_wide *= abs_x + e;
+  }
+};
+// The bound of the reduction's result y (stored as `dtype`), accumulated
+// with unit roundoff u_acc: a sum's sum e_j + (K + 1) u_acc sum |x_j|, a
+// product's prod(|x_j| + e_j) (1 + (K + 1) u_acc) - prod |x_j| (each of the K
+// multiplications rounds), plus the stored rounding 2 u_d |y|; max and min
+// max e_j. +inf instead of NaN.
+double reductionBound(ReductionOpType op, const ReductionTotals& t, double u_acc, DataType dtype,
+                      double abs_y);
+
+// ---- scans (error_bounds_scan.cpp) ------------------------------------------
+// E of a scan's output (row-major float64): each element gets the bound of
+// the sum, product or extremum of its prefix; undefined when every element
+// is exact. `in_error` may be undefined (an exact input); u_acc is the unit
+// roundoff the scan accumulates with.
+Tensor scanErrorBound(const Expr* e, const Tensor& in, const Tensor& in_error, const Tensor& out,
+                      double u_acc);
 
 // ---- whole tensors (error_bounds.cpp) ---------------------------------------
 // Per output of `fusion` that `wanted` selects: E for each element, as a

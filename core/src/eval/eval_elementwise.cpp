@@ -105,6 +105,7 @@ void evalElementwise(EvalContext& ctx, const Expr* e) {
   const DataType out_type = out.dtype();
 
   const OpType kind = e->op();
+  const DataType result_type = out_tv->dtype();  // nextafter's grid, gcd's width
   const auto unary = kind == OpType::Unary ? e->attr<UnaryOpType>() : UnaryOpType{};
   const auto binary = kind == OpType::Binary ? e->attr<BinaryOpType>() : BinaryOpType{};
   const auto ternary = kind == OpType::Ternary ? e->attr<TernaryOpType>() : TernaryOpType{};
@@ -145,7 +146,7 @@ void evalElementwise(EvalContext& ctx, const Expr* e) {
           r = applyUnary(unary, vals[0]);
           break;
         case OpType::Binary:
-          r = applyBinary(binary, vals[0], vals[1]);
+          r = applyBinary(binary, vals[0], vals[1], result_type);
           break;
         case OpType::Ternary:
           r = applyTernary(ternary, vals[0], vals[1], vals[2]);

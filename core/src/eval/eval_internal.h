@@ -71,6 +71,11 @@ ScalarValue scalarFromNumber(const Number& v, DataType t);
 // division by zero throws UserError.
 Number applyUnary(UnaryOpType op, const Number& x);
 Number applyBinary(BinaryOpType op, const Number& a, const Number& b);
+// Every binary op, including those whose result depends on the dtype they
+// compute in (`dtype`, the op's result dtype): nextafter steps on its grid,
+// gcd and logical_right_shift work in its bit width. The form above refuses
+// those three with an InternalError rather than guess a width.
+Number applyBinary(BinaryOpType op, const Number& a, const Number& b, DataType dtype);
 Number applyTernary(TernaryOpType op, const Number& a, const Number& b, const Number& c);
 // Whether the op on integer operands has an exact result outside int64, i.e.
 // applyUnary/applyBinary wrapped (false for floating operands).
@@ -144,6 +149,9 @@ void evalReduction(EvalContext& ctx, const Expr* e);  // Reduction, Var, VarMean
 void evalResize(EvalContext& ctx, const Expr* e);     // Slice, Pad, Cat
 void evalCreation(EvalContext& ctx, const Expr* e);   // Full, Iota, Rand
 void evalMatmul(EvalContext& ctx, const Expr* e);     // Matmul, Linear
+void evalIndexing(EvalContext& ctx, const Expr* e);   // IndexSelect, Select, Gather,
+                                                      // TakeAlongAxis, Scatter
+void evalScan(EvalContext& ctx, const Expr* e);       // Scan
 // Dispatches to the family of `e` (a tensor expression).
 void evalTensorExpr(EvalContext& ctx, const Expr* e);
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <type_traits>
 
 #include "eval/eval_internal.h"
 
@@ -248,6 +249,9 @@ Number applyUnary(UnaryOpType op, const Number& x) {
       return Number::ofBool(!int_like && std::isinf(x.d) && x.d < 0);
     case UnaryOpType::IsPosInf:
       return Number::ofBool(!int_like && std::isinf(x.d) && x.d > 0);
+    case UnaryOpType::Signbit:
+      // The sign bit itself: true for -0.0 and for NaNs that carry it.
+      return Number::ofBool(int_like ? x.i < 0 : std::signbit(x.d));
     default:
       return floatMath(op, x.asDouble());
   }
@@ -330,10 +334,93 @@ Number applyBinary(BinaryOpType op, const Number& a, const Number& b) {
       // Arithmetic shift; out-of-range amounts leave only the sign.
       if (b.i < 0 || b.i >= 64) return Number::ofInt(a.i < 0 ? -1 : 0);
       return Number::ofInt(a.i >> b.i);
+    case BinaryOpType::Nextafter:
+    case BinaryOpType::Gcd:
+    case BinaryOpType::LogicalRightShift:
+      throw InternalError(fmt::format(
+          "{} depends on its dtype: call applyBinary with the dtype it computes in", toString(op)));
     default:
       break;
   }
   throw InternalError(fmt::format("unknown binary op {}", static_cast<int>(op)));
+}
+
+namespace {
+
+// The neighbour of a toward b on the grid of a 16-bit float type (both ends
+// rounded to it first, as torch converts its operands): one step of the
+// sign-magnitude bit pattern, as std::nextafter does for float and double.
+double nextAfter16(DataType t, double a, double b) {
+  const bool half = t == DataType::Half;
+  const uint16_t ab = half ? doubleToHalf(a) : doubleToBfloat16(a);
+  const uint16_t bb = half ? doubleToHalf(b) : doubleToBfloat16(b);
+  auto value = [&](uint16_t bits) {
+    return static_cast<double>(half ? halfToFloat(bits) : bfloat16ToFloat(bits));
+  };
+  const double x = value(ab), y = value(bb);
+  if (std::isnan(x) || std::isnan(y)) return kNan;
+  if (x == y) return y;
+  if (x == 0) return value(static_cast<uint16_t>(y < 0 ? 0x8001 : 0x0001));
+  const bool away_from_zero = (x < y) == (x > 0);
+  return value(static_cast<uint16_t>(away_from_zero ? ab + 1 : ab - 1));
+}
+
+double nextAfterIn(DataType t, double a, double b) {
+  switch (t) {
+    case DataType::Double:
+      return std::nextafter(a, b);
+    case DataType::Float:
+      return std::nextafter(static_cast<float>(a), static_cast<float>(b));
+    case DataType::Half:
+    case DataType::BFloat16:
+      return nextAfter16(t, a, b);
+    default:
+      throw InternalError(fmt::format("nextafter in {}", pythonName(t)));
+  }
+}
+
+// torch's gcd kernel (Euclid on |a| and |b| in the operands' width): the
+// absolute value of the most negative integer wraps, so gcd(INT64_MIN, 6) is
+// -2 there, and so here.
+template <class T>
+int64_t torchGcd(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  auto wrap_abs = [](T v) { return v < 0 ? static_cast<T>(U{0} - static_cast<U>(v)) : v; };
+  a = wrap_abs(a);
+  b = wrap_abs(b);
+  while (a != 0) {
+    const T c = a;
+    a = a == -1 ? 0 : static_cast<T>(b % a);  // b % -1 is 0 (and INT_MIN % -1 is UB)
+    b = c;
+  }
+  return b;
+}
+
+}  // namespace
+
+Number applyBinary(BinaryOpType op, const Number& a, const Number& b, DataType dtype) {
+  switch (op) {
+    case BinaryOpType::Nextafter:
+      FUSEBOX_USER_CHECK(isFloatingType(dtype), "nextafter needs floating operands, got {}",
+                         pythonName(dtype));
+      return Number::ofFloat(nextAfterIn(dtype, a.asDouble(), b.asDouble()));
+    case BinaryOpType::Gcd:
+      FUSEBOX_USER_CHECK(!a.isFloat() && !b.isFloat(), "gcd needs integer operands");
+      if (dtype == DataType::Int32)
+        return Number::ofInt(torchGcd(static_cast<int32_t>(a.i), static_cast<int32_t>(b.i)));
+      return Number::ofInt(torchGcd(a.i, b.i));
+    case BinaryOpType::LogicalRightShift: {
+      FUSEBOX_USER_CHECK(!a.isFloat() && !b.isFloat(),
+                         "logical_right_shift needs integer operands");
+      // The bits of the operand's width, zero-filled; amounts outside [0, width) give 0.
+      const int64_t width = dtype == DataType::Int32 ? 32 : 64;
+      if (b.i < 0 || b.i >= width) return Number::ofInt(0);
+      const uint64_t bits = width == 32 ? static_cast<uint32_t>(a.i) : static_cast<uint64_t>(a.i);
+      return Number::ofInt(static_cast<int64_t>(bits >> b.i));
+    }
+    default:
+      return applyBinary(op, a, b);
+  }
 }
 
 bool integerOverflows(UnaryOpType op, const Number& x) {
@@ -358,6 +445,8 @@ bool integerOverflows(BinaryOpType op, const Number& a, const Number& b) {
     case BinaryOpType::BitwiseLeftShift:
       return b.i >= 0 && b.i < 64 &&
              (static_cast<int64_t>(static_cast<uint64_t>(a.i) << b.i) >> b.i) != a.i;
+    case BinaryOpType::Gcd:
+      return a.i == kMinInt || b.i == kMinInt;  // |INT64_MIN| does not fit
     default:
       return false;
   }

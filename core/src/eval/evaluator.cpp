@@ -100,6 +100,16 @@ void evalTensorExpr(EvalContext& ctx, const Expr* e) {
     case OpType::Linear:
       evalMatmul(ctx, e);
       return;
+    case OpType::IndexSelect:
+    case OpType::Select:
+    case OpType::Gather:
+    case OpType::TakeAlongAxis:
+    case OpType::Scatter:
+      evalIndexing(ctx, e);
+      return;
+    case OpType::Scan:
+      evalScan(ctx, e);
+      return;
   }
   throw InternalError(fmt::format("no evaluator for {}", describeExpr(e)));
 }

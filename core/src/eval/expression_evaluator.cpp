@@ -27,7 +27,7 @@ Number evaluateScalarExpr(const Expr* def, const std::vector<Number>& in) {
     case OpType::Unary:
       return applyUnary(def->attr<UnaryOpType>(), in.at(0));
     case OpType::Binary:
-      return applyBinary(def->attr<BinaryOpType>(), in.at(0), in.at(1));
+      return applyBinary(def->attr<BinaryOpType>(), in.at(0), in.at(1), def->output(0)->dtype());
     case OpType::Ternary:
       return applyTernary(def->attr<TernaryOpType>(), in.at(0), in.at(1), in.at(2));
     case OpType::Cast:

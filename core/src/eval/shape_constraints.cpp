@@ -44,6 +44,12 @@ class ShapeChecker {
       case OpType::Reduction:
         checkExtremum(e);
         return;
+      case OpType::IndexSelect:
+      case OpType::Gather:
+      case OpType::TakeAlongAxis:
+      case OpType::Scatter:
+        checkIndexable(e);
+        return;
       default:
         return;
     }
@@ -125,6 +131,19 @@ class ShapeChecker {
                          "{}: {} of an empty set: {} (max and min need at least one element)",
                          describeExpr(e), toString(attr.op), dimText(in, a, 0));
     }
+  }
+
+  // An index into a dim of size 0 is out of range whatever its value, even
+  // where the output is empty and nothing reads it (scatter into an empty
+  // dim): as in PyTorch that is an error, not an empty result.
+  void checkIndexable(const Expr* e) {
+    const Val* in = e->input(0);
+    const int64_t dim = e->attr<IndexAttr>().dim;
+    auto s = sizes(in);
+    auto n = numel(e->input(1));
+    if (!s.at(dim) || *s[dim] != 0 || !n || *n == 0) return;
+    throw UserError(fmt::format("{}: {} is empty, so none of the {} indices of {} is in range",
+                                describeExpr(e), dimText(in, dim, 0), *n, e->input(1)->toString()));
   }
 
   // A size asked of a dim that is not 1 must be its size.

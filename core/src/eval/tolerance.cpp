@@ -97,7 +97,7 @@ bool isMovement(OpType op) {
     case OpType::Cat:
       return true;
     default:
-      return false;
+      return isIndexingOp(op);  // values picked at indices, unchanged
   }
 }
 
@@ -123,6 +123,8 @@ int64_t termsOf(const Expr* e, ExpressionEvaluator& ee) {
       const auto dims = e->input(0)->as<TensorView>()->logicalNoReductions();
       return dims.empty() ? 1 : extent(dims.back());
     }
+    case OpType::Scan:  // its last element reduces the whole line
+      return extent(e->input(0)->as<TensorView>()->axis(e->attr<ScanAttr>().dim));
     default:
       return 0;
   }

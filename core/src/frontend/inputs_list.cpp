@@ -4,9 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
+#include <limits>
 
+#include "frontend/input_views.h"
 #include "frontend/op_table.h"
 
 namespace fusebox {
@@ -24,35 +27,15 @@ constexpr TorchDType kTorchDTypes[] = {
     {"int64", DataType::Int64},   {"long", DataType::Int64},        {"bool", DataType::Bool},
 };
 
+// torch's names that are no dtype but may appear as arguments (memory_format=, layout=).
+constexpr std::string_view kTorchConstants[] = {"contiguous_format", "channels_last",
+                                                "channels_last_3d", "preserve_format", "strided"};
+constexpr std::string_view kComplexDTypes[] = {"complex32", "complex64", "complex128",
+                                               "cfloat",    "cdouble",   "chalf"};
+
 constexpr std::string_view kConstructors =
     "torch.randn, torch.rand, torch.ones, torch.zeros, torch.full, torch.randint, "
-    "torch.testing.make_tensor";
-
-// A tensor's sizes: none negative, and their product must fit in int64.
-std::vector<int64_t> checkedSizes(std::vector<int64_t> sizes, const SourceLocation& where,
-                                  const std::string& context) {
-  if (!checked::product(sizes))
-    throw UserError(where, fmt::format("the number of elements of a tensor of size ({}) overflows "
-                                       "int64 ({})",
-                                       fmt::join(sizes, ", "), context));
-  return sizes;
-}
-
-std::vector<int64_t> asSizes(const PyValue& v, const std::string& context) {
-  if (!v.isSequence()) throwWrongKind(v, "a tuple of sizes", context);
-  std::vector<int64_t> sizes = asIntList(v, context);
-  for (size_t i = 0; i < sizes.size(); ++i)
-    if (sizes[i] < 0)
-      throw UserError(v.items[i].where,
-                      fmt::format("size {} must not be negative ({})", sizes[i], context));
-  return checkedSizes(std::move(sizes), v.where, context);
-}
-
-DataType torchDType(const PyValue& v, const std::string& context) {
-  if (v.kind != PyValue::Kind::TorchDType)
-    throwWrongKind(v, "a torch dtype such as torch.float32", context);
-  return *v.dtype;
-}
+    "torch.testing.make_tensor, torch.tensor, torch.arange";
 
 // Splits a constructor call into (shape, remaining args): the shape is either
 // leading int arguments (`torch.randn(2, 3)`), one tuple/list (`torch.rand((2, 3))`)
@@ -102,6 +85,20 @@ BoundArgs bindRest(const std::string& fn, std::vector<OpParam> params, const Cal
   return BoundArgs(fn, std::move(params), rest);
 }
 
+// As torch, a value an integer dtype cannot hold is an error, not a wrapped value.
+void checkFits(const PyValue& v, DataType dtype, const std::string& what) {
+  if (!isIntegralType(dtype)) return;
+  const bool int32 = dtype == DataType::Int32;
+  const double limit = int32 ? 2147483648.0 : 9223372036854775808.0;
+  const bool fits =
+      v.kind == PyValue::Kind::Float ? std::isfinite(v.f) && v.f >= -limit && v.f < limit
+      : v.kind == PyValue::Kind::Int ? !int32 || (v.i >= INT32_MIN && v.i <= INT32_MAX)
+                                     : true;
+  if (!fits)
+    throw UserError(v.where, fmt::format("{} {} does not fit in {}", what, describeValue(v),
+                                         torchDTypeName(dtype)));
+}
+
 PyValue makeInput(InputSpec spec, const SourceLocation& where) {
   spec.where = where;
   PyValue v = PyValue::make(PyValue::Kind::Input, where);
@@ -141,18 +138,99 @@ PyValue fullCall(const std::string& fn, const CallArgs& args) {
                : fill.kind == PyValue::Kind::Int ? DataType::Int64
                                                  : DataType::Float;
   if (a.has(2)) spec.dtype = torchDType(a.at(2), a.context(2));
-  // As torch, a fill an integer dtype cannot hold is an error, not a wrapped value.
-  if (isIntegralType(spec.dtype)) {
-    const bool int32 = spec.dtype == DataType::Int32;
-    const double limit = int32 ? 2147483648.0 : 9223372036854775808.0;
-    const bool fits = fill.kind == PyValue::Kind::Float
-                          ? std::isfinite(fill.f) && fill.f >= -limit && fill.f < limit
-                          : !int32 || (toInt(spec.fill_value) >= INT32_MIN &&
-                                       toInt(spec.fill_value) <= INT32_MAX);
-    if (!fits)
-      throw UserError(fill.where, fmt::format("{} fill value {} does not fit in {}", fn,
-                                              describeValue(fill), torchDTypeName(spec.dtype)));
+  checkFits(fill, spec.dtype, fmt::format("{} fill value", fn));
+  return makeInput(std::move(spec), args.where);
+}
+
+// torch.tensor(data): nested lists or tuples of numbers (one number: rank 0).
+// The shape comes from the first item at each depth; every list at a depth
+// must have that length, as torch requires.
+void flattenData(const PyValue& v, size_t depth, const std::vector<int64_t>& shape,
+                 std::vector<PyValue>& leaves, const std::string& fn) {
+  if (depth == shape.size()) {
+    if (v.kind == PyValue::Kind::Complex) throwComplexUnsupported(v);
+    if (!v.isNumber()) throwWrongKind(v, "a number", fmt::format("an element of {}", fn));
+    leaves.push_back(v);
+    return;
   }
+  if (!v.isSequence() || static_cast<int64_t>(v.items.size()) != shape[depth])
+    throw UserError(
+        v.where,
+        fmt::format("{}: expected a sequence of length {} at dim {} (got {})", fn, shape[depth],
+                    depth, v.isSequence() ? std::to_string(v.items.size()) : kindPhrase(v.kind)));
+  for (const PyValue& item : v.items) flattenData(item, depth + 1, shape, leaves, fn);
+}
+
+PyValue literalCall(const std::string& fn, const CallArgs& args) {
+  BoundArgs a = bindRest(fn, {OpParam{{"data"}, true}, OpParam{{"dtype"}, false}}, args);
+  InputSpec spec;
+  spec.kind = InputSpec::Kind::Literal;
+  for (const PyValue* x = &a.at(0); x->isSequence(); x = &x->items[0]) {
+    spec.shape.push_back(static_cast<int64_t>(x->items.size()));
+    if (x->items.empty()) break;
+  }
+  std::vector<PyValue> leaves;
+  flattenData(a.at(0), 0, spec.shape, leaves, fn);
+  // torch's inference: floats make the default dtype (float32), else ints int64, else bool.
+  bool any_float = false, any_int = false;
+  for (const PyValue& v : leaves) {
+    any_float |= v.kind == PyValue::Kind::Float;
+    any_int |= v.kind == PyValue::Kind::Int;
+  }
+  spec.dtype = any_float || leaves.empty() ? DataType::Float
+               : any_int                   ? DataType::Int64
+                                           : DataType::Bool;
+  if (a.has(1)) spec.dtype = torchDType(a.at(1), a.context(1));
+  for (const PyValue& v : leaves) {
+    checkFits(v, spec.dtype, fmt::format("{} element", fn));
+    spec.values.push_back(v.kind == PyValue::Kind::Float ? ScalarValue(v.f)
+                          : v.kind == PyValue::Kind::Int ? ScalarValue(v.i)
+                                                         : ScalarValue(v.b));
+  }
+  return makeInput(std::move(spec), args.where);
+}
+
+// torch.arange(end), (start, end[, step]): ceil((end - start) / step) values.
+PyValue arangeCall(const std::string& fn, const CallArgs& args) {
+  CallArgs normalized = args;
+  bool end_keyword = false;
+  for (const auto& [k, v] : args.keywords) end_keyword = end_keyword || k.text == "end";
+  if (args.positional.size() == 1 && !end_keyword)  // arange(end)
+    normalized.positional.insert(normalized.positional.begin(), PyValue::integer(0, args.where));
+  BoundArgs a = bindRest(fn,
+                         {OpParam{{"start"}, false}, OpParam{{"end"}, true},
+                          OpParam{{"step"}, false}, OpParam{{"dtype"}, false}},
+                         normalized);
+  auto number = [&](size_t i, ScalarValue if_missing) -> ScalarValue {
+    if (!a.has(i)) return if_missing;
+    const PyValue& v = a.at(i);
+    if (v.kind == PyValue::Kind::Float) return v.f;
+    if (v.kind == PyValue::Kind::Int) return v.i;
+    if (v.kind == PyValue::Kind::Bool) return int64_t{v.b};
+    throwWrongKind(v, "a number", a.context(i));
+  };
+  InputSpec spec;
+  spec.kind = InputSpec::Kind::Arange;
+  spec.arange_start = number(0, int64_t{0});
+  spec.arange_end = number(1, int64_t{0});
+  spec.arange_step = number(2, int64_t{1});
+  const bool integral = !std::holds_alternative<double>(spec.arange_start) &&
+                        !std::holds_alternative<double>(spec.arange_end) &&
+                        !std::holds_alternative<double>(spec.arange_step);
+  spec.dtype = integral ? DataType::Int64 : DataType::Float;
+  if (a.has(3)) spec.dtype = torchDType(a.at(3), a.context(3));
+  if (isBoolType(spec.dtype))
+    throw UserError(a.at(3).where,
+                    fmt::format("{} cannot make {} values", fn, torchDTypeName(spec.dtype)));
+  const std::optional<int64_t> length =
+      arangeLength(spec.arange_start, spec.arange_end, spec.arange_step);
+  if (!length)
+    throw UserError(args.where,
+                    fmt::format("{}({}, {}, {}): the step must be nonzero and lead from start "
+                                "towards end, and the length must fit in int64",
+                                fn, pythonLiteral(spec.arange_start),
+                                pythonLiteral(spec.arange_end), pythonLiteral(spec.arange_step)));
+  spec.shape = {*length};
   return makeInput(std::move(spec), args.where);
 }
 
@@ -206,15 +284,60 @@ PyValue makeTensorCall(const std::string& fn, const CallArgs& args) {
     throw UserError(a.at(1).where,
                     fmt::format("{} needs low <= high, got low={} high={}", fn,
                                 pythonFloat(*spec.make_low), pythonFloat(*spec.make_high)));
-  return makeInput(std::move(spec), args.where);
-}
-
-std::string tupleText(const std::vector<int64_t>& v) {
-  if (v.size() == 1) return fmt::format("({},)", v[0]);
-  return fmt::format("({})", fmt::join(v, ", "));
+  PyValue made = makeInput(std::move(spec), args.where);
+  // make_tensor lays its values out as memory_format= says (torch.randn and
+  // the others take no such argument; they ignore it here).
+  for (const auto& [k, v] : rest.keywords) {
+    if (k.text != "memory_format") continue;
+    std::optional<InputCopy::Layout> layout = memoryFormat(v, "argument 'memory_format'");
+    try {
+      made = convertInput(made, made.input->dtype, layout, false);
+    } catch (const UserError& e) {
+      if (e.where().known()) throw;
+      throw UserError(v.where, fmt::format("{}: {}", fn, e.detail()));
+    }
+  }
+  return made;
 }
 
 }  // namespace
+
+std::vector<int64_t> checkedSizes(std::vector<int64_t> sizes, const SourceLocation& where,
+                                  const std::string& context) {
+  if (!checked::product(sizes))
+    throw UserError(where, fmt::format("the number of elements of a tensor of size ({}) overflows "
+                                       "int64 ({})",
+                                       fmt::join(sizes, ", "), context));
+  // An empty tensor's row-major strides still step over its other dims.
+  std::vector<int64_t> stepped;
+  for (int64_t s : sizes) stepped.push_back(std::max<int64_t>(s, 1));
+  if (!checked::product(stepped))
+    throw UserError(where, fmt::format("the strides of a tensor of size ({}) overflow int64 ({})",
+                                       fmt::join(sizes, ", "), context));
+  return sizes;
+}
+
+std::vector<int64_t> asSizes(const PyValue& v, const std::string& context) {
+  if (!v.isSequence()) throwWrongKind(v, "a tuple of sizes", context);
+  std::vector<int64_t> sizes = asIntList(v, context);
+  for (size_t i = 0; i < sizes.size(); ++i)
+    if (sizes[i] < 0)
+      throw UserError(v.items[i].where,
+                      fmt::format("size {} must not be negative ({})", sizes[i], context));
+  return checkedSizes(std::move(sizes), v.where, context);
+}
+
+std::optional<DataType> torchDTypeNamed(std::string_view name) {
+  for (const TorchDType& t : kTorchDTypes)
+    if (t.name == name) return t.dtype;
+  return std::nullopt;
+}
+
+DataType torchDType(const PyValue& v, const std::string& context) {
+  if (v.kind != PyValue::Kind::TorchDType)
+    throwWrongKind(v, "a torch dtype such as torch.float32", context);
+  return *v.dtype;
+}
 
 std::optional<int64_t> viewStorageSize(const std::vector<int64_t>& sizes,
                                        const std::vector<int64_t>& strides, int64_t offset) {
@@ -229,13 +352,24 @@ std::optional<int64_t> viewStorageSize(const std::vector<int64_t>& sizes,
 PyValue torchAttribute(const std::vector<Token>& path, const std::string& file) {
   SourceLocation where{file, path[0].line, path[0].column};
   if (path.size() == 2) {
-    for (const TorchDType& t : kTorchDTypes) {
-      if (t.name == path[1].text) {
-        PyValue v = PyValue::make(PyValue::Kind::TorchDType, where);
-        v.dtype = t.dtype;
+    if (std::optional<DataType> dtype = torchDTypeNamed(path[1].text)) {
+      PyValue v = PyValue::make(PyValue::Kind::TorchDType, where);
+      v.dtype = dtype;
+      return v;
+    }
+    for (std::string_view name : kTorchConstants) {
+      if (name == path[1].text) {
+        PyValue v = PyValue::make(PyValue::Kind::Opaque, where);
+        v.s = name;
+        v.var = joinPath(path);
         return v;
       }
     }
+    for (std::string_view name : kComplexDTypes)
+      if (name == path[1].text)
+        throw UserError(where, fmt::format("{}: complex dtypes are not supported (fusebox has no "
+                                           "complex dtypes)",
+                                           joinPath(path)));
   }
   std::string known;
   for (const TorchDType& t : kTorchDTypes)
@@ -253,6 +387,17 @@ PyValue callTorch(const std::vector<Token>& path, const CallArgs& args) {
   if (fn == "torch.full") return fullCall(fn, args);
   if (fn == "torch.randint") return randintCall(fn, args);
   if (fn == "torch.testing.make_tensor") return makeTensorCall(fn, args);
+  if (fn == "torch.tensor") return literalCall(fn, args);
+  if (fn == "torch.arange") return arangeCall(fn, args);
+  if (fn == "torch.device") {  // torch.device("cuda", 0): where a tensor lives, nothing more here
+    BoundArgs a(fn, {OpParam{{"type"}, true}, OpParam{{"index"}, false}}, args);
+    if (a.at(0).kind != PyValue::Kind::String)
+      throwWrongKind(a.at(0), "a device name such as 'cuda'", a.context(0));
+    if (a.has(1)) asInt(a.at(1), a.context(1));
+    PyValue device = a.at(0);
+    device.where = args.where;
+    return device;
+  }
   if (fn == "torch.Size") {  // torch.Size([2, 3]) is a tuple of sizes
     BoundArgs a(fn, {OpParam{{"sizes"}, true}}, args);
     PyValue t = a.at(0);
@@ -264,40 +409,11 @@ PyValue callTorch(const std::vector<Token>& path, const CallArgs& args) {
   throw UserError(where, fmt::format("unsupported call {} (supported: {})", fn, kConstructors));
 }
 
-PyValue inputMethod(PyValue self, const Token& name, const CallArgs& args) {
-  SourceLocation where{args.where.file, name.line, name.column};
-  if (name.text != "as_strided")
-    throw UserError(where,
-                    fmt::format("unsupported method .{} on a torch tensor (supported: as_strided)",
-                                displayText(name.text)));
-  BoundArgs a(
-      "as_strided",
-      {OpParam{{"size"}, true}, OpParam{{"stride"}, true}, OpParam{{"storage_offset"}, false}},
-      args);
-  InputSpec spec = *self.input;
-  if (spec.strides) throw UserError(where, "as_strided applied twice");
-  std::vector<int64_t> size = asSizes(a.at(0), a.context(0));
-  std::vector<int64_t> stride = asSizes(a.at(1), a.context(1));
-  if (size.size() != stride.size())
-    throw UserError(a.at(1).where, fmt::format("as_strided got {} sizes but {} strides",
-                                               size.size(), stride.size()));
-  int64_t offset = a.has(2) ? asInt(a.at(2), a.context(2)) : 0;
-  if (offset < 0) throw UserError(a.at(2).where, "storage_offset must not be negative");
-  // The view must stay inside the base tensor's storage.
-  const std::optional<int64_t> needed = viewStorageSize(size, stride, offset);
-  if (!needed)
-    throw UserError(where, "as_strided view reaches past the largest int64 element offset");
-  const int64_t have = *checked::product(spec.shape);  // checked when the sizes were read
-  if (*needed > have)
-    throw UserError(where, fmt::format("as_strided view needs {} elements of storage, but the "
-                                       "tensor it views has {}",
-                                       *needed, have));
-  spec.base_shape = spec.shape;
-  spec.shape = size;
-  spec.strides = stride;
-  spec.storage_offset = offset;
-  self.input = std::make_shared<InputSpec>(std::move(spec));
-  return self;
+PyValue nvfuserDTypeOf(const CallArgs& args) {
+  BoundArgs a("torch_dtype_to_nvfuser_dtype", {OpParam{{"dtype"}, true}}, args);
+  PyValue v = PyValue::make(PyValue::Kind::DType, args.where);
+  v.dtype = torchDType(a.at(0), a.context(0));
+  return v;
 }
 
 std::vector<InputSpec> toInputSpecs(const PyValue& list) {
@@ -308,87 +424,55 @@ std::vector<InputSpec> toInputSpecs(const PyValue& list) {
       specs.push_back(*item.input);
       continue;
     }
+    if (item.kind == PyValue::Kind::Complex) throwComplexUnsupported(item);
     if (!item.isNumber())
       throw UserError(item.where,
                       fmt::format("inputs[{}] is {}, expected a torch constructor ({}) or a number",
                                   i, kindPhrase(item.kind), kConstructors));
-    InputSpec spec;
-    spec.kind = InputSpec::Kind::Scalar;
-    spec.where = item.where;
-    if (item.kind == PyValue::Kind::Bool) {
-      spec.scalar = item.b;
-      spec.dtype = DataType::Bool;
-    } else if (item.kind == PyValue::Kind::Int) {
-      spec.scalar = item.i;
-      spec.dtype = DataType::Int64;
-    } else {
-      spec.scalar = item.f;
-      spec.dtype = DataType::Double;
-    }
-    specs.push_back(spec);
+    specs.push_back(numberInputSpec(item));
   }
   return specs;
 }
 
-std::string inputSpecToPython(const InputSpec& spec) {
-  if (spec.kind == InputSpec::Kind::Scalar) return pythonLiteral(spec.scalar);
-  // With .as_strided the constructor makes the base storage.
-  std::vector<int64_t> base = spec.shape;
-  if (spec.strides) {
-    base = spec.base_shape;
-    if (base.empty() && !spec.shape.empty())
-      base = {viewStorageSize(spec.shape, *spec.strides, spec.storage_offset).value_or(0)};
+InputSpec numberInputSpec(const PyValue& number) {
+  InputSpec spec;
+  spec.kind = InputSpec::Kind::Scalar;
+  spec.where = number.where;
+  if (number.kind == PyValue::Kind::Bool) {
+    spec.scalar = number.b;
+    spec.dtype = DataType::Bool;
+  } else if (number.kind == PyValue::Kind::Int) {
+    spec.scalar = number.i;
+    spec.dtype = DataType::Int64;
+  } else {
+    spec.scalar = number.f;
+    spec.dtype = DataType::Double;
   }
-  std::string dtype = torchDTypeName(spec.dtype);
-  std::string device = "device='cuda:0'";
-  std::string text;
-  switch (spec.kind) {
-    case InputSpec::Kind::Randn:
-    case InputSpec::Kind::Rand:
-    case InputSpec::Kind::Ones:
-    case InputSpec::Kind::Zeros: {
-      const char* fn = spec.kind == InputSpec::Kind::Randn  ? "randn"
-                       : spec.kind == InputSpec::Kind::Rand ? "rand"
-                       : spec.kind == InputSpec::Kind::Ones ? "ones"
-                                                            : "zeros";
-      text = fmt::format("torch.{}({}, dtype={}, {})", fn, tupleText(base), dtype, device);
-      break;
-    }
-    case InputSpec::Kind::Full: {
-      std::string fill = spec.dtype == DataType::Bool ? (toBool(spec.fill_value) ? "True" : "False")
-                         : isIntegralType(spec.dtype) ? std::to_string(toInt(spec.fill_value))
-                                                      : pythonFloat(toDouble(spec.fill_value));
-      text = fmt::format("torch.full({}, {}, dtype={}, {})", tupleText(base), fill, dtype, device);
-      break;
-    }
-    case InputSpec::Kind::Randint:
-      text = fmt::format("torch.randint({}, {}, {}, dtype={}, {})", spec.low, spec.high,
-                         tupleText(base), dtype, device);
-      break;
-    case InputSpec::Kind::MakeTensor: {
-      text =
-          fmt::format("torch.testing.make_tensor({}, dtype={}, {}", tupleText(base), dtype, device);
-      if (spec.make_low) text += ", low=" + pythonFloat(*spec.make_low);
-      if (spec.make_high) text += ", high=" + pythonFloat(*spec.make_high);
-      if (spec.exclude_zero) text += ", exclude_zero=True";
-      text += ")";
-      break;
-    }
-    case InputSpec::Kind::Scalar:
-      break;
+  return spec;
+}
+
+std::optional<int64_t> arangeLength(const ScalarValue& start, const ScalarValue& end,
+                                    const ScalarValue& step) {
+  const bool integral = !std::holds_alternative<double>(start) &&
+                        !std::holds_alternative<double>(end) &&
+                        !std::holds_alternative<double>(step);
+  if (integral) {
+    // Exact: the difference of two int64 values fits in 128 bits.
+    const __int128 diff = static_cast<__int128>(toInt(end)) - toInt(start), st = toInt(step);
+    if (st == 0 || (st > 0 && diff < 0) || (st < 0 && diff > 0)) return std::nullopt;
+    const __int128 n = st > 0 ? (diff + st - 1) / st : (diff + st + 1) / st;
+    if (n > std::numeric_limits<int64_t>::max()) return std::nullopt;
+    return static_cast<int64_t>(n);
   }
-  if (spec.strides) {
-    text += fmt::format(".as_strided({}, {}", tupleText(spec.shape), tupleText(*spec.strides));
-    if (spec.storage_offset != 0) text += fmt::format(", {}", spec.storage_offset);
-    text += ")";
-  }
-  return text;
+  const double b = toDouble(start), e = toDouble(end), st = toDouble(step);
+  if (st == 0 || !std::isfinite(b) || !std::isfinite(e) || !std::isfinite(st) ||
+      (st > 0 && e < b) || (st < 0 && e > b))
+    return std::nullopt;
+  const double n = std::ceil((e - b) / st);
+  if (!(n < 9223372036854775808.0)) return std::nullopt;
+  return static_cast<int64_t>(n);
 }
 
 }  // namespace frontend
-
-std::string toPython(const InputSpec& spec) {
-  return frontend::inputSpecToPython(spec);
-}
 
 }  // namespace fusebox

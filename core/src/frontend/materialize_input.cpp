@@ -1,12 +1,14 @@
 // Deterministic host tensors for the inputs list. The generator is our own
 // (splitmix64), so the same (spec, seed) gives the same values on every
 // platform and standard library.
+#include <fmt/format.h>
 #include <fusebox/checked_math.h>
 #include <fusebox/frontend/python_definition.h>
 
 #include <cmath>
 #include <numbers>
 
+#include "frontend/input_views.h"
 #include "frontend/inputs_list.h"
 
 namespace fusebox {
@@ -105,9 +107,36 @@ Element makeElement(const InputSpec& spec, Random& rng) {
         if (spec.exclude_zero && e.d == 0) e.d = smallestNormal(spec.dtype);
       }
       return e;
+    case InputSpec::Kind::Literal:
+    case InputSpec::Kind::Arange:
     case InputSpec::Kind::Scalar:
-      break;
+      break;  // not random: valueAt()
   }
+  return e;
+}
+
+// Element `k` (row-major) of torch.tensor's data or of torch.arange.
+Element valueAt(const InputSpec& spec, int64_t k) {
+  Element e;
+  auto set = [&](const ScalarValue& v) {
+    e.is_int = !std::holds_alternative<double>(v);
+    if (e.is_int)
+      e.i = toInt(v);
+    else
+      e.d = std::get<double>(v);
+  };
+  if (spec.kind == InputSpec::Kind::Literal) {
+    set(spec.values[k]);  // materializeInput checked the count
+    return e;
+  }
+  if (std::holds_alternative<double>(spec.arange_start) ||
+      std::holds_alternative<double>(spec.arange_step)) {
+    set(toDouble(spec.arange_start) + static_cast<double>(k) * toDouble(spec.arange_step));
+    return e;
+  }
+  // Exact, and between start and end, so within int64.
+  set(static_cast<int64_t>(static_cast<__int128>(toInt(spec.arange_start)) +
+                           static_cast<__int128>(k) * toInt(spec.arange_step)));
   return e;
 }
 
@@ -115,19 +144,23 @@ Element makeElement(const InputSpec& spec, Random& rng) {
 
 Argument materializeInput(const InputSpec& spec, uint64_t seed) {
   if (spec.kind == InputSpec::Kind::Scalar) return spec.scalar;
-  std::vector<int64_t> base_shape =
-      spec.strides && !spec.base_shape.empty() ? spec.base_shape : spec.shape;
-  if (spec.strides && spec.base_shape.empty()) {
-    // A view with no recorded base: a 1-D storage just big enough.
-    base_shape = {
-        checked::orThrow(frontend::viewStorageSize(spec.shape, *spec.strides, spec.storage_offset),
-                         "the storage an as_strided view reaches")};
-  }
-  Tensor base = Tensor::empty(spec.dtype, base_shape);
+  const std::vector<int64_t> base_shape = frontend::constructorShape(spec);
+  const DataType made =
+      spec.copies.empty() ? spec.dtype : spec.constructor_dtype.value_or(spec.dtype);
+  Tensor base = Tensor::empty(made, base_shape);
+  InputSpec constructor = spec;  // the values are made in the constructor's dtype
+  constructor.dtype = made;
   Random rng(seed);
+  const bool computed =
+      spec.kind == InputSpec::Kind::Literal || spec.kind == InputSpec::Kind::Arange;
+  // A caller that resized the spec cannot make up the values torch.tensor listed.
+  FUSEBOX_USER_CHECK(spec.kind != InputSpec::Kind::Literal ||
+                         static_cast<int64_t>(spec.values.size()) == base.numel(),
+                     "a torch.tensor input holds {} values, but its shape ({}) has {} elements",
+                     spec.values.size(), fmt::join(base_shape, ", "), base.numel());
   std::vector<int64_t> index(base_shape.size(), 0);
   for (int64_t n = base.numel(), k = 0; k < n; ++k) {
-    Element e = makeElement(spec, rng);
+    Element e = computed ? valueAt(spec, k) : makeElement(constructor, rng);
     if (e.is_int)
       base.setInt(index, e.i);
     else
@@ -136,6 +169,12 @@ Argument materializeInput(const InputSpec& spec, uint64_t seed) {
       if (++index[d] < base_shape[d]) break;
       index[d] = 0;
     }
+  }
+  // Each copy reads a view of the storage so far into a storage of its own.
+  for (const InputCopy& c : spec.copies) {
+    Tensor copy = Tensor::emptyStrided(c.dtype, c.shape, c.new_strides);
+    copyInto(base.asStrided(c.shape, c.strides, c.storage_offset), copy);
+    base = copy;
   }
   if (!spec.strides) return base;
   return base.asStrided(spec.shape, *spec.strides, spec.storage_offset);

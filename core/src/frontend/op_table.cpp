@@ -7,6 +7,8 @@
 #include <functional>
 #include <map>
 
+#include "frontend/op_table_internal.h"
+
 namespace fusebox::frontend {
 
 // ---- argument binding -----------------------------------------------------------
@@ -83,22 +85,7 @@ std::string BoundArgs::context(size_t i) const {
 
 namespace {
 
-using OpFn = std::function<PyValue(Fusion&, const BoundArgs&)>;
-struct OpEntry {
-  std::vector<OpParam> params;
-  OpFn fn;
-};
-
-OpParam req(std::initializer_list<std::string_view> names) {
-  return OpParam{names, true};
-}
-OpParam opt(std::initializer_list<std::string_view> names) {
-  return OpParam{names, false};
-}
-
-PyValue result(Val* v, const BoundArgs& a) {
-  return fromVal(v, a.where());
-}
+using namespace op_table;
 
 PyValue tuple(std::initializer_list<Val*> vals, const BoundArgs& a) {
   PyValue t = PyValue::make(PyValue::Kind::Tuple, a.where());
@@ -128,7 +115,7 @@ Scalar* numberOfType(Fusion& f, double v, DataType t) {
   return isFloatingType(t) ? f.constantDouble(v) : f.constantInt(static_cast<int64_t>(v));
 }
 
-void addElementwise(std::map<std::string, OpEntry, std::less<>>& t) {
+void addElementwise(OpMap& t) {
   for (UnaryOpType op : allUnaryOpTypes())
     t[std::string(toString(op))] = {{req({"arg"})}, [op](Fusion& f, const BoundArgs& a) {
                                       return result(
@@ -155,7 +142,7 @@ void addElementwise(std::map<std::string, OpEntry, std::less<>>& t) {
                }};
 }
 
-void addDataMovement(std::map<std::string, OpEntry, std::less<>>& t) {
+void addDataMovement(OpMap& t) {
   t["set"] = {{req({"arg"})}, [](Fusion&, const BoundArgs& a) {
                 return result(set(asTensor(a.at(0), a.context(0))), a);
               }};
@@ -200,7 +187,7 @@ void addDataMovement(std::map<std::string, OpEntry, std::less<>>& t) {
                   }};
 }
 
-void addReductions(std::map<std::string, OpEntry, std::less<>>& t) {
+void addReductions(OpMap& t) {
   for (ReductionOpType op :
        {ReductionOpType::Sum, ReductionOpType::Prod, ReductionOpType::Max, ReductionOpType::Min}) {
     t[std::string(toString(op))] = {
@@ -235,7 +222,7 @@ void addReductions(std::map<std::string, OpEntry, std::less<>>& t) {
                   }};
 }
 
-void addResize(std::map<std::string, OpEntry, std::less<>>& t) {
+void addResize(OpMap& t) {
   // manual_normalization (newer nvFuser) is accepted: for indices that are
   // already in range both settings mean the same slice.
   t["slice"] = {{req({"arg"}), req({"start_indices"}), req({"end_indices"}), opt({"strides"}),
@@ -267,7 +254,7 @@ void addResize(std::map<std::string, OpEntry, std::less<>>& t) {
       }};
 }
 
-void addCreation(std::map<std::string, OpEntry, std::less<>>& t) {
+void addCreation(OpMap& t) {
   t["full"] = {
       {req({"shape"}), req({"fill_value"}), req({"dtype"})}, [](Fusion& f, const BoundArgs& a) {
         return result(full(f, asShape(f, a.at(0), a.context(0)), asScalar(f, a.at(1), a.context(1)),
@@ -327,7 +314,7 @@ void addCreation(std::map<std::string, OpEntry, std::less<>>& t) {
   }
 }
 
-void addMatmulAndQueries(std::map<std::string, OpEntry, std::less<>>& t) {
+void addMatmulAndQueries(OpMap& t) {
   t["matmul"] = {{req({"arg1"}), req({"arg2"})}, [](Fusion&, const BoundArgs& a) {
                    return result(
                        matmul(asTensor(a.at(0), a.context(0)), asTensor(a.at(1), a.context(1))), a);
@@ -362,15 +349,16 @@ void addMatmulAndQueries(std::map<std::string, OpEntry, std::less<>>& t) {
              }};
 }
 
-const std::map<std::string, OpEntry, std::less<>>& opTable() {
+const OpMap& opTable() {
   static const auto table = [] {
-    std::map<std::string, OpEntry, std::less<>> t;
+    OpMap t;
     addElementwise(t);
     addDataMovement(t);
     addReductions(t);
     addResize(t);
     addCreation(t);
     addMatmulAndQueries(t);
+    addIndexingAndScans(t);
     return t;
   }();
   return table;

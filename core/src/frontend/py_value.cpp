@@ -55,6 +55,12 @@ std::string kindPhrase(PyValue::Kind kind) {
       return "a torch tensor constructor";
     case PyValue::Kind::Opaque:
       return "an object this frontend does not model";
+    case PyValue::Kind::Complex:
+      return "a complex number";
+    case PyValue::Kind::Slice:
+      return "a slice";
+    case PyValue::Kind::Ellipsis:
+      return "an Ellipsis";
   }
   return "a value";
 }
@@ -68,6 +74,8 @@ std::string describeValue(const PyValue& v) {
       return std::to_string(v.i);
     case PyValue::Kind::Float:
       return fmt::format("{}", v.f);
+    case PyValue::Kind::Complex:
+      return fmt::format("({}{:+}j)", v.f, v.imag);
     case PyValue::Kind::String:
       return fmt::format("'{}'", displayText(v.s));
     case PyValue::Kind::None:
@@ -82,6 +90,70 @@ void throwWrongKind(const PyValue& v, const std::string& expected, const std::st
       fmt::format("{} is {}, expected {}", describeValue(v), kindPhrase(v.kind), expected);
   if (!context.empty()) msg += fmt::format(" ({})", context);
   throw UserError(v.where, msg);
+}
+
+void throwComplexUnsupported(const PyValue& v) {
+  throw UserError(v.where, fmt::format("{} is a complex number; complex numbers and dtypes are not "
+                                       "supported (fusebox has no complex dtypes)",
+                                       describeValue(v)));
+}
+
+SliceBounds normalizeSlice(const PyValue& slice, int64_t n) {
+  auto bound = [](const PyValue& p) {
+    return p.kind == PyValue::Kind::Int ? std::optional<int64_t>(p.i) : std::nullopt;
+  };
+  SliceBounds b;
+  if (auto step = bound(slice.items.at(2))) b.step = *step;
+  if (b.step == 0) throw UserError(slice.items[2].where, "slice step cannot be zero");
+  // Bounds past either end clamp; with a negative step "before the start" is -1.
+  auto clamp = [&](std::optional<int64_t> v, int64_t if_missing) {
+    if (!v) return if_missing;
+    int64_t x = *v < 0 ? *v + n : *v;
+    if (x < 0) return b.step < 0 ? int64_t{-1} : int64_t{0};
+    if (x >= n) return b.step < 0 ? n - 1 : n;
+    return x;
+  };
+  b.start = clamp(bound(slice.items[0]), b.step < 0 ? n - 1 : 0);
+  const int64_t stop = clamp(bound(slice.items[1]), b.step < 0 ? -1 : n);
+  if (b.step > 0 && stop > b.start) b.length = (stop - b.start - 1) / b.step + 1;
+  if (b.step < 0 && b.start > stop) b.length = (b.start - stop - 1) / (-b.step) + 1;
+  return b;
+}
+
+PyValue sliceOf(const PyValue& seq, const PyValue& slice) {
+  const SliceBounds b = normalizeSlice(slice, static_cast<int64_t>(seq.items.size()));
+  PyValue out = PyValue::make(seq.kind, seq.where);
+  for (int64_t k = 0; k < b.length; ++k) out.items.push_back(seq.items[b.start + k * b.step]);
+  return out;
+}
+
+PyValue complexArithmetic(const std::string& op, const PyValue& a, const PyValue& b,
+                          const SourceLocation& op_where) {
+  auto part = [&](const PyValue& v, bool imaginary) {
+    if (v.kind == PyValue::Kind::Complex) return imaginary ? v.imag : v.f;
+    if (!v.isNumber())
+      throwWrongKind(v, "a number", fmt::format("operator '{}' on a complex number", op));
+    if (imaginary) return 0.0;
+    return v.kind == PyValue::Kind::Float  ? v.f
+           : v.kind == PyValue::Kind::Bool ? (v.b ? 1.0 : 0.0)
+                                           : static_cast<double>(v.i);
+  };
+  const double ar = part(a, false), ai = part(a, true), br = part(b, false), bi = part(b, true);
+  PyValue r = PyValue::make(PyValue::Kind::Complex, a.where);
+  if (op == "+" || op == "-") {
+    const double sign = op == "+" ? 1 : -1;
+    r.f = ar + sign * br;
+    r.imag = ai + sign * bi;
+  } else if (op == "*") {
+    r.f = ar * br - ai * bi;
+    r.imag = ar * bi + ai * br;
+  } else {
+    throw UserError(op_where, fmt::format("operator '{}' on complex numbers is not supported "
+                                          "(complex numbers are only read; fusebox has no "
+                                          "complex dtypes)",
+                                          op));
+  }
+  return r;
 }
 
 }  // namespace fusebox::frontend
@@ -144,6 +216,8 @@ Scalar* asScalar(Fusion& f, const PyValue& v, const std::string& context) {
       return f.constantDouble(v.f);
     case PyValue::Kind::Bool:
       return f.constantBool(v.b);
+    case PyValue::Kind::Complex:
+      throwComplexUnsupported(v);
     default:
       throwWrongKind(v, "a scalar or a number", context);
   }
@@ -151,7 +225,8 @@ Scalar* asScalar(Fusion& f, const PyValue& v, const std::string& context) {
 
 Val* asOperand(Fusion& f, const PyValue& v, const std::string& context) {
   if (v.kind == PyValue::Kind::Tensor) return v.val;
-  if (v.kind == PyValue::Kind::Scalar || v.isNumber()) return asScalar(f, v, context);
+  if (v.kind == PyValue::Kind::Scalar || v.isNumber() || v.kind == PyValue::Kind::Complex)
+    return asScalar(f, v, context);
   throwWrongKind(v, "a tensor, a scalar or a number", context);
 }
 

@@ -26,11 +26,14 @@ struct PyValue {
     TorchDType,  // torch.float32, ...
     List,
     Tuple,
-    Tensor,  // an nvFuser tensor handle: `val` is a TensorView
-    Scalar,  // an nvFuser scalar handle: `val` is a Scalar
-    Vector,  // an nvFuser vector (define_vector, T.shape()): `vec`
-    Input,   // a torch constructor from an inputs list: `input`
-    Opaque,  // something understood and ignored (fd.execute's result, FusionDefinition())
+    Tensor,    // an nvFuser tensor handle: `val` is a TensorView
+    Scalar,    // an nvFuser scalar handle: `val` is a Scalar
+    Vector,    // an nvFuser vector (define_vector, T.shape()): `vec`
+    Input,     // a torch constructor from an inputs list: `input`
+    Opaque,    // something understood and ignored (fd.execute's result, FusionDefinition())
+    Complex,   // a complex number (`3.0 + 0j`): `f` real part, `imag`; only parsed, never used
+    Slice,     // `start:stop:step` inside `[]`: `items` holds the three (each None or an Int)
+    Ellipsis,  // `...` inside `[]`
   };
   Kind kind = Kind::None;
   bool b = false;
@@ -40,6 +43,7 @@ struct PyValue {
   // before the expression ends, or the reader reports it does not fit.
   bool int_is_two_pow_63 = false;
   double f = 0;
+  double imag = 0;  // Complex
   std::string s;
   std::optional<DataType> dtype;
   std::vector<PyValue> items;
@@ -64,6 +68,25 @@ struct PyValue {
   }
 };
 
+// A Python slice applied to a sequence of length n (PySlice_AdjustIndices):
+// element k of the result is start + k * step, for k < length.
+struct SliceBounds {
+  int64_t start = 0;
+  int64_t step = 1;
+  int64_t length = 0;
+};
+// `slice` is a Slice value; a zero step is an error at its location.
+SliceBounds normalizeSlice(const PyValue& slice, int64_t n);
+
+// `seq[start:stop:step]` of a list or tuple, as Python slices it.
+PyValue sliceOf(const PyValue& seq, const PyValue& slice);
+
+// `a op b` where either is complex (`3.0 + 0j`): + - * only. Complex numbers
+// are read so that a script fails where it uses one, with a message about
+// complex dtypes; `op_where` locates any other operator's error.
+PyValue complexArithmetic(const std::string& op, const PyValue& a, const PyValue& b,
+                          const SourceLocation& op_where);
+
 // "a scalar", "a tensor", "a list", "an int", ...
 std::string kindPhrase(PyValue::Kind kind);
 // How an error names a value: the variable ("T3") or what it is ("the list [...]", "2.5").
@@ -77,6 +100,9 @@ std::string pythonFloat(double v);
 std::string pythonLiteral(const ScalarValue& v);
 // "torch.float32", "torch.bfloat16", "torch.int64", "torch.bool", ...
 std::string torchDTypeName(DataType t);
+
+// Complex numbers are read but not computed with: a UserError at `v`.
+[[noreturn]] void throwComplexUnsupported(const PyValue& v);
 
 // Conversions from interpreter values to builder arguments. `context` names the
 // argument for messages ("argument 'dims' of fd.ops.sum"). Number literals

@@ -8,6 +8,8 @@
 #include <limits>
 #include <optional>
 
+#include "frontend/input_views.h"
+
 namespace fusebox::frontend {
 
 // ---- Cursor -------------------------------------------------------------------
@@ -97,9 +99,10 @@ class ExprReader {
     args.where = std::move(callee);
     cur_.expectOp("(");
     while (!cur_.atOp(")")) {
-      if (cur_.atOp("*") || cur_.atOp("**"))
-        cur_.fail(cur_.peek(), "'*' and '**' arguments are not supported");
-      if (cur_.at(TokenKind::Name) && cur_.peek(1).isOp("=")) {
+      if (cur_.atOp("**")) cur_.fail(cur_.peek(), "'**' arguments are not supported");
+      if (cur_.atOp("*")) {
+        starArgument(args);
+      } else if (cur_.at(TokenKind::Name) && cur_.peek(1).isOp("=")) {
         Token key = cur_.next();
         cur_.next();
         for (const auto& [k, v] : args.keywords)
@@ -115,6 +118,18 @@ class ExprReader {
     }
     cur_.expectOp(")", "',' or ')'");
     return args;
+  }
+
+  // `*seq` in a call: the list's or tuple's items become positional arguments.
+  void starArgument(CallArgs& args) {
+    const Token& star = cur_.next();
+    if (!args.keywords.empty()) cur_.fail(star, "'*' argument follows keyword argument");
+    PyValue seq = expression();
+    if (!seq.isSequence()) throwWrongKind(seq, "a list or tuple", "a '*' argument");
+    for (PyValue item : seq.items) {
+      item.where = seq.where;
+      args.positional.push_back(std::move(item));
+    }
   }
 
  private:
@@ -156,10 +171,14 @@ class ExprReader {
     if (cur_.atOp("-") || cur_.atOp("+")) {
       Token op = cur_.next();
       PyValue v = unary();
-      if (!v.isNumber()) throwWrongKind(v, "a number", fmt::format("unary '{}'", op.text));
+      if (!v.isNumber() && v.kind != PyValue::Kind::Complex)
+        throwWrongKind(v, "a number", fmt::format("unary '{}'", op.text));
       v.where = cur_.loc(op);
       if (op.text == "-") {
-        if (v.kind == PyValue::Kind::Float)
+        if (v.kind == PyValue::Kind::Complex) {
+          v.f = -v.f;
+          v.imag = -v.imag;
+        } else if (v.kind == PyValue::Kind::Float)
           v.f = -v.f;
         else {
           const Wide x = wideInt(v);
@@ -186,6 +205,8 @@ class ExprReader {
   }
 
   PyValue arith(const Token& op, const PyValue& a, const PyValue& b) {
+    if (a.kind == PyValue::Kind::Complex || b.kind == PyValue::Kind::Complex)
+      return complexArithmetic(op.text, a, b, cur_.loc(op));
     for (const PyValue* v : {&a, &b})
       if (!v->isNumber())
         throwWrongKind(*v, "a number",
@@ -287,11 +308,20 @@ class ExprReader {
       if (cur_.atOp(".")) {
         cur_.next();
         Token name = cur_.expectName("a method name after '.'");
-        if (!cur_.atOp("("))
+        if (!cur_.atOp("(")) {
+          // torch tensors of the inputs list have attributes (`.shape`, `.dtype`).
+          if (v.kind == PyValue::Kind::Input) {
+            v = inputAttribute(v, name, cur_.loc(name));
+            continue;
+          }
           cur_.fail(name, fmt::format("attribute '{}' of {} is not supported (only method calls)",
                                       name.text, describeValue(v)));
+        }
         CallArgs args = callArgs(cur_.loc(name));
-        v = res_.method(std::move(v), name, std::move(args));
+        if (v.kind == PyValue::Kind::Input)
+          v = inputMethod(std::move(v), name, args);
+        else
+          v = res_.method(std::move(v), name, std::move(args));
       } else if (cur_.atOp("[")) {
         v = index(std::move(v));
       } else if (cur_.atOp("(")) {
@@ -304,9 +334,17 @@ class ExprReader {
 
   PyValue index(PyValue v) {
     Token open = cur_.next();
-    PyValue idx = expression();
-    if (cur_.atOp(":")) cur_.fail(cur_.peek(), "slicing with ':' is not supported");
-    cur_.expectOp("]");
+    std::vector<PyValue> subscripts = subscriptList();
+    if (v.kind == PyValue::Kind::Input) return inputSubscript(v, subscripts, cur_.loc(open));
+    if (subscripts.size() != 1)
+      throw UserError(cur_.loc(open), fmt::format("{} takes one index, got {}", describeValue(v),
+                                                  subscripts.size()));
+    const PyValue& idx = subscripts[0];
+    if (idx.kind == PyValue::Kind::Slice && v.isSequence()) return sliceOf(v, idx);
+    if (idx.kind == PyValue::Kind::Slice)
+      throw UserError(idx.where, fmt::format("slicing {} ({}) is not supported; index it with an "
+                                             "int",
+                                             describeValue(v), kindPhrase(v.kind)));
     if (idx.kind != PyValue::Kind::Int) throwWrongKind(idx, "an int index", "");
     int64_t n = 0;
     if (v.kind == PyValue::Kind::Vector)
@@ -319,11 +357,53 @@ class ExprReader {
     if (i < 0 || i >= n)
       throw UserError(idx.where, fmt::format("index {} is out of range for {} of length {}", idx.i,
                                              describeValue(v), n));
-    if (v.kind != PyValue::Kind::Vector) return v.items[i];
+    if (v.kind != PyValue::Kind::Vector) {
+      // Errors about the item point here and name it as written: "inputs[0]".
+      PyValue item = v.items[i];
+      item.where = v.where;
+      if (item.var.empty() && !v.var.empty()) item.var = fmt::format("{}[{}]", v.var, idx.i);
+      return item;
+    }
     PyValue s = PyValue::make(PyValue::Kind::Scalar, cur_.loc(open));
     s.val = v.vec[i];
     s.var = v.var.empty() ? "" : fmt::format("{}[{}]", v.var, idx.i);
     return s;
+  }
+
+  // The comma-separated items between `[` (already read) and `]`: ints,
+  // `start:stop:step` slices with any part left out, `...` and None.
+  std::vector<PyValue> subscriptList() {
+    std::vector<PyValue> items;
+    while (!cur_.atOp("]")) {
+      items.push_back(subscript());
+      if (!cur_.acceptOp(",")) break;
+    }
+    cur_.expectOp("]", "',' or ']'");
+    if (items.empty()) cur_.failExpected("an index");
+    return items;
+  }
+
+  PyValue subscript() {
+    SourceLocation where = cur_.here();
+    if (cur_.atOp(".") && cur_.peek(1).isOp(".") && cur_.peek(2).isOp(".")) {
+      for (int i = 0; i < 3; ++i) cur_.next();
+      return PyValue::make(PyValue::Kind::Ellipsis, where);
+    }
+    auto part = [&] {
+      if (cur_.atOp(":") || cur_.atOp(",") || cur_.atOp("]")) return PyValue::none(cur_.here());
+      return expression();
+    };
+    PyValue first = part();
+    if (!cur_.atOp(":")) return first;
+    PyValue slice = PyValue::make(PyValue::Kind::Slice, where);
+    slice.items.push_back(std::move(first));
+    cur_.next();
+    slice.items.push_back(part());
+    slice.items.push_back(cur_.acceptOp(":") ? part() : PyValue::none(cur_.here()));
+    for (const PyValue& p : slice.items)
+      if (p.kind != PyValue::Kind::None && p.kind != PyValue::Kind::Int)
+        throwWrongKind(p, "an int or nothing", "a slice bound");
+    return slice;
   }
 
   PyValue sequence(const Token& open, const char* close, PyValue::Kind kind) {
@@ -356,6 +436,12 @@ class ExprReader {
       case TokenKind::Float:
         cur_.next();
         return PyValue::floating(t.float_value, cur_.loc(t));
+      case TokenKind::Imaginary: {
+        cur_.next();
+        PyValue v = PyValue::make(PyValue::Kind::Complex, cur_.loc(t));
+        v.imag = t.float_value;
+        return v;
+      }
       case TokenKind::String: {
         cur_.next();
         PyValue v = PyValue::make(PyValue::Kind::String, cur_.loc(t));
@@ -389,6 +475,7 @@ class ExprReader {
       return PyValue::boolean(first.text == "True", where);
     if (first.text == "None") return PyValue::none(where);
     if (first.text == "float" && cur_.atOp("(")) return floatCall(first);
+    if (first.text == "complex" && cur_.atOp("(")) return complexCall(first);
     if (first.text == "lambda" || first.text == "not" || first.text == "if" ||
         first.text == "yield")
       cur_.fail(first, fmt::format("'{}' is not supported in a fusion definition",
@@ -426,6 +513,17 @@ class ExprReader {
     if (a.kind == PyValue::Kind::Float) return PyValue::floating(a.f, args.where);
     if (a.kind == PyValue::Kind::Bool) return PyValue::floating(a.b ? 1.0 : 0.0, args.where);
     throwWrongKind(a, "a number or a string", "float()");
+  }
+
+  // complex(re[, im]) of numbers.
+  PyValue complexCall(const Token& name) {
+    CallArgs args = callArgs(cur_.loc(name));
+    if (args.positional.empty() || args.positional.size() > 2 || !args.keywords.empty())
+      throw UserError(args.where, "complex() takes one or two numbers");
+    PyValue v = PyValue::make(PyValue::Kind::Complex, args.where);
+    v.f = asDouble(args.positional[0], "complex()");
+    if (args.positional.size() == 2) v.imag = asDouble(args.positional[1], "complex()");
+    return v;
   }
 
   // Nesting deeper than any real definition is refused before it can exhaust the stack.

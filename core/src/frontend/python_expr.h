@@ -1,8 +1,10 @@
 // Reads Python expressions from the token stream and evaluates them on the
-// spot (no syntax tree): literals, lists and tuples, constant arithmetic on
-// numbers, names, dotted names, calls, method calls and indexing. What names
-// and calls mean is up to a Resolver, so the same reader serves the fusion
-// body (fd.*, T0.size(1)) and the inputs list (torch.randn(...)).
+// spot (no syntax tree): literals (complex ones too), lists and tuples,
+// constant arithmetic on numbers, names, dotted names, calls (with `*args`),
+// method calls, indexing and slicing. What names and calls mean is up to a
+// Resolver, so the same reader serves the fusion body (fd.*, T0.size(1)) and
+// the inputs list (torch.randn(...)); the inputs list's tensors answer for
+// themselves (input_views.h).
 #pragma once
 
 #include "frontend/py_value.h"

@@ -234,18 +234,24 @@ class Lexer {
         }
       }
     }
+    // `1j`, `0.5j`: Python's imaginary literals (decimal only, as in Python).
+    bool imaginary = base == 10 && pos_ < src_.size() && (src_[pos_] == 'j' || src_[pos_] == 'J');
+    if (imaginary) advance();
     if (pos_ < src_.size() && isIdentChar(src_[pos_]))
       fail(line_, col_,
            fmt::format("unexpected character '{}' in a number", displayText(src_.substr(pos_, 1))));
     std::string raw(src_.substr(start, pos_ - start));
     std::string digits;
     for (char ch : raw)
-      if (ch != '_') digits += ch;
+      if (ch != '_' && ch != 'j' && ch != 'J') digits += ch;
     Token t;
     t.text = raw;
     t.line = l;
     t.column = col;
-    if (is_float) {
+    if (imaginary) {
+      t.kind = TokenKind::Imaginary;
+      t.float_value = std::strtod(digits.c_str(), nullptr);
+    } else if (is_float) {
       t.kind = TokenKind::Float;
       t.float_value = std::strtod(digits.c_str(), nullptr);  // inf beyond 1.8e308, as Python
     } else {

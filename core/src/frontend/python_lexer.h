@@ -13,7 +13,8 @@
 
 namespace fusebox::frontend {
 
-enum class TokenKind { Name, Int, Float, String, Op, Newline, Indent, Dedent, End };
+// Imaginary: a literal such as `1j` or `0.5j` (float_value holds its imaginary part).
+enum class TokenKind { Name, Int, Float, Imaginary, String, Op, Newline, Indent, Dedent, End };
 
 struct Token {
   TokenKind kind = TokenKind::End;

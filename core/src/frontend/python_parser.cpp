@@ -1,7 +1,8 @@
 // Reads a whole definition script: imports, the fusion function or `with`
-// block, the inputs list and the execute calls around them. The fusion body is
-// interpreted statement by statement as it is read; nothing is kept but the
-// Fusion being built and the variables naming its values.
+// block, the inputs list and the execute calls around them. The module level
+// is read first; then the fusion body is interpreted statement by statement
+// (it may read module-level values, the inputs list among them); nothing is
+// kept but the Fusion being built and the variables naming its values.
 #include <fmt/format.h>
 #include <fusebox/frontend/python_definition.h>
 
@@ -9,7 +10,9 @@
 
 #include "file_access.h"
 #include "frontend/fd_methods.h"
+#include "frontend/imports.h"
 #include "frontend/inputs_list.h"
+#include "frontend/module_scope.h"
 #include "frontend/op_table.h"
 #include "frontend/python_expr.h"
 #include "frontend/python_lexer.h"
@@ -26,6 +29,7 @@ class ScriptReader {
 
   PythonDefinition read() {
     while (!cur_.at(TokenKind::End)) topStatement();
+    if (with_body_) runWithBlock();
     if (!fusion_ && func_) runFunction(func_->param, cur_.loc(func_->name));
     if (!fusion_)
       cur_.fail(cur_.peek(),
@@ -49,7 +53,9 @@ class ScriptReader {
   class BodyResolver : public Resolver {
    public:
     explicit BodyResolver(ScriptReader& r) : r_(r) {}
-    bool isVariable(const std::string& name) override { return r_.vars_.count(name) > 0; }
+    bool isVariable(const std::string& name) override {
+      return r_.vars_.count(name) > 0 || r_.top_vars_.count(name) > 0;
+    }
     PyValue name(const std::vector<Token>& path) override { return r_.bodyName(path); }
     PyValue call(const std::vector<Token>& path, CallArgs args) override {
       return r_.bodyCall(path, std::move(args));
@@ -71,8 +77,7 @@ class ScriptReader {
     PyValue call(const std::vector<Token>& path, CallArgs args) override {
       return r_.topCall(path, std::move(args));
     }
-    PyValue method(PyValue self, const Token& name, CallArgs args) override {
-      if (self.kind == PyValue::Kind::Input) return inputMethod(std::move(self), name, args);
+    PyValue method(PyValue self, const Token& name, CallArgs) override {
       r_.cur_.fail(name, fmt::format("{} has no method '{}' this frontend understands",
                                      describeValue(self), displayText(name.text)));
     }
@@ -92,8 +97,11 @@ class ScriptReader {
       return;
     }
     if (t.kind == TokenKind::Indent) cur_.fail(t, "unexpected indentation");
-    if (t.isName("import")) return importStatement();
-    if (t.isName("from")) return fromImportStatement();
+    if (t.isName("import")) return readImport(cur_);
+    if (t.isName("from")) {
+      dtype_converter_imported_ |= readFromImport(cur_);
+      return;
+    }
     if (t.isName("def")) return defStatement();
     if (t.isName("with")) return withStatement();
     if (t.isName("for")) return forStatement();
@@ -108,6 +116,7 @@ class ScriptReader {
       PyValue v = parseExpression(cur_, top_);
       cur_.expectEndOfStatement();
       bindTargets(targets, v, top_vars_);
+      for (const Token& t : targets) top_assignments_[t.text].push_back(t);
       return;
     }
     if (t.kind == TokenKind::Name || t.kind == TokenKind::String) {
@@ -126,39 +135,6 @@ class ScriptReader {
     skipBracketed(cur_);
     cur_.expectEndOfStatement();
     return true;
-  }
-
-  void importStatement() {
-    cur_.next();
-    const Token& mod = cur_.expectName("a module name");
-    if (mod.text != "torch" && mod.text != "nvfuser")
-      cur_.fail(mod, fmt::format("unsupported import '{}' (expected `import torch` or `from "
-                                 "nvfuser import FusionDefinition, DataType`)",
-                                 displayText(mod.text)));
-    if (cur_.atOp(".")) cur_.fail(cur_.peek(), "only `import torch` is supported");
-    cur_.expectEndOfStatement();
-  }
-
-  void fromImportStatement() {
-    cur_.next();
-    const Token& mod = cur_.expectName("a module name");
-    if (mod.text != "nvfuser" || cur_.atOp("."))
-      cur_.fail(mod, fmt::format("unsupported import from '{}' (expected `from nvfuser import "
-                                 "FusionDefinition, DataType`)",
-                                 displayText(mod.text)));
-    cur_.expectKeyword("import", "'import'");
-    bool paren = cur_.acceptOp("(");
-    while (true) {
-      const Token& n = cur_.expectName("a name to import");
-      if (n.text != "FusionDefinition" && n.text != "DataType")
-        cur_.fail(n, fmt::format("unsupported import '{}' from nvfuser (expected FusionDefinition, "
-                                 "DataType)",
-                                 displayText(n.text)));
-      if (!cur_.acceptOp(",")) break;
-      if (paren && cur_.atOp(")")) break;
-    }
-    if (paren) cur_.expectOp(")");
-    cur_.expectEndOfStatement();
   }
 
   // def NAME(fd : FusionDefinition) -> None :   (the body is read when called)
@@ -220,13 +196,25 @@ class ScriptReader {
     cur_.expectKeyword("as", "'as'");
     Token var = cur_.expectName("a name for the FusionDefinition");
     cur_.expectOp(":", "':'");
-    if (fusion_) cur_.fail(cls, "a second FusionDefinition block (only one fusion per script)");
+    if (with_body_) cur_.fail(cls, "a second FusionDefinition block (only one fusion per script)");
     expectBlockStart();
-    fusion_ = std::make_unique<Fusion>();
-    fd_name_ = var.text;
+    // Run once the whole module is read (see runWithBlock).
+    with_body_ = cur_.position();
     fd_var_ = var.text;
+    skipBlock();
+  }
+
+  // The `with` block's statements, after the module level: the inputs list
+  // nvFuser's tests assign after the block is already defined.
+  void runWithBlock() {
+    size_t resume = cur_.position();
+    fusion_ = std::make_unique<Fusion>();
+    fd_name_ = fd_var_;
     vars_.clear();
+    function_locals_.clear();  // module-level code: its names are the module's
+    cur_.seek(*with_body_);
     bodyBlock();
+    cur_.seek(resume);
   }
 
   // for _ in range(n): fd.execute(inputs)
@@ -311,6 +299,7 @@ class ScriptReader {
   PyValue topCall(const std::vector<Token>& path, CallArgs args) {
     const std::string& head = path[0].text;
     if (head == "torch") return callTorch(path, args);
+    if (isDTypeConverter(path)) return nvfuserDTypeOf(args);
     if (path.size() == 1 && head == "print") return PyValue::none(args.where);
     if (path.size() == 2 && head == fd_var_ && !fd_var_.empty()) {
       if (path[1].text != "execute")
@@ -346,6 +335,7 @@ class ScriptReader {
           fmt::format("the inputs list has {} entries, but the fusion has {} inputs ({})",
                       def_.inputs.size(), expected, names));
     }
+    checkFromPytorchPositions(from_pytorch_, it->second, execute_arg_);
   }
 
   // ---- the fusion body ----------------------------------------------------------------
@@ -358,13 +348,16 @@ class ScriptReader {
     size_t resume = cur_.position();
     std::string saved_fd = fd_name_;
     auto saved_vars = std::move(vars_);
+    auto saved_locals = std::move(function_locals_);
     vars_.clear();
+    function_locals_ = assignedNames(tokens_, func_->body_start);
     fd_name_ = param;
     cur_.seek(func_->body_start);
     bodyBlock();
     cur_.seek(resume);
     fd_name_ = saved_fd;
     vars_ = std::move(saved_vars);
+    function_locals_ = std::move(saved_locals);
   }
 
   // Statements of an indented body until its DEDENT.
@@ -416,6 +409,12 @@ class ScriptReader {
       v.where = loc(path[0]);
       return v;
     }
+    if (path.size() == 1 && top_vars_.count(head)) {
+      checkModuleRead(path[0], loc(path[0]), function_locals_, top_assignments_[head]);
+      PyValue v = top_vars_.at(head);
+      v.where = loc(path[0]);
+      return v;
+    }
     if (head == "DataType") return dataTypeName(path);
     if (path.size() == 1 && head == fd_name_) {
       PyValue v = PyValue::make(PyValue::Kind::Opaque, loc(path[0]));
@@ -432,13 +431,19 @@ class ScriptReader {
     const std::string& head = path[0].text;
     if (head == fd_name_) {
       if (path.size() == 3 && path[1].text == "ops") return callFdOp(*fusion_, path[2], args);
-      if (path.size() == 2) return callFdMethod(*fusion_, fd_name_, path[1], args);
+      if (path.size() == 2) {
+        PyValue v = callFdMethod(*fusion_, fd_name_, path[1], args);
+        if (path[1].text == "from_pytorch" && v.input)
+          from_pytorch_.push_back({fusion_->inputs().size() - 1, v.input, loc(path[1])});
+        return v;
+      }
       cur_.fail(path.size() > 1 ? path[1] : path[0],
                 fmt::format("unknown FusionDefinition member {} (known: add_output, define_scalar, "
-                            "define_tensor, define_vector, ops.<op>)",
+                            "define_tensor, define_vector, from_pytorch, ops.<op>)",
                             joinPath(path)));
     }
     if (path.size() == 1 && head == "print") return PyValue::none(args.where);
+    if (isDTypeConverter(path)) return nvfuserDTypeOf(args);
     if (path.size() == 1 && func_ && head == func_->name.text) {
       bool passes_fd = args.positional.size() == 1 && args.keywords.empty() &&
                        args.positional[0].kind == PyValue::Kind::Opaque &&
@@ -447,7 +452,8 @@ class ScriptReader {
       runFunction(func_->param, args.where);
       return PyValue::none(args.where);
     }
-    if (vars_.count(head)) cur_.fail(path[0], fmt::format("{} is not callable", head));
+    if (vars_.count(head) || top_vars_.count(head))
+      cur_.fail(path[0], fmt::format("{} is not callable", head));
     cur_.fail(path[0],
               fmt::format("undefined function {} (expected {}.ops.<op>(...) or {}.define_*)",
                           joinPath(path), fd_name_, fd_name_));
@@ -478,11 +484,20 @@ class ScriptReader {
                           describeValue(self), kindPhrase(self.kind), displayText(name.text)));
   }
 
+  bool isDTypeConverter(const std::vector<Token>& path) const {
+    return dtype_converter_imported_ && path.size() == 1 &&
+           path[0].text == "torch_dtype_to_nvfuser_dtype";
+  }
+
   PyValue dataTypeName(const std::vector<Token>& path) {
     if (path.size() != 2)
       cur_.fail(path[0], fmt::format("expected DataType.<name>, found {}", joinPath(path)));
     PyValue v = PyValue::make(PyValue::Kind::DType, loc(path[0]));
     if (path[1].text == "Null") return v;
+    if (path[1].text == "ComplexFloat" || path[1].text == "ComplexDouble")
+      cur_.fail(path[1], fmt::format("{}: complex dtypes are not supported (fusebox has no "
+                                     "complex dtypes)",
+                                     joinPath(path)));
     std::optional<DataType> d = parseDataType(path[1].text);
     // Only nvFuser's spellings: DataType.Float, not DataType.float32.
     if (!d || pythonName(*d) != path[1].text) {
@@ -504,9 +519,14 @@ class ScriptReader {
   std::unique_ptr<Fusion> fusion_;
   std::optional<FunctionDef> func_;
   std::map<std::string, PyValue> vars_;      // the fusion body's variables
-  std::map<std::string, PyValue> top_vars_;  // top-level variables (inputs, out)
-  std::string fd_name_;                      // the FusionDefinition inside the body being read
-  std::string fd_var_;                       // the name bound by `with FusionDefinition() as fd`
+  std::map<std::string, PyValue> top_vars_;  // module-level variables (inputs, constants, out)
+  std::set<std::string> function_locals_;    // names the running function assigns
+  std::map<std::string, std::vector<Token>> top_assignments_;  // where each module name is set
+  std::optional<size_t> with_body_;  // the `with FusionDefinition()` block's statements
+  std::vector<FromPytorchUse> from_pytorch_;
+  bool dtype_converter_imported_ = false;  // from nvfuser.pytorch_utils import ...
+  std::string fd_name_;                    // the FusionDefinition inside the body being read
+  std::string fd_var_;                     // the name bound by `with FusionDefinition() as fd`
   std::string execute_arg_ = "inputs";
 };
 

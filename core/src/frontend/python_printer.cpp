@@ -87,7 +87,12 @@ class PythonPrinter {
     std::vector<IterDomain*> logical = tv->logicalNoReductions();
     std::vector<std::string> shape, contiguity;
     for (IterDomain* id : logical) {
-      if (id->isBroadcast())
+      // An expanded broadcast is written with its size (contiguity None says broadcast).
+      if (id->hasExpandedExtent())
+        shape.push_back(id->expandedExtent()->isConst()
+                            ? std::to_string(toInt(*id->expandedExtent()->value()))
+                            : "-1");
+      else if (id->isBroadcast())
         shape.push_back("1");
       else if (id->extent()->isConst())
         shape.push_back(std::to_string(toInt(*id->extent()->value())));
@@ -128,10 +133,11 @@ class PythonPrinter {
       for (int64_t symbolic : {opt_.symbolic_extent, int64_t{1}}) {
         spec.shape.clear();
         for (IterDomain* id : tv->logicalNoReductions()) {
-          if (id->isBroadcast())
+          Scalar* extent = id->logicalExtent();
+          if (id->isBroadcast() && !id->hasExpandedExtent())
             spec.shape.push_back(1);
-          else if (id->extent()->isConst())
-            spec.shape.push_back(toInt(*id->extent()->value()));
+          else if (extent->isConst())
+            spec.shape.push_back(toInt(*extent->value()));
           else
             spec.shape.push_back(symbolic);
         }
@@ -146,12 +152,22 @@ class PythonPrinter {
         spec.low = 0;
         spec.high = 10;
       }
-      if (tv->hasAllocation()) {
-        // Dense strides in the tensor's stride order, over a 1-D storage.
+      std::vector<bool> expanded;
+      for (IterDomain* id : tv->logicalNoReductions()) expanded.push_back(id->hasExpandedExtent());
+      const bool any_expanded = std::find(expanded.begin(), expanded.end(), true) != expanded.end();
+      if (tv->hasAllocation() || any_expanded) {
+        // Dense strides in the tensor's stride order over a 1-D storage; an
+        // expanded dim repeats one element (stride 0, stored once).
         // (stridesForOrder throws UserError where the example shape overflows int64.)
-        spec.strides = stridesForOrder(spec.shape, tv->strideOrder());
+        std::vector<int64_t> stored = spec.shape;
+        for (size_t d = 0; d < stored.size(); ++d)
+          if (expanded[d]) stored[d] = 1;
+        spec.strides = tv->hasAllocation() ? stridesForOrder(stored, tv->strideOrder())
+                                           : contiguousStrides(stored);
+        for (size_t d = 0; d < stored.size(); ++d)
+          if (expanded[d]) (*spec.strides)[d] = 0;
         spec.base_shape = {std::max<int64_t>(
-            checked::orThrow(checked::product(spec.shape), "an example input's element count"), 1)};
+            checked::orThrow(checked::product(stored), "an example input's element count"), 1)};
       }
       specs.push_back(spec);
     }
@@ -333,6 +349,19 @@ class PythonPrinter {
         for (const Val* v : in) xs.push_back(ref(v));
         return emit(e, call("linear", fmt::format("{}", fmt::join(xs, ", "))));
       }
+      case OpType::IndexSelect:
+      case OpType::Select:
+      case OpType::Gather:
+      case OpType::TakeAlongAxis:
+      case OpType::Scatter: {
+        std::vector<std::string> xs;
+        for (const Val* v : in) xs.push_back(ref(v));
+        return emit(e, call(e->opName(), fmt::format("{}, dim={}", fmt::join(xs, ", "),
+                                                     e->attr<IndexAttr>().dim)));
+      }
+      case OpType::Scan:
+        return emit(
+            e, call(e->opName(), fmt::format("{}, dim={}", ref(in[0]), e->attr<ScanAttr>().dim)));
     }
     throw InternalError(fmt::format("python printer: unhandled op {}", e->opName()));
   }

@@ -29,8 +29,10 @@ std::string attrsString(const ExprAttrs& attrs) {
           return fmt::format("{} axes[{}]", toString(a.op), fmt::join(a.axes, ","));
         } else if constexpr (std::is_same_v<A, VarianceAttr>) {
           return fmt::format("axes[{}] correction {}", fmt::join(a.axes, ","), a.correction);
-        } else if constexpr (std::is_same_v<A, CatAttr>) {
+        } else if constexpr (std::is_same_v<A, CatAttr> || std::is_same_v<A, IndexAttr>) {
           return fmt::format("dim {}", a.dim);
+        } else if constexpr (std::is_same_v<A, ScanAttr>) {
+          return fmt::format("{} dim {}", scanName(a.op), a.dim);
         } else {
           static_assert(std::is_same_v<A, RandAttr>);
           return fmt::format("{} seed {}", toString(a.dist), a.has_seed);

@@ -301,6 +301,7 @@ std::string Expr::opName() const {
     case OpType::Ternary: return std::string(fusebox::toString(attr<TernaryOpType>()));
     case OpType::Reduction: return std::string(fusebox::toString(attr<ReductionAttr>().op));
     case OpType::Rand: return std::string(fusebox::toString(attr<RandAttr>().dist));
+    case OpType::Scan: return std::string(scanName(attr<ScanAttr>().op));
     default: return std::string(fusebox::toString(op_));
   }
 }

@@ -75,6 +75,13 @@ Scalar* requireIntScalar(Val* v, const std::string& op, std::string_view role) {
   return s;
 }
 
+TensorView* requireIndexTensor(TensorView* v, const std::string& op, std::string_view role) {
+  requirePresent(v, op, role);
+  FUSEBOX_USER_CHECK(isIntegralType(v->dtype()), "{}: {} must be an Int or Int32 tensor, got {} {}",
+                     op, role, pythonName(v->dtype()), describe(v));
+  return v;
+}
+
 Fusion& fusionOf(const std::vector<Val*>& operands, const std::string& op) {
   Fusion* f = nullptr;
   for (Val* v : operands) {
@@ -234,6 +241,11 @@ Scalar* productExtent(Fusion& f, const std::vector<Scalar*>& factors) {
 
 IterDomain* cloneDomain(const IterDomain* id) {
   return id->fusion()->newIterDomain(id->extent(), id->iterType(), id->expandedExtent());
+}
+
+IterDomain* materializedDomain(const IterDomain* id) {
+  if (!id->isBroadcast() || !id->hasExpandedExtent()) return cloneDomain(id);
+  return domainForExtent(id->expandedExtent(), IterType::Iteration);
 }
 
 std::vector<IterDomain*> cloneDomains(const TensorView* tv) {

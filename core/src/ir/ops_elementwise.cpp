@@ -63,6 +63,7 @@ DataType unaryResultType(UnaryOpType op, DataType in, bool tensor, const std::st
     case UnaryOpType::IsNan:
     case UnaryOpType::IsNegInf:
     case UnaryOpType::IsPosInf:
+    case UnaryOpType::Signbit:
       return DataType::Bool;
     case UnaryOpType::Neg:
       FUSEBOX_USER_CHECK(!isBoolType(in),
@@ -103,7 +104,15 @@ DataType binaryResultType(BinaryOpType op, const Val* a, const Val* b, const std
     case BinaryOpType::CeilDiv:
     case BinaryOpType::BitwiseLeftShift:
     case BinaryOpType::BitwiseRightShift:
+    case BinaryOpType::LogicalRightShift:
+    case BinaryOpType::Gcd:
       FUSEBOX_USER_CHECK(both(isIntegralType), "{}: expects integer operands, got {}", name,
+                         types());
+      return common;
+    case BinaryOpType::Nextafter:
+      // Steps on the grid of the common dtype, which must have one.
+      FUSEBOX_USER_CHECK(isFloatingType(common),
+                         "{}: expects floating-point operands (torch.nextafter), got {}", name,
                          types());
       return common;
     case BinaryOpType::BitwiseAnd:

@@ -34,6 +34,8 @@ std::string describeVals(const std::vector<Val*>& vals);
 void requirePresent(const Val* v, const std::string& op, std::string_view role);
 // Checks that `v` is an integral (int32/int64) scalar, as sizes and indices must be.
 Scalar* requireIntScalar(Val* v, const std::string& op, std::string_view role);
+// Checks that `v` is an Int or Int32 tensor, as indices must be.
+TensorView* requireIndexTensor(TensorView* v, const std::string& op, std::string_view role);
 // All operands must belong to one fusion; returns it.
 Fusion& fusionOf(const std::vector<Val*>& operands, const std::string& op);
 
@@ -56,6 +58,10 @@ Scalar* minExtent(Scalar* a, Scalar* b);
 
 // A fresh IterDomain with the same extent, IterType and expanded extent.
 IterDomain* cloneDomain(const IterDomain* id);
+// A fresh dim for an output whose values differ along it (a gather, a scan, a
+// partial overwrite): an expanded broadcast becomes an Iteration dim of its
+// expanded extent; others are plain copies.
+IterDomain* materializedDomain(const IterDomain* id);
 // Fresh copies of a tensor's non-reduction dims.
 std::vector<IterDomain*> cloneDomains(const TensorView* tv);
 // The domain of a computed size (resize, reshape): constant 1 -> Broadcast,

@@ -30,7 +30,7 @@ std::vector<E> keys(const std::array<std::pair<E, std::string_view>, N>& table) 
 }
 
 using U = UnaryOpType;
-constexpr std::array<std::pair<U, std::string_view>, 44> kUnary = {{
+constexpr std::array<std::pair<U, std::string_view>, 45> kUnary = {{
     {U::Abs, "abs"},         {U::Neg, "neg"},         {U::Exp, "exp"},
     {U::Exp2, "exp2"},       {U::Expm1, "expm1"},     {U::Log, "log"},
     {U::Log2, "log2"},       {U::Log10, "log10"},     {U::Log1p, "log1p"},
@@ -46,11 +46,11 @@ constexpr std::array<std::pair<U, std::string_view>, 44> kUnary = {{
     {U::Sign, "sign"},       {U::LogicalNot, "logical_not"},
     {U::BitwiseNot, "bitwise_not"},                   {U::IsFinite, "isfinite"},
     {U::IsInf, "isinf"},     {U::IsNan, "isnan"},     {U::IsNegInf, "isneginf"},
-    {U::IsPosInf, "isposinf"},
+    {U::IsPosInf, "isposinf"}, {U::Signbit, "signbit"},
 }};
 
 using B = BinaryOpType;
-constexpr std::array<std::pair<B, std::string_view>, 25> kBinary = {{
+constexpr std::array<std::pair<B, std::string_view>, 28> kBinary = {{
     {B::Add, "add"},
     {B::Sub, "sub"},
     {B::Mul, "mul"},
@@ -76,6 +76,9 @@ constexpr std::array<std::pair<B, std::string_view>, 25> kBinary = {{
     {B::BitwiseXor, "bitwise_xor"},
     {B::BitwiseLeftShift, "bitwise_left_shift"},
     {B::BitwiseRightShift, "bitwise_right_shift"},
+    {B::Nextafter, "nextafter"},
+    {B::Gcd, "gcd"},
+    {B::LogicalRightShift, "logical_right_shift"},
 }};
 
 using T = TernaryOpType;
@@ -95,7 +98,7 @@ constexpr std::array<std::pair<R, std::string_view>, 4> kReduction = {{
 }};
 
 using O = OpType;
-constexpr std::array<std::pair<O, std::string_view>, 23> kOp = {{
+constexpr std::array<std::pair<O, std::string_view>, 29> kOp = {{
     {O::Set, "set"},
     {O::SegmentSet, "segment_set"},
     {O::Unary, "unary"},
@@ -119,6 +122,19 @@ constexpr std::array<std::pair<O, std::string_view>, 23> kOp = {{
     {O::Rand, "rand"},
     {O::Matmul, "matmul"},
     {O::Linear, "linear"},
+    {O::IndexSelect, "index_select"},
+    {O::Select, "select"},
+    {O::Gather, "gather"},
+    {O::TakeAlongAxis, "take_along_axis"},
+    {O::Scatter, "scatter"},
+    {O::Scan, "scan"},
+}};
+
+constexpr std::array<std::pair<R, std::string_view>, 4> kScan = {{
+    {R::Sum, "cumsum"},
+    {R::Prod, "cumprod"},
+    {R::Max, "cummax"},
+    {R::Min, "cummin"},
 }};
 
 }  // namespace
@@ -130,6 +146,11 @@ std::string_view toString(TernaryOpType t) { return lookupName(kTernary, t); }
 std::string_view toString(ReductionOpType t) { return lookupName(kReduction, t); }
 std::string_view toString(RandomDistribution t) {
   return t == RandomDistribution::Uniform ? "uniform" : "normal";
+}
+std::string_view scanName(ReductionOpType t) { return lookupName(kScan, t); }
+bool isIndexingOp(OpType t) {
+  return t == O::IndexSelect || t == O::Select || t == O::Gather || t == O::TakeAlongAxis ||
+         t == O::Scatter;
 }
 std::optional<UnaryOpType> parseUnaryOpType(std::string_view n) { return lookupType(kUnary, n); }
 std::optional<BinaryOpType> parseBinaryOpType(std::string_view n) {

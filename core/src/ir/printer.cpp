@@ -111,6 +111,16 @@ std::string rhs(const Expr* e) {
     case OpType::Rand: return fmt::format("{}( {} )", e->opName(), operandList(in, 0, in.size()));
     case OpType::Matmul: return fmt::format("matmul( {} )", operandList(in, 0, 2));
     case OpType::Linear: return fmt::format("linear( {} )", operandList(in, 0, in.size()));
+    case OpType::IndexSelect:
+    case OpType::Select:
+    case OpType::Gather:
+    case OpType::TakeAlongAxis:
+    case OpType::Scatter:
+      return fmt::format("{}( {}, dim = {} )", e->opName(), operandList(in, 0, in.size()),
+                         e->attr<IndexAttr>().dim);
+    case OpType::Scan:
+      return fmt::format("{}( {}, dim = {} )", e->opName(), operand(in[0]),
+                         e->attr<ScanAttr>().dim);
   }
   return "?";
 }

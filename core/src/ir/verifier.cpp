@@ -149,7 +149,14 @@ class Verifier {
       case OpType::Iota: expectCounts(e, 3, 3, 1); break;
       case OpType::Matmul: expectCounts(e, 2, 2, 1); break;
       case OpType::Linear: expectCounts(e, 2, 3, 1); break;
+      case OpType::IndexSelect:
+      case OpType::Select:
+      case OpType::Gather:
+      case OpType::TakeAlongAxis: expectCounts(e, 2, 2, 1); break;
+      case OpType::Scatter: expectCounts(e, 3, 3, 1); break;
+      case OpType::Scan: expectCounts(e, 1, 1, 1); break;
     }
+    checkIndexing(e);
     if (e->op() == OpType::Permute && e->output(0)->isTensor()) {
       auto& dims = e->attr<PermuteAttr>().dims;
       if (!isPermutation(dims) ||
@@ -169,6 +176,31 @@ class Verifier {
                         op == BinaryOpType::Le || op == BinaryOpType::Gt || op == BinaryOpType::Ge;
       if (comparison) problem("comparison expr {} must produce bool", e->name());
     }
+  }
+
+  // Indexing ops and scans: the dim is one of the input's, indices are
+  // integers, and the output has the rank the op gives.
+  void checkIndexing(Expr* e) {
+    const bool indexing = std::holds_alternative<IndexAttr>(e->attrs());
+    const bool scan = std::holds_alternative<ScanAttr>(e->attrs());
+    if (!indexing && !scan) return;
+    if (e->inputs().empty() || e->outputs().empty() || !e->input(0)->isTensor() ||
+        !e->output(0)->isTensor())
+      return problem("expr {} ({}) needs a tensor input and output", e->name(), e->opName());
+    const int64_t rank = e->input(0)->as<TensorView>()->nDims();
+    const int64_t dim = indexing ? e->attr<IndexAttr>().dim : e->attr<ScanAttr>().dim;
+    if (dim < 0 || dim >= rank)
+      problem("expr {} ({}) indexes dim {} of a rank-{} input", e->name(), e->opName(), dim, rank);
+    const int64_t out_rank = e->output(0)->as<TensorView>()->nDims();
+    const int64_t want = e->op() == OpType::Select ? rank - 1 : rank;
+    if (out_rank != want)
+      problem("expr {} ({}) has an output of rank {}, expected {}", e->name(), e->opName(),
+              out_rank, want);
+    if (scan || e->inputs().size() < 2) return;
+    const Val* index = e->input(1);
+    if (!isIntegralType(index->dtype()) || index->isTensor() == (e->op() == OpType::Select))
+      problem("expr {} ({}) has index {}, expected an integer {}", e->name(), e->opName(),
+              index->toString(), e->op() == OpType::Select ? "scalar" : "tensor");
   }
 
   const Fusion& f_;

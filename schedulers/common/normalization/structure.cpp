@@ -8,6 +8,7 @@
 
 #include "kernelgen/accumulator.h"
 #include "kernelgen/kernel_params.h"
+#include "kernelgen/op_support.h"
 
 namespace fusebox::normalization {
 
@@ -107,6 +108,8 @@ Decision analyzeCompileTime(const Fusion& segment, ReductionType mine,
   }
   const std::vector<Expr*> exprs = segment.exprs();
   for (const Expr* e : exprs) {
+    if (std::string problem = kernelgen::unsupportedOpProblem(e); !problem.empty())
+      return Decision::reject(problem);
     if (e->op() == OpType::Matmul || e->op() == OpType::Linear)
       return Decision::reject(fmt::format("{} (expr {}) is a matmul", e->opName(), e->name()));
     if (isReductionExpr(e)) {

@@ -6,6 +6,7 @@
 #include <fusebox/pass_utils.h>
 
 #include "kernelgen/kernel_params.h"
+#include "kernelgen/op_support.h"
 
 namespace fusebox::pointwise {
 
@@ -27,6 +28,8 @@ Decision checkCompileTime(const Fusion& segment) {
   bool has_tensor_output = false;
   for (const Val* out : segment.outputs()) has_tensor_output |= out->isTensor();
   if (!has_tensor_output) return Decision::reject("the segment has no tensor output");
+  if (std::string problem = kernelgen::unsupportedOpProblem(segment); !problem.empty())
+    return Decision::reject(problem);
   for (const Expr* e : segment.exprs()) {
     if (isTrivialReduction(e)) continue;
     switch (e->op()) {

@@ -77,6 +77,7 @@ TEST(FuzzGenerator, CoversEveryFrontendOp) {
   int ops = 0;
   for (std::string name; std::getline(list, name, ',');) {
     name = name.substr(name.find_first_not_of(' '));
+    if (name == "real" || name == "imag") continue;  // always refused: no complex dtypes
     ++ops;
     EXPECT_NE(all.find("fd.ops." + name + "("), std::string::npos) << name << " is never generated";
   }

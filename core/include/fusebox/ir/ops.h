@@ -128,6 +128,39 @@ TensorView* matmul(TensorView* a, TensorView* b);
 // torch.nn.functional.linear: a[..., K] x weight[N, K]^T (+ bias[N]).
 TensorView* linear(TensorView* a, TensorView* weight, TensorView* bias = nullptr);
 
+// ---- indexing (ops_indexing.cpp) ------------------------------------------------------------
+// Indices are Int or Int32 tensors (a scalar for select). As in PyTorch only
+// select counts a negative index from the end; every other op refuses an index
+// outside [0, size) when it runs (the evaluator names the op, the index, the
+// dim and its size). `dim` may be negative.
+// torch.index_select: `index` has rank 0 or 1; the output is x with dim
+// `dim` of index's numel.
+TensorView* indexSelect(TensorView* x, TensorView* index, int64_t dim);
+// torch.select: drops dim `dim`, taking the slice at `index`.
+TensorView* select(TensorView* x, Val* index, int64_t dim);
+// torch.gather: index has x's rank and is no larger outside `dim`; the output
+// has index's shape.
+TensorView* gather(TensorView* x, TensorView* index, int64_t dim);
+// torch.take_along_dim with an explicit dim: as gather, but outside `dim` the
+// index broadcasts against x (sizes equal or 1).
+TensorView* takeAlongAxis(TensorView* x, TensorView* index, int64_t dim);
+// torch.scatter, out of place: a copy of self with src (a tensor of self's
+// dtype and rank, or a scalar) written at the positions index gives along
+// `dim`. With repeated indices the last write in index order wins.
+TensorView* scatter(TensorView* self, TensorView* index, Val* src, int64_t dim);
+// torch.nn.functional.embedding's forward: rows of the 2-D `weight` picked by
+// the integer tensor `input` (output shape: input's, then weight's columns),
+// as index_select of the flattened input.
+TensorView* embedding(TensorView* input, TensorView* weight);
+
+// ---- scans and masks (ops_scan.cpp) ---------------------------------------------------------
+// cumsum (Sum), cumprod (Prod), cummax (Max, values only), cummin (Min) along
+// `dim`. Sum and prod of bool and integer tensors give int64, as torch.
+TensorView* scan(ReductionOpType op, TensorView* x, int64_t dim);
+// torch.triu: x (rank >= 2) with the elements below diagonal `diagonal` of
+// its last two dims zeroed; built from iota, a comparison and where.
+TensorView* triu(TensorView* x, Val* diagonal);
+
 // ---- helpers -----------------------------------------------------------------------------
 // Normalizes a possibly negative dim against rank; throws UserError naming `what`.
 int64_t normalizeDim(int64_t dim, int64_t rank, const char* what);

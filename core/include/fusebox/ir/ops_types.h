@@ -34,6 +34,12 @@ namespace fusebox {
 //   Rand              S x rank (shape), S (a), S (b)[, S (seed), S (offset)] -> T  attr RandAttr
 //   Matmul            T, T                           -> T
 //   Linear            T (input), T (weight)[, T (bias)] -> T
+//   IndexSelect       T (input), T (index: int, rank 0 or 1) -> T   attr IndexAttr
+//   Select            T (input), S (index: int)      -> T (rank - 1) attr IndexAttr
+//   Gather            T (input), T (index: int)      -> T (index's shape)  attr IndexAttr
+//   TakeAlongAxis     T (input), T (index: int)      -> T (broadcast)      attr IndexAttr
+//   Scatter           T (self), T (index: int), T|S (src) -> T (self's shape)  attr IndexAttr
+//   Scan              T                              -> T     attr ScanAttr
 enum class OpType {
   Set,
   SegmentSet,
@@ -58,6 +64,12 @@ enum class OpType {
   Rand,
   Matmul,
   Linear,
+  IndexSelect,
+  Select,
+  Gather,
+  TakeAlongAxis,
+  Scatter,
+  Scan,
 };
 
 enum class UnaryOpType {
@@ -65,13 +77,14 @@ enum class UnaryOpType {
   Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh, Asinh, Acosh, Atanh,
   Sigmoid, Relu, Silu, Erf, Erfc, Erfinv, Lgamma,
   Floor, Ceil, Round, Trunc, Frac, Sign,
-  LogicalNot, BitwiseNot, IsFinite, IsInf, IsNan, IsNegInf, IsPosInf,
+  LogicalNot, BitwiseNot, IsFinite, IsInf, IsNan, IsNegInf, IsPosInf, Signbit,
 };
 
 enum class BinaryOpType {
   Add, Sub, Mul, Div, TrueDiv, Fmod, Remainder, Pow, Atan2, Maximum, Minimum, CeilDiv,
   Eq, Ne, Lt, Le, Gt, Ge,
   LogicalAnd, LogicalOr, BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseLeftShift, BitwiseRightShift,
+  Nextafter, Gcd, LogicalRightShift,
 };
 
 enum class TernaryOpType { Where, Clamp, Lerp, Threshold };
@@ -106,6 +119,18 @@ struct CatAttr {
   int64_t dim;
   bool operator==(const CatAttr&) const = default;
 };
+// The dim an indexing op (index_select, select, gather, take_along_axis,
+// scatter) indexes, normalized (0 <= dim < the input's rank).
+struct IndexAttr {
+  int64_t dim;
+  bool operator==(const IndexAttr&) const = default;
+};
+// cumsum (Sum), cumprod (Prod), cummax (Max), cummin (Min) along `dim`, normalized.
+struct ScanAttr {
+  ReductionOpType op;
+  int64_t dim;
+  bool operator==(const ScanAttr&) const = default;
+};
 struct RandAttr {
   RandomDistribution dist;
   bool has_seed = false;  // seed and offset operands present
@@ -114,7 +139,7 @@ struct RandAttr {
 
 using ExprAttrs = std::variant<std::monostate, UnaryOpType, BinaryOpType, TernaryOpType,
                                BroadcastAttr, SqueezeAttr, PermuteAttr, ReductionAttr,
-                               VarianceAttr, CatAttr, RandAttr>;
+                               VarianceAttr, CatAttr, RandAttr, IndexAttr, ScanAttr>;
 
 // Names as nvFuser's Python frontend spells them (fd.ops.<name>).
 std::string_view toString(OpType t);
@@ -123,6 +148,11 @@ std::string_view toString(BinaryOpType t);
 std::string_view toString(TernaryOpType t);
 std::string_view toString(ReductionOpType t);
 std::string_view toString(RandomDistribution t);
+// The fd.ops name of a scan: "cumsum", "cumprod", "cummax", "cummin".
+std::string_view scanName(ReductionOpType t);
+// index_select, select, gather, take_along_axis, scatter: the ops that read
+// or write at run-time indices (their attribute is an IndexAttr).
+bool isIndexingOp(OpType t);
 std::optional<UnaryOpType> parseUnaryOpType(std::string_view name);
 std::optional<BinaryOpType> parseBinaryOpType(std::string_view name);
 std::optional<TernaryOpType> parseTernaryOpType(std::string_view name);

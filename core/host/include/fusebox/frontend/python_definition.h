@@ -26,24 +26,61 @@
 
 namespace fusebox {
 
+// A copy torch makes between an inputs-list constructor and the tensor the
+// fusion gets (`.to(dtype)`, `.contiguous()`, `.to(memory_format=...)`,
+// `.clone()`): the storage so far, viewed as (shape, strides, storage_offset),
+// becomes a new storage of `dtype` holding the same values laid out with
+// `new_strides`.
+struct InputCopy {
+  // How the copy's layout was chosen, so that it can be written back as the
+  // torch call that makes it: Preserve keeps the view's strides when they are
+  // dense and free of overlaps (torch's preserve_format), else row-major.
+  enum class Layout { Preserve, Contiguous, ChannelsLast };
+  std::vector<int64_t> shape, strides;
+  int64_t storage_offset = 0;
+  DataType dtype = DataType::Float;
+  Layout layout = Layout::Preserve;
+  std::vector<int64_t> new_strides;
+};
+
 // One entry of the script's `inputs = [...]` list.
 struct InputSpec {
-  enum class Kind { Randn, Rand, Ones, Zeros, Full, Randint, MakeTensor, Scalar };
+  enum class Kind {
+    Randn,
+    Rand,
+    Ones,
+    Zeros,
+    Full,
+    Randint,
+    MakeTensor,
+    Literal,  // torch.tensor(data): `values`
+    Arange,   // torch.arange(start, end, step)
+    Scalar,
+  };
   Kind kind = Kind::Randn;
   // The tensor's sizes as the fusion sees them: the constructor's shape, or the
-  // `size` of `.as_strided(size, stride)` when there is one.
+  // view's (`.as_strided(size, stride)`, `.t()`, `.expand(...)`, `x[:, 1:]`, ...).
   std::vector<int64_t> shape;
-  DataType dtype = DataType::Float;
-  std::optional<std::vector<int64_t>> strides;  // from .as_strided(size, stride)
-  // With .as_strided: the constructor's own shape (the storage the view lives
-  // in) and the view's storage offset.
+  DataType dtype = DataType::Float;  // the tensor's dtype (after any .to(dtype))
+  // The view's strides over its storage (the constructor's, or the last copy's);
+  // always set when there are copies.
+  std::optional<std::vector<int64_t>> strides;
+  // With a view or copies: the constructor's own shape (the storage the first
+  // view or copy reads) and the final view's storage offset.
   std::vector<int64_t> base_shape;
   int64_t storage_offset = 0;
+  // With copies: the dtype the constructor makes (copies[i].dtype are the later ones).
+  std::optional<DataType> constructor_dtype;
+  std::vector<InputCopy> copies;
   ScalarValue fill_value = 0.0;               // Full (an int stays exact)
   int64_t low = 0, high = 0;                  // Randint (and make_tensor low/high when set)
   std::optional<double> make_low, make_high;  // make_tensor low=/high=
   bool exclude_zero = false;                  // make_tensor exclude_zero=True
-  ScalarValue scalar = 0.0;                   // Scalar (a plain number in the list)
+  std::vector<ScalarValue> values;            // Literal: row-major, as written
+  ScalarValue arange_start = int64_t{0};      // Arange: element k is start + k * step
+  ScalarValue arange_end = int64_t{0};
+  ScalarValue arange_step = int64_t{1};
+  ScalarValue scalar = 0.0;  // Scalar (a plain number in the list)
   SourceLocation where;
 };
 
@@ -70,9 +107,10 @@ inline constexpr uint64_t kMaxScriptBytes = uint64_t{16} << 20;  // 16 MiB
 // base seed plus the input's position). Values:
 //   randn: N(0, 1); rand: U[0, 1); randint: integers in [low, high);
 //   make_tensor: U[low, high) with torch's defaults ([-9, 9] for floating types,
-//   [-9, 10) for integers, {0, 1} for bool); ones / zeros / full: constant.
-// With .as_strided the base tensor is filled in row-major order and the view
-// returned (sharing its storage).
+//   [-9, 10) for integers, {0, 1} for bool); ones / zeros / full: constant;
+//   tensor: the values written; arange: start + k * step.
+// The constructor's tensor is filled in row-major order; copies and the view
+// follow (the view shares its storage).
 Argument materializeInput(const InputSpec& spec, uint64_t seed);
 
 struct PythonPrintOptions {
