@@ -46,7 +46,8 @@ std::vector<BadCase> badCases() {
       inBody("unknown_op", t0 + "T1 = fd.ops.foo(T0)", 2, 13,
              "unknown op fd.ops.foo (known: abs, acos, "),
       inBody("unexpected_keyword", t0 + "T1 = fd.ops.sum(T0, dimz=[0])", 2, 21,
-             "unexpected keyword 'dimz' for fd.ops.sum (expected: dims, axes, keepdim, dtype)"),
+             "unexpected keyword 'dimz' for fd.ops.sum (expected: dims, axes, dim, keepdim, "
+             "keep_dim, dtype)"),
       inBody("too_many_args", t0 + "T1 = fd.ops.add(T0, T0, T0)", 2, 25,
              "fd.ops.add takes 2 arguments, got 3"),
       inBody("too_few_args", t0 + "T1 = fd.ops.add(T0)", 2, 6,

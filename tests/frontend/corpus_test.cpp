@@ -1,17 +1,21 @@
 // The corpus under tests/data/corpus: every file parses into the structure its
 // header promises (hand-counted `# expect-...` lines), round-trips through the
-// printer, and runs on its own inputs list with the values `fusebox run
-// --backend eval` computes; together the files use every op and every dtype.
+// printer, runs on its own inputs list with the values `fusebox run --backend
+// eval` computes, and runs on the host backend (generated kernels compiled for
+// the CPU) with every output matching the evaluator; together the files use
+// every op and every dtype.
 #include <fmt/format.h>
 #include <fusebox/eval/evaluator.h>
 #include <fusebox/frontend/python_definition.h>
 #include <fusebox/npy.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -156,11 +160,66 @@ TEST_P(CorpusTest, RunsOnItsOwnInputsList) {
   }
 }
 
+// The scheduler of each segment, from the first `run 1: ...: group 0 by
+// pointwise, group 1 by expr_eval` line of `fusebox run`'s output.
+std::vector<std::string> schedulersOfFirstRun(const std::string& output) {
+  std::istringstream lines(output);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("run 1:", 0) != 0) continue;
+    std::vector<std::string> names;
+    static const std::regex group(R"(group \d+ by ([A-Za-z0-9_]+))");
+    for (std::sregex_iterator it(line.begin(), line.end(), group), end; it != end; ++it)
+      names.push_back((*it)[1].str());
+    return names;
+  }
+  return {};
+}
+
+// Files whose every op runs on the evaluator on the host backend, so no
+// segment can be a generated kernel: matmul and linear have no kernel
+// scheduler (they run on expr_eval, through cuBLAS on a GPU).
+const std::set<std::string> kNoKernelFiles = {"matmul_linear.py"};
+
+TEST_P(CorpusTest, RunsOnTheHostBackendAgainstTheEvaluator) {
+  // The whole pipeline on the host backend: passes, segmentation and the
+  // generated kernels compiled by the host compiler, every output checked by
+  // `--validate` against the evaluator on the fusion as defined.
+  fs::path path = corpusDir() / GetParam();
+  const auto r = testing::runCommand(std::string(FUSEBOX_EXE) + " run " + path.string() +
+                                     " --backend host --validate --no-ir");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("\nvalidate: PASS"), std::string::npos) << r.output;
+
+  // At least one segment ran as a generated kernel rather than on the
+  // evaluator (expr_eval) or as a view (no_op), where the file's ops allow one.
+  const std::vector<std::string> schedulers = schedulersOfFirstRun(r.output);
+  ASSERT_FALSE(schedulers.empty()) << "no `run 1: ... group N by SCHEDULER` line:\n" << r.output;
+  if (kNoKernelFiles.count(GetParam())) return;
+  const bool kernel = std::any_of(schedulers.begin(), schedulers.end(), [](const std::string& s) {
+    return s != "expr_eval" && s != "no_op";
+  });
+  EXPECT_TRUE(kernel) << "no segment ran as a generated kernel:\n" << r.output;
+}
+
 INSTANTIATE_TEST_SUITE_P(Files, CorpusTest, ::testing::ValuesIn(corpusFiles()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param.substr(0, info.param.size() - 3);
                            return name;
                          });
+
+TEST(Corpus, HoldsAtLeastFortyDefinitions) {
+  // The issue's floor: 40 definitions of our own, in the styles of nvFuser's
+  // tests, Thunder's traces and nvFuser's repro dumps.
+  const std::vector<std::string> files = corpusFiles();
+  EXPECT_GE(files.size(), 40u);
+  for (const char* prefix : {"nvf_", "thunder_", "repro_"})
+    EXPECT_TRUE(std::any_of(files.begin(), files.end(),
+                            [&](const std::string& f) { return f.rfind(prefix, 0) == 0; }))
+        << "no corpus file named " << prefix << "*.py";
+  for (const std::string& file : kNoKernelFiles)
+    EXPECT_TRUE(std::count(files.begin(), files.end(), file)) << file << " is not in the corpus";
+}
 
 TEST(Corpus, TogetherUsesEveryOpAttributeAndDtype) {
   std::set<OpType> ops;

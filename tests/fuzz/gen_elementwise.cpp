@@ -3,8 +3,11 @@
 #include "generator_internal.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 
 namespace fusebox::fuzz {
 
@@ -310,7 +313,24 @@ bool Generator::genBinary() {
 }
 
 bool Generator::genTernary() {
-  int which = static_cast<int>(between(0, 3));
+  int which = static_cast<int>(between(0, 4));
+  if (which == 4) {  // addcmul(input, tensor1, tensor2, value): input + value * t1 * t2
+    auto floating = [](const TensorVar& t) { return isFloatingType(t.dtype) && tame(t); };
+    const TensorVar* x = pickTensor(floating);
+    if (x == nullptr) return false;
+    const TensorVar* a =
+        pickTensor([&](const TensorVar& t) { return floating(t) && broadcastable(*x, t); });
+    const TensorVar* b = pickTensor([&](const TensorVar& t) {
+      return floating(t) && broadcastable(*x, t) && (a == nullptr || broadcastable(*a, t));
+    });
+    if (a == nullptr || b == nullptr) return false;
+    Operand ox = tensorOperand(*x), oa = tensorOperand(*a), ob = tensorOperand(*b);
+    Operand value = scalarOperand(computeType(x->dtype));
+    if (!value.finite) return false;
+    return tryTensor(
+        fmt::format("fd.ops.addcmul({}, {}, {}, value={})", ox.text, oa.text, ob.text, value.text),
+        {ox, oa, ob, value}, false);
+  }
   if (which == 0) {  // where(cond, a, b)
     const TensorVar* c =
         pickTensor([](const TensorVar& t) { return t.exact && t.dtype == DataType::Bool; });
@@ -386,6 +406,14 @@ bool Generator::genCast() {
 bool Generator::genSet() {
   const TensorVar* x = pickTensor();
   if (x == nullptr) return false;
+  if (x->rank() > 0 && chance(0.3)) {  // a copy with a layout of its own
+    std::vector<int64_t> order(static_cast<size_t>(x->rank()));
+    for (size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int64_t>(k);
+    std::shuffle(order.begin(), order.end(), std::mt19937_64(next()));
+    return tryTensor(fmt::format("fd.ops.stride_order({}, {})", x->name,
+                                 fmt::format("[{}]", fmt::join(order, ", "))),
+                     {tensorOperand(*x)}, true);
+  }
   bool segment = chance(0.5);
   return tryTensor(fmt::format("fd.ops.{}({})", segment ? "segment_set" : "set", x->name),
                    {tensorOperand(*x)}, true);

@@ -79,8 +79,15 @@ PyValue addOutputCall(Fusion& f, const std::string& fn, const CallArgs& args) {
                       fmt::format("stride_order must be a permutation of 0..{} ({} has {} dims)",
                                   tv->nDims() - 1, describeValue(out), tv->nDims()));
   }
+  // A tensor fd.ops.stride_order made keeps that layout as an output (unless
+  // it is written into an input it aliases), as nvFuser's allocation domain.
+  bool required = order != nullptr;
+  if (!order && !alias) {
+    stride_order = strideOrderOf(out);
+    required = !stride_order.empty();
+  }
   f.addOutput(out.val);
-  if (order) f.setRequiredStrideOrder(out.val->as<TensorView>(), stride_order);
+  if (required) f.setRequiredStrideOrder(out.val->as<TensorView>(), stride_order);
   if (alias) f.aliasOutputToInput(out.val, alias->val);
   return PyValue::none(args.where);
 }

@@ -188,16 +188,32 @@ void addDataMovement(OpMap& t) {
 }
 
 void addReductions(OpMap& t) {
+  // nvFuser's overloads: (arg, dtype) over every dim, (arg, dim, keepdim,
+  // dtype) and (arg, dims, keepdim, dtype); nvfuser_direct spelled keepdim
+  // keep_dim for a while.
   for (ReductionOpType op :
        {ReductionOpType::Sum, ReductionOpType::Prod, ReductionOpType::Max, ReductionOpType::Min}) {
     t[std::string(toString(op))] = {
-        {req({"arg"}), opt({"dims", "axes"}), opt({"keepdim"}), opt({"dtype"})},
+        {req({"arg"}), opt({"dims", "axes", "dim"}), opt({"keepdim", "keep_dim"}), opt({"dtype"})},
         [op](Fusion&, const BoundArgs& a) {
+          TensorView* x = asTensor(a.at(0), a.context(0));
+          // prod(t, DataType.Float): the second argument is the dtype.
+          const bool dtype_second = a.has(1) && a.at(1).kind == PyValue::Kind::DType;
+          const size_t dtype_at = dtype_second ? 1 : 3;
+          if (dtype_second) {
+            const std::optional<DataType>& second = a.at(1).dtype;
+            for (size_t i : {size_t{2}, size_t{3}})
+              if (a.has(i))
+                throw UserError(a.at(i).where,
+                                fmt::format("{}(arg, dtype) reduces every dim and takes no {} "
+                                            "(its second argument DataType.{} is the dtype)",
+                                            a.function(), i == 2 ? "keepdim" : "second dtype",
+                                            second ? pythonName(*second) : "Null"));
+          }
           std::optional<DataType> dtype;
-          if (a.has(3)) dtype = asDataType(a.at(3), a.context(3), true);
-          return result(reduction(op, asTensor(a.at(0), a.context(0)), dimsOrAll(a, 1),
-                                  boolOr(a, 2, false), dtype),
-                        a);
+          if (a.has(dtype_at)) dtype = asDataType(a.at(dtype_at), a.context(dtype_at), true);
+          std::vector<int64_t> dims = dtype_second ? std::vector<int64_t>{} : dimsOrAll(a, 1);
+          return result(reduction(op, x, dims, boolOr(a, 2, false), dtype), a);
         }};
   }
   std::vector<OpParam> var_params{req({"arg"}), opt({"dims", "axes"}), opt({"correction"}),
@@ -359,6 +375,7 @@ const OpMap& opTable() {
     addCreation(t);
     addMatmulAndQueries(t);
     addIndexingAndScans(t);
+    addCompositeAndLayout(t);
     return t;
   }();
   return table;

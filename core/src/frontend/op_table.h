@@ -19,8 +19,8 @@ struct OpParam {
 
 // Arguments bound to an OpParam list: positional first, then keywords by name
 // or alias. Binding fails with "fd.ops.add takes 2 arguments, got 3",
-// "unexpected keyword 'dimz' for fd.ops.sum (expected: dims, axes, keepdim,
-// dtype)", a missing or a doubly given argument.
+// "unexpected keyword 'dimz' for fd.ops.sum (expected: dims, axes, dim,
+// keepdim, keep_dim, dtype)", a missing or a doubly given argument.
 class BoundArgs {
  public:
   BoundArgs(std::string function, std::vector<OpParam> params, const CallArgs& args);
@@ -49,6 +49,11 @@ PyValue callFdOp(Fusion& fusion, const Token& op, const CallArgs& args);
 // The message of a UserError the builder raised (without a location),
 // prefixed with `function` unless it already starts with it.
 std::string builderErrorDetail(const UserError& e, const std::string& function);
+
+// The stride order fd.ops.stride_order gave the tensor value `v` (empty for
+// any other value). add_output makes it the output's required stride order,
+// row-major included, which an allocation domain cannot record.
+std::vector<int64_t> strideOrderOf(const PyValue& v);
 
 // Every fd.ops name this frontend knows, sorted.
 std::vector<std::string> knownOpNames();

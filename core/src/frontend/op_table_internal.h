@@ -34,5 +34,7 @@ inline PyValue result(Val* v, const BoundArgs& a) {
 // Indexing ops, scans, triu, embedding_fwd and the complex-only ops
 // (op_table_indexing.cpp).
 void addIndexingAndScans(OpMap& t);
+// addcmul and stride_order (op_table_composite.cpp).
+void addCompositeAndLayout(OpMap& t);
 
 }  // namespace fusebox::frontend::op_table

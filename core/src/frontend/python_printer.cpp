@@ -227,6 +227,16 @@ class PythonPrinter {
     lines_.push_back(fmt::format("{} = {}", fmt::join(outs, ", "), call));
   }
 
+  // The output of a set, when it has the layout fd.ops.stride_order gives:
+  // an allocation domain on an intermediate, or on an output whose required
+  // order it is. (On any other output it is a pass's hint, not printed.)
+  const TensorView* userLayout(const Val* v) const {
+    if (!v->isTensor()) return nullptr;
+    const auto* tv = v->as<TensorView>();
+    if (!tv->hasAllocation()) return nullptr;
+    return !tv->isFusionOutput() || f_.requiredStrideOrder(tv) ? tv : nullptr;
+  }
+
   void printExpr(const Expr* e) {
     const std::vector<Val*>& in = e->inputs();
     const Val* out = e->output(0);
@@ -235,6 +245,9 @@ class PythonPrinter {
     };
     switch (e->op()) {
       case OpType::Set:
+        if (const TensorView* tv = userLayout(out))
+          return emit(e, call("stride_order", fmt::format("{}, stride_order={}", ref(in[0]),
+                                                          intList(tv->strideOrder()))));
         return emit(e, call("set", ref(in[0])));
       case OpType::SegmentSet:
         return emit(e, call("segment_set", ref(in[0])));
