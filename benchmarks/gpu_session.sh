@@ -12,7 +12,7 @@
 #     (mkdir -p build/gpu-slim && cd build/gpu-slim && tar xf -)
 #   on the device: ln -sfn gpu-slim build/gpu-rel && benchmarks/gpu_session.sh
 # PARTS (default "tests pointwise reduction normalization overhead"; also
-# validate_mid, compare, dynamic and dynamic_check) picks
+# validate_mid, compare, dynamic, dynamic_check and indexing) picks
 # what runs, e.g. PARTS=normalization benchmarks/gpu_session.sh; VALIDATE=0
 # skips the normalization part's full-size validation (the host evaluator
 # takes most of a call at 16384x4096).
@@ -187,6 +187,21 @@ checks=(
 } > "$out/symbolic_validate.log" 2>&1
 "$build/bin/fusebox_runtime_overhead_benchmark" --benchmark_filter=NewSize \
   > "$out/new_size.log" 2>&1
+fi
+
+if want indexing; then
+# Issue 14: indirect loads in pointwise kernels (an embedding lookup, a
+# gather along rows) and the block-scan kernel (cumsum along rows),
+# validated, then timed, against eager PyTorch and torch.compile.
+{
+  for w in embedding_bf16 gather_rows_f32 cumsum_rows_f32; do
+    echo "== $w"
+    "$build/bin/fusebox" run "benchmarks/workloads/$w.py" --no-ir --backend cuda --validate \
+      --dump scheduler_params
+    "$build/bin/fusebox" run "benchmarks/workloads/$w.py" --no-ir --backend cuda --bench 30
+  done
+} > "$out/fusebox_indexing.log" 2>&1
+python3 benchmarks/torch_indexing.py --iters 100 > "$out/torch_indexing.log" 2>&1
 fi
 
 if want overhead; then

@@ -199,9 +199,10 @@ T17 = fd.ops.logical_right_shift(T2, 3))";
   EXPECT_EQ(printPythonDefinition(*back.fusion), printed);
 }
 
-// The CLI: index_select and cumsum run on expr_eval, the elementwise ops
-// around them as kernels, and --validate compares every output.
-TEST(IndexingOps, RunsThroughTheRuntimeWithTheIndexOpOnExprEval) {
+// The CLI: index_select is an indirect load inside the kernel of the ops
+// around it (the scan scheduler's: a cumsum along rows follows), scatter a
+// segment of its own on expr_eval; --validate compares every output.
+TEST(IndexingOps, RunsThroughTheRuntimeWithIndexSelectInAKernel) {
   testing::TempDir dir;
   const std::string source = script(R"(T0 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Float)
 T1 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Float)
@@ -210,26 +211,33 @@ T3 = fd.ops.add(T0, T1)
 T4 = fd.ops.index_select(T3, T2, 0)
 T5 = fd.ops.relu(T4)
 T6 = fd.ops.cumsum(T5, 1)
+T7 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Int)
+T8 = fd.ops.scatter(T5, T7, 2.5, 1)
+T9 = fd.ops.mul(T8, T8)
 fd.add_output(T5)
-fd.add_output(T6))") + R"(
+fd.add_output(T6)
+fd.add_output(T9))") + R"(
 inputs = [
     torch.randn(8, 16, device='cuda'),
     torch.randn(8, 16, device='cuda'),
     torch.randint(0, 8, (6,), device='cuda'),
+    torch.randint(0, 16, (6, 3), device='cuda'),
 ]
 )";
   const auto path = dir.write("index_select.py", source);
   const auto r = testing::runCommand(std::string(FUSEBOX_EXE) + " run " + path.string() +
                                      " --backend host --validate --no-ir --dump=segmenter_log");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("group 0 by pointwise, group 1 by expr_eval, group 2 by "
-                                  "pointwise, group 3 by expr_eval"));
-  EXPECT_THAT(r.output, HasSubstr("pointwise: compile time: index_select (expr 1) indexes a "
-                                  "tensor at run-time indices"));
-  EXPECT_THAT(r.output, HasSubstr("reduction: compile time: cumsum (expr 3) is a scan"));
-  EXPECT_THAT(r.output, HasSubstr("validate: PASS (2 outputs"));
+  EXPECT_THAT(r.output, HasSubstr("group 0 by scan, group 1 by expr_eval, group 2 by pointwise"));
+  EXPECT_THAT(r.output, HasSubstr("pointwise: compile time: scatter (expr 4) writes at run-time "
+                                  "indices"));
+  EXPECT_THAT(r.output, HasSubstr("pointwise: compile time: cumsum (expr 3) is a scan: the scan "
+                                  "scheduler's along the innermost dim"));
+  EXPECT_THAT(r.output, HasSubstr("validate: PASS (3 outputs"));
 
-  // An index out of range is a user error (exit code 1) naming the op.
+  // An index out of range is a user error (exit code 1) naming the op, the
+  // index, the dim and its size: from the kernel on the host backend, from
+  // the evaluator on eval.
   const auto bad = dir.write(
       "bad.py", script(kT012 + "T3 = fd.ops.index_select(T0, T1, 1)\nfd.add_output(T3)") +
                     "\ninputs = [\n    torch.randn(2, 3),\n    torch.randint(3, 4, (2,)),\n    "
@@ -237,7 +245,13 @@ inputs = [
   const auto rb =
       testing::runCommand(std::string(FUSEBOX_EXE) + " run " + bad.string() + " --backend host");
   EXPECT_EQ(rb.exit_code, 1) << rb.output;
-  EXPECT_THAT(rb.output, HasSubstr("index_select: index 3 (at [0] of T1_g) is out of range for "
+  EXPECT_THAT(rb.output, HasSubstr("index_select (expr 0): index 3 is out of range for dim 1 of "
+                                   "T0_g, of size 3 (expected 0 <= index < 3); kernel "
+                                   "fusebox_pointwise_"));
+  const auto re =
+      testing::runCommand(std::string(FUSEBOX_EXE) + " run " + bad.string() + " --backend eval");
+  EXPECT_EQ(re.exit_code, 1) << re.output;
+  EXPECT_THAT(re.output, HasSubstr("index_select: index 3 (at [0] of T1_g) is out of range for "
                                    "dim 1 of T0_g, of size 3"));
 }
 

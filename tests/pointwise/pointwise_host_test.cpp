@@ -18,6 +18,7 @@ class PointwiseFixture : public ::testing::Test {
   static fusebox::DeviceProperties device() { return {}; }
 };
 
+#include "pointwise/indexing_cases.inc"
 #include "pointwise/pointwise_cases.inc"
 
 namespace {

@@ -19,5 +19,6 @@ class PointwiseSymbolicFixture : public fusebox::test::SymbolicShapesFixture {
 
 // The cases name their fixture PointwiseFixture (pointwise_host_test.cpp's).
 #define PointwiseFixture PointwiseSymbolicFixture
+#include "pointwise/indexing_cases.inc"
 #include "pointwise/pointwise_cases.inc"
 #undef PointwiseFixture

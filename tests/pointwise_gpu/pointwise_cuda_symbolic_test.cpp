@@ -24,5 +24,6 @@ class PointwiseCudaSymbolicFixture : public fusebox::test::SymbolicShapesFixture
 
 // The cases name their fixture PointwiseFixture (pointwise_cuda_test.cpp's).
 #define PointwiseFixture PointwiseCudaSymbolicFixture
+#include "pointwise/indexing_cases.inc"
 #include "pointwise/pointwise_cases.inc"
 #undef PointwiseFixture

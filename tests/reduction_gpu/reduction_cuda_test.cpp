@@ -1,21 +1,13 @@
 // The reduction comparisons of tests/reduction/reduction_cases.inc on the
 // cuda backend (skipped without a GPU): the same generated kernels, compiled
 // by NVRTC.
-#include <fusebox/backend/cuda_backend.h>
 #include <fusebox/ir/ops.h>
 
 #include "reduction/reduction_test_util.h"
+#include "support/cuda_suite.h"
 
-class ReductionFixture : public ::testing::Test {
+class ReductionFixture : public fusebox::test::CudaSuite {
  protected:
-  void SetUp() override {
-    const fusebox::CudaAvailability a = fusebox::cudaAvailable();
-    if (!a.available) GTEST_SKIP() << a.reason;
-  }
-  static fusebox::Backend& backend() {
-    static std::unique_ptr<fusebox::Backend> b = fusebox::createCudaBackend();
-    return *b;
-  }
   // The host suite's device shape (an H100's 132 SMs), so the cases check the
   // same choices on both backends.
   static fusebox::DeviceProperties device() {

@@ -33,8 +33,9 @@ TEST(SchedulerConfig, TheDefaultOrderEndsWithExprEval) {
   Config config = loadConfigFile(defaultConfigFile());
   ASSERT_TRUE(config.scheduler_order.has_value());
   SchedulerSetup setup = buildSchedulers(config, builtinPlugins());
-  EXPECT_EQ(setup.names(), (Strings{"no_op", "pointwise", "reduction", "inner_persistent",
-                                    "outer_persistent", "inner_outer_persistent", "expr_eval"}));
+  EXPECT_EQ(setup.names(),
+            (Strings{"no_op", "pointwise", "reduction", "inner_persistent", "outer_persistent",
+                     "inner_outer_persistent", "scan", "expr_eval"}));
   EXPECT_TRUE(setup.diagnostics.empty());
   EXPECT_EQ(setup.entries.back().scheduler->name(), "expr_eval");
 }
@@ -67,7 +68,7 @@ TEST(SchedulerConfig, AFileWithoutAnOrderKeepsTheDefaultOrder) {
   EXPECT_FALSE(config.scheduler_order.has_value());
   EXPECT_EQ(buildSchedulers(config, builtinPlugins()).names(),
             (Strings{"no_op", "pointwise", "inner_persistent", "outer_persistent",
-                     "inner_outer_persistent", "expr_eval"}));
+                     "inner_outer_persistent", "scan", "expr_eval"}));
 }
 
 TEST(SchedulerConfig, UnknownNamesListTheKnownSchedulersAndWhereEachWasFound) {

@@ -135,6 +135,7 @@ inline SchedulerRun runScheduler(Scheduler& scheduler, Backend& backend, const F
   const KernelParams kparams = bindKernelParams(*kp, backend_inputs, outs, scratch);
   auto kernel = backend.compile(kp->kernel);
   kernel->launch(kp->launch, kparams);
+  checkKernelIndexErrors(backend, *kp, scratch);
   backend.synchronize();
   for (const Tensor& o : outs) r.outputs.push_back(backend.toHost(o));
   return r;

@@ -27,6 +27,13 @@ class __attribute__((visibility("default"))) KernelPlan : public SegmentPlan {
   LaunchConfig launch;
   std::vector<ParamBinding> bindings;
   std::vector<OutputSpec> outputs;  // one per segment output, in order
+  // The run-time index checks of the kernel's indirect loads (index_select,
+  // gather, ...), in the order of the ids it records them by (id k + 1 is
+  // index_checks[k]); non-empty only with an IndexErrors binding. A launch
+  // that meets an index out of range records the first one and reads
+  // element 0 instead; the runtime then raises a UserError
+  // (checkKernelIndexErrors, fusebox/kernel_launch.h).
+  std::vector<IndexCheck> index_checks;
   // Bytes every launch must read and write at least (each input read once,
   // each output written once): the denominator of GB/s in --bench.
   int64_t bytes_moved = 0;

@@ -100,6 +100,9 @@ FUSEBOX_DEVICE float halfBitsToFloat(uint16_t h) {
 #if defined(__CUDA_ARCH__)
   float f;
   asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  // cvt gives NaN without its sign; keep it, as the software path does (signbit).
+  if ((h & 0x7C00u) == 0x7C00u && (h & 0x03FFu) != 0u)
+    f = bitCast<float>((static_cast<uint32_t>(h & 0x8000u) << 16) | 0x7FC00000u);
   return f;
 #else
   return halfBitsToFloatSoftware(h);

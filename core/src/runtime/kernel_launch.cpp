@@ -10,8 +10,8 @@ namespace fusebox {
 namespace {
 
 std::string describeBinding(const ParamBinding& b) {
-  static constexpr const char* kSources[] = {"InputData", "OutputData", "ScratchData",
-                                             "InputScalar", "Value"};
+  static constexpr const char* kSources[] = {"InputData",   "OutputData", "ScratchData",
+                                             "InputScalar", "Value",      "IndexErrors"};
   return fmt::format("binding {{{}, index {}, slot {}}}", kSources[static_cast<int>(b.source)],
                      b.index, b.slot);
 }
@@ -31,6 +31,11 @@ std::vector<Tensor> allocateKernelOutputs(Backend& backend, const KernelPlan& pl
 std::vector<Tensor> allocateKernelScratch(Backend& backend, const KernelPlan& plan) {
   std::vector<Tensor> scratch;
   for (const ParamBinding& b : plan.bindings) {
+    if (b.source == ParamBinding::Source::IndexErrors) {
+      scratch.push_back(backend.allocate(DataType::Int64, {2}, {1}));
+      backend.memsetZero(scratch.back());
+      continue;
+    }
     if (b.source != ParamBinding::Source::ScratchData) continue;
     FUSEBOX_CHECK(b.bytes >= 0, "kernel {}: {} asks for {} bytes", plan.kernel.name,
                   describeBinding(b), b.bytes);
@@ -68,6 +73,7 @@ KernelParams bindKernelParams(const KernelPlan& plan, const std::vector<Argument
         params.ptr[b.slot] = outputs[b.index].data();
         break;
       case ParamBinding::Source::ScratchData:
+      case ParamBinding::Source::IndexErrors:
         FUSEBOX_CHECK(next_scratch < scratch.size(), "kernel {}: {} has no scratch buffer",
                       plan.kernel.name, describeBinding(b));
         params.ptr[b.slot] = scratch[next_scratch++].data();
@@ -91,12 +97,35 @@ KernelParams bindKernelParams(const KernelPlan& plan, const std::vector<Argument
   return params;
 }
 
+void checkKernelIndexErrors(Backend& backend, const KernelPlan& plan,
+                            const std::vector<Tensor>& scratch) {
+  size_t next_scratch = 0;
+  for (const ParamBinding& b : plan.bindings) {
+    if (b.source == ParamBinding::Source::ScratchData) ++next_scratch;
+    if (b.source != ParamBinding::Source::IndexErrors) continue;
+    FUSEBOX_CHECK(next_scratch < scratch.size(), "kernel {}: {} has no buffer", plan.kernel.name,
+                  describeBinding(b));
+    const Tensor words = backend.toHost(scratch[next_scratch]);
+    const auto* w = static_cast<const int64_t*>(words.data());
+    if (w[0] == 0) return;
+    FUSEBOX_CHECK(w[0] > 0 && static_cast<size_t>(w[0]) <= plan.index_checks.size(),
+                  "kernel {} recorded index check {}; it has {}", plan.kernel.name, w[0],
+                  plan.index_checks.size());
+    const IndexCheck& c = plan.index_checks[static_cast<size_t>(w[0] - 1)];
+    throw UserError(fmt::format(
+        "{}: index {} is out of range for dim {} of {}, of size {} (expected {} <= index < {}); "
+        "kernel {} found it, so its outputs are discarded",
+        c.op, w[1], c.dim, c.tensor, c.size, c.lowest, c.size, plan.kernel.name));
+  }
+}
+
 std::vector<Tensor> launchKernelPlan(Backend& backend, const KernelPlan& plan,
                                      CompiledKernel& kernel, const std::vector<Argument>& inputs) {
   std::vector<Tensor> outputs = allocateKernelOutputs(backend, plan);
   std::vector<Tensor> scratch = allocateKernelScratch(backend, plan);
   const KernelParams params = bindKernelParams(plan, inputs, outputs, scratch);
   kernel.launch(plan.launch, params);
+  checkKernelIndexErrors(backend, plan, scratch);
   return outputs;
 }
 

@@ -212,6 +212,7 @@ std::vector<Argument> executeEntry(CacheEntry& entry, const std::vector<Argument
       std::vector<Tensor> scratch = allocateKernelScratch(backend, *plan);
       const KernelParams params = bindKernelParams(*plan, args, outs, scratch);
       scheduled.kernel->launch(plan->launch, params);
+      checkKernelIndexErrors(backend, *plan, scratch);
       if (ctx.bench != nullptr) benchmarkKernel(groups[g], scheduled, params, ctx);
       results.assign(outs.begin(), outs.end());
     } else if (scheduled.backend_plan != nullptr) {

@@ -79,6 +79,8 @@ bool vectorAligned(const Affine& a, int64_t alignment, int64_t element_size,
   if (alignment <= 0 || alignment % (width * element_size) != 0 || a.c % width != 0) return false;
   for (size_t g = 0; g + 1 < groups.size(); ++g)
     if (coefOf(a, groups[g].back()) % width != 0) return false;
+  for (const auto& term : a.terms)
+    if (term.second % width != 0) return false;
   return true;
 }
 

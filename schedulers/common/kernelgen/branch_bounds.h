@@ -43,8 +43,9 @@ bool exclusiveBranches(const std::vector<BranchBounds>& a, const std::vector<Bra
 
 // Whether a vector of `width` elements at offset `a` (element size
 // `element_size`, data pointer aligned to `alignment` bytes) starts aligned
-// in every chunk: the pointer, the constant offset and the strides of the
-// outer merged dims are multiples of the vector.
+// in every chunk: the pointer, the constant offset, the strides of the
+// outer merged dims and the coefficients of run-time indices (Affine::terms)
+// are multiples of the vector.
 bool vectorAligned(const Affine& a, int64_t alignment, int64_t element_size,
                    const std::vector<std::vector<int>>& groups, int width);
 

@@ -92,6 +92,23 @@ std::string as(const std::string& type, const OperandText& x) {
   return fmt::format("fusebox::Cast<{}>::from({})", type, x.value);
 }
 
+// Ops on the bits of their dtype compute in a wider type (float for the
+// 16-bit floats, int64_t for int32): the runtime's variant for the narrower
+// dtype (fusebox_runtime/bit_ops.cuh).
+std::string widthSuffix(BinaryOpType op, DataType out) {
+  switch (op) {
+    case BinaryOpType::Nextafter:
+      if (out == DataType::Half) return "_half";
+      if (out == DataType::BFloat16) return "_bfloat16";
+      return "";
+    case BinaryOpType::Gcd:
+    case BinaryOpType::LogicalRightShift:
+      return out == DataType::Int32 ? "_int32" : "";
+    default:
+      return "";
+  }
+}
+
 }  // namespace
 
 std::string literal(const ScalarValue& v, DataType t) {
@@ -168,7 +185,8 @@ std::string binaryText(BinaryOpType op, const OperandText& a, const OperandText&
   }
   if (approximate && (op == BinaryOpType::Div || op == BinaryOpType::TrueDiv) && mt == "float")
     return roundTo(out, fmt::format("fusebox::op::div_approx({}, {})", as(mt, a), as(mt, b)));
-  return roundTo(out, fmt::format("fusebox::op::{}({}, {})", toString(op), as(mt, a), as(mt, b)));
+  return roundTo(out, fmt::format("fusebox::op::{}{}({}, {})", toString(op), widthSuffix(op, out),
+                                  as(mt, a), as(mt, b)));
 }
 
 std::string ternaryText(TernaryOpType op, const OperandText& a, const OperandText& b,

@@ -44,6 +44,21 @@ std::string ElementWriter::value(const TensorView* tv, const Index& idx, Placeme
 Index ElementWriter::iterationIndexOf(const TensorView* tv) const {
   const auto& sizes = sizes_.at(tv);
   if (sizes == space_.sizes) return space_.index();
+  // The same sizes but for size-1 dims (a keepdim reduction's output over
+  // the kept space): dim for dim, so the index stays affine.
+  std::vector<size_t> mine, theirs;
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (sizes[d] != 1) mine.push_back(d);
+  for (size_t d = 0; d < space_.sizes.size(); ++d)
+    if (space_.sizes[d] != 1) theirs.push_back(d);
+  bool same = mine.size() == theirs.size();
+  for (size_t k = 0; same && k < mine.size(); ++k) same = sizes[mine[k]] == space_.sizes[theirs[k]];
+  if (same) {
+    const Index all = space_.index();
+    Index idx(sizes.size(), IndexExpr::constant(0, space_.rank()));
+    for (size_t k = 0; k < mine.size(); ++k) idx[mine[k]] = all[theirs[k]];
+    return idx;
+  }
   return reshapeIndex(space_.index(), space_.sizes, sizes, space_, fmt::format("I{}", tv->name()));
 }
 

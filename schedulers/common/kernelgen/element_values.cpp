@@ -4,6 +4,7 @@
 // of 100,000 ops generates like a short one; each step emits the same code,
 // in the same order, as a recursive walk would.
 #include "element_writer.h"
+#include "value_task.h"
 
 #include <fmt/format.h>
 #include <fusebox/checked_math.h>
@@ -27,40 +28,6 @@ bool varies(const Val* v) {
 }
 
 }  // namespace
-
-// One branch of a value computed under conditions (pad, cat): how it opens
-// (`prefix` "if (<cond>) {", or "} else {" without a condition), its checks
-// as index math, and the tensor and index whose value it takes.
-struct ValueBranch {
-  std::string prefix;
-  std::string cond;  // C++ text of its checks on the element
-  BranchBounds bounds;
-  const TensorView* src;
-  Index idx;
-};
-
-// A pending value: tensor `tv` at `idx`, and how far its expression got.
-struct ElementWriter::ValueTask {
-  enum class Stage { Start, Operands, Power, Forward, PassThrough, Branches };
-  const TensorView* tv = nullptr;
-  Index idx;
-  std::string key;  // memo key
-  Stage stage = Stage::Start;
-  std::vector<OperandText> ops;  // Operands: those gathered so far
-  size_t next = 0;               // Operands: the next operand; Branches: the open branch
-  std::string var;               // Branches: the variable each branch assigns
-  std::vector<ValueBranch> branches;
-  std::vector<std::string> tail;  // Branches: lines after the last branch
-};
-
-// What a task does next: finish with a value, or wait for the value of
-// another tensor at an index.
-struct ElementWriter::ValueStep {
-  bool finished = false;
-  std::string value;
-  const TensorView* tv = nullptr;
-  Index idx;
-};
 
 ElementWriter::ValueStep ElementWriter::finished(std::string value) {
   ValueStep s;
@@ -126,6 +93,8 @@ ElementWriter::ValueStep ElementWriter::advance(ValueTask& t, const std::string*
       return finished(*operand);
     case ValueTask::Stage::Branches:
       return closeBranch(t, *operand);
+    case ValueTask::Stage::Indexed:
+      return finishIndexed(t, *operand);
   }
   throw InternalError("kernelgen: a value task in an unknown stage");
 }
@@ -215,6 +184,12 @@ ElementWriter::ValueStep ElementWriter::start(ValueTask& t) {
                                        fmt::format("T{}", tv->name())));
     case OpType::Slice:
       return forwardTo(t, sliceIndex(e, idx));
+    case OpType::IndexSelect:
+    case OpType::Gather:
+    case OpType::TakeAlongAxis:
+      return startIndexed(t);
+    case OpType::Select:
+      return startSelect(t);
     case OpType::Pad:
       return startPad(t);
     case OpType::Cat:

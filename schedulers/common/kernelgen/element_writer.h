@@ -10,7 +10,7 @@
 //   - the kernel parameters (kernel_params.h).
 // Every access is recorded (access.h) for the heuristics. The walk is in
 // element_values.cpp, loads, stores, scalars and creation ops in
-// element_sources.cpp.
+// element_sources.cpp, indirect loads in element_indexing.cpp.
 #pragma once
 
 #include <fusebox/scheduler.h>
@@ -76,6 +76,9 @@ class ElementWriter {
   void storeOutputs(const std::vector<std::vector<int64_t>>& strides, Placement& placement);
 
   const TensorSizes& sizes() const { return sizes_; }
+  // The index checks of the indirect loads written so far, by id - 1 (one
+  // per op, however many copies of the element code read through it).
+  const std::vector<IndexCheck>& indexChecks() const { return index_checks_; }
   // Every access made so far, in order.
   const std::vector<Access>& accesses() const { return accesses_; }
 
@@ -119,6 +122,13 @@ class ElementWriter {
   ValueStep closeBranch(ValueTask& t, const std::string& value);
   ValueStep need(const TensorView* tv, Index idx);
   Index sliceIndex(const Expr* e, const Index& idx);
+  // Indirect loads (element_indexing.cpp): index_select, gather and
+  // take_along_axis read their index operand first, select its scalar.
+  ValueStep startIndexed(ValueTask& t);
+  ValueStep finishIndexed(ValueTask& t, const std::string& index_value);
+  ValueStep startSelect(ValueTask& t);
+  // The id of e's index check (recorded on first use).
+  int indexCheckId(const Expr* e, int64_t size, int64_t lowest);
   // x^2 and x^3 of a floating tensor: the base tensor, or null.
   static const TensorView* smallPowerBase(const Expr* e);
   std::string smallPowerText(const Expr* e, std::string base);
@@ -138,6 +148,8 @@ class ElementWriter {
   std::unordered_map<const Val*, std::string> scalar_memo_;
   std::vector<Access> accesses_;
   std::unordered_set<const Expr*> approximate_;  // approximate_math.h
+  std::unordered_map<const Expr*, int> index_check_ids_;
+  std::vector<IndexCheck> index_checks_;
 };
 
 }  // namespace fusebox::kernelgen

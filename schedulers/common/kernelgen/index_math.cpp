@@ -22,6 +22,11 @@ std::string render(const IndexExpr& e, const IterSpace& space, SizeLiterals* lit
                 : fmt::format("{} * {}", space.names[d],
                               sizeText(literals, k, role + "*" + space.names[d]));
   }
+  for (const auto& [var, k] : e.a.terms) {
+    if (k == 0) continue;
+    if (!s.empty()) s += " + ";
+    s += k == 1 ? var : fmt::format("{} * {}", var, sizeText(literals, k, role + "*" + var));
+  }
   // A constant that is a parameter prints even where it is 0 (Affine::c_param).
   const bool param = e.a.c_param && literals != nullptr;
   const std::string c =
@@ -34,6 +39,7 @@ std::string render(const IndexExpr& e, const IterSpace& space, SizeLiterals* lit
 }  // namespace
 
 bool Affine::isConstant() const {
+  if (!terms.empty()) return false;
   for (int64_t k : coef)
     if (k != 0) return false;
   return true;
@@ -90,6 +96,7 @@ IndexExpr IndexExpr::scaled(int64_t start, int64_t step, const IterSpace& space,
   e.a.c = start + e.a.c * step;
   e.a.c_param |= param;
   for (int64_t& k : e.a.coef) k *= step;
+  for (auto& term : e.a.terms) term.second *= step;
   return e;
 }
 
@@ -159,6 +166,7 @@ IndexExpr linearOffset(const Index& index, const std::vector<int64_t>& sizes,
     sum.a.c += e.a.c * strides[k];
     sum.a.c_param |= e.a.c_param;
     for (size_t d = 0; d < iter_rank; ++d) sum.a.coef[d] += e.a.coef[d] * strides[k];
+    for (const auto& [var, coef] : e.a.terms) sum.a.terms.emplace_back(var, coef * strides[k]);
   }
   if (affine) return sum;
   // Text only when opaque: it prints (and so may take parameters for) the strides.

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fusebox::kernelgen {
@@ -23,6 +24,10 @@ struct Affine {
   // width or slice start from an input), so it is a kernel parameter even
   // where it is 0, and the code is the same for every value of it.
   bool c_param = false;
+  // Run-time index values times a coefficient: the checked indices of
+  // indirect loads (element_indexing.cpp), variables a placement declared
+  // (Placement::indexVariable). Only a load of a segment input carries them.
+  std::vector<std::pair<std::string, int64_t>> terms;
   bool isConstant() const;
 };
 

@@ -12,8 +12,21 @@ bool scalarGoesToDouble(DataType t) {
   return isFloatingType(t);
 }
 
+namespace {
+
+// Whether the segment reads at run-time indices (a scatter writes at them
+// and never reaches a kernel: op_support.h).
+bool hasIndirectLoads(const Fusion& segment) {
+  for (const Expr* e : segment.exprs())
+    if (isIndexingOp(e->op()) && e->op() != OpType::Scatter) return true;
+  return false;
+}
+
+}  // namespace
+
 std::string paramLimitProblem(const Fusion& segment, int scratch_buffers, int size_ints) {
-  int pointers = scratch_buffers, ints = size_ints, doubles = 0;
+  int pointers = scratch_buffers + (hasIndirectLoads(segment) ? 1 : 0), ints = size_ints,
+      doubles = 0;
   for (const Val* in : segment.inputs()) {
     if (in->isTensor())
       ++pointers;
@@ -76,6 +89,13 @@ ParamLayout::ParamLayout(const Fusion& segment) : segment_(segment) {
     output_slot_.push_back(b.slot);
     bindings_.push_back(b);
   }
+  if (hasIndirectLoads(segment)) {
+    ParamBinding b;
+    b.source = ParamBinding::Source::IndexErrors;
+    b.slot = pointers_++;
+    bindings_.push_back(b);
+    index_errors_ = true;
+  }
 }
 
 std::string ParamLayout::inputPointer(const Val* input) const {
@@ -118,6 +138,12 @@ void ParamLayout::declarePointers(Buffer& out) const {
     out.line(fmt::format("[[maybe_unused]] {}* __restrict__ out{} = static_cast<{}*>(p.ptr[{}]);",
                          st, k, st, output_slot_[k]));
   }
+  for (const ParamBinding& b : bindings_)
+    if (b.source == ParamBinding::Source::IndexErrors)
+      out.line(
+          fmt::format("[[maybe_unused]] unsigned long long* __restrict__ index_errors = "
+                      "static_cast<unsigned long long*>(p.ptr[{}]);",
+                      b.slot));
   for (const ParamBinding& b : bindings_)
     if (b.source == ParamBinding::Source::ScratchData)
       out.line(fmt::format("[[maybe_unused]] void* __restrict__ scratch{} = p.ptr[{}];", b.index,

@@ -1,8 +1,9 @@
 // Which KernelParams slot (core/include/fusebox/backend/kernel.h) carries
 // each of a kernel's parameters, and the C++ names the kernel gives them:
 // every tensor input and output of the segment a data pointer (inputs first,
-// in segment order), each scalar input an i64 or f64 entry, then any scratch
-// buffers the scheduler asks for.
+// in segment order), each scalar input an i64 or f64 entry, the index-error
+// words of a segment with indirect loads, then any scratch buffers the
+// scheduler asks for.
 #pragma once
 
 #include <fusebox/backend/kernel.h>
@@ -48,6 +49,10 @@ class ParamLayout {
   // The raw parameter of a scalar input (p.i64[<slot>] or p.f64[<slot>]), or
   // "" when `v` is not a scalar input of the segment.
   std::string scalarParam(const Val* v) const;
+  // The pointer variable of the IndexErrors words (kernel.h) a segment with
+  // indirect loads (index_select, select, gather, take_along_axis) records
+  // its first out-of-range index in, or "" for a segment without them.
+  std::string indexErrors() const { return index_errors_ ? "index_errors" : ""; }
   // A zeroed scratch buffer of `bytes` (grid reductions, ...): its pointer
   // variable, scratch<n>, declared as `void*` by declarePointers.
   std::string addScratch(int64_t bytes);
@@ -60,6 +65,7 @@ class ParamLayout {
   int pointers_ = 0;
   int ints_ = 0;
   int scratch_ = 0;
+  bool index_errors_ = false;
   std::vector<ParamBinding> bindings_;
   std::unordered_map<const Val*, int> input_slot_;
   std::unordered_map<const Val*, ParamBinding> scalar_slot_;

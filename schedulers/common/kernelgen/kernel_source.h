@@ -13,10 +13,12 @@
 
 namespace fusebox::kernelgen {
 
-// A kernel and the KernelParams slots it reads.
+// A kernel, the KernelParams slots it reads, and the index checks of its
+// indirect loads (KernelPlan::index_checks).
 struct GeneratedKernel {
   KernelSource source;
   std::vector<ParamBinding> bindings;
+  std::vector<IndexCheck> index_checks;
 };
 
 // `__launch_bounds__` for a kernel whose heuristics count on a number of

@@ -92,9 +92,25 @@ bool zeroOn(const Affine& a, const std::vector<int>& group) {
   return true;
 }
 
+bool VectorPlacement::termsPerChunk(const Affine& a) const {
+  for (const auto& term : a.terms)
+    if (chunk_values_.count(term.first) == 0) return false;
+  return true;
+}
+
+std::string VectorPlacement::indexVariable(CodeSink& sink, const std::string& index_value,
+                                           const std::string& expr) {
+  if (!vectorize_ || chunk_values_.count(index_value) == 0)
+    return Placement::indexVariable(sink, index_value, expr);
+  const std::string var = sink.newVar("x");
+  pre_chunk.line(fmt::format("[[maybe_unused]] const idx_t {} = {};", var, expr));
+  chunk_values_.insert(var);
+  return var;
+}
+
 bool VectorPlacement::isVectorAccess(const ElementRef& ref) const {
   const IndexExpr& off = ref.offset;
-  if (!off.affine || ref.conditional || dims_.groups.empty()) return false;
+  if (!off.affine || ref.conditional || dims_.groups.empty() || !termsPerChunk(off.a)) return false;
   const size_t last = dims_.groups.size() - 1;
   return walksAsOne(off.a, last) && off.a.coef[static_cast<size_t>(dims_.groups[last].back())] == 1;
 }
@@ -124,6 +140,10 @@ std::string VectorPlacement::offsetText(const IndexExpr& off, const std::string&
       }
     }
   }
+  for (const auto& [var, k] : off.a.terms)
+    if (k != 0)
+      terms.push_back(k == 1 ? var
+                             : fmt::format("{} * {}", var, space_.literal(k, role + "*" + var)));
   if (off.a.c_param)  // a parameter even where 0 (Affine::c_param)
     terms.push_back(space_.parameter(off.a.c, role + "+"));
   else if (off.a.c != 0 || terms.empty())
@@ -139,12 +159,16 @@ std::string VectorPlacement::load(CodeSink& sink, const ElementRef& ref) {
                     space_.sizes, dims_.vector_width);
     if (read != ChunkRead::PerElement) return guardedLoad(sink, ref, read == ChunkRead::Vector);
   }
-  if (vectorize_ && !ref.conditional && off.affine && !dims_.groups.empty()) {
+  // A run-time index the placement declared per chunk may take part in
+  // chunk-level loads; one computed per element makes the load a scalar one.
+  if (vectorize_ && !ref.conditional && off.affine && !dims_.groups.empty() &&
+      termsPerChunk(off.a)) {
     const int vec = dims_.vector_width;
     const std::string st = storageType(ref.tv->dtype()), ct = computeTypeName(ref.tv->dtype());
     // A load no row dim moves is made once per thread, above the row loop;
-    // not with a partial last chunk, whose threads leave the chunk code early.
-    bool row_invariant = dims_.row_groups > 0 && !dims_.tailPossible();
+    // not with a partial last chunk, whose threads leave the chunk code early,
+    // nor through a run-time index (declared per chunk).
+    bool row_invariant = dims_.row_groups > 0 && !dims_.tailPossible() && off.a.terms.empty();
     for (size_t g = 0; g < static_cast<size_t>(dims_.row_groups); ++g)
       row_invariant &= zeroOn(off.a, g);
     Buffer& target = row_invariant ? pre_row : pre_chunk;
@@ -157,6 +181,7 @@ std::string VectorPlacement::load(CodeSink& sink, const ElementRef& ref) {
         target.line(fmt::format("const fusebox::Array<{}, {}> {} = fusebox::loadVec<{}>({} + {});",
                                 st, vec, var, vec, ref.pointer, at));
         it = hoisted_.emplace(key, var).first;
+        chunk_values_.insert(var);
       }
       return fmt::format("fusebox::Cast<{}>::from({}[v])", ct, it->second);
     }
@@ -168,6 +193,7 @@ std::string VectorPlacement::load(CodeSink& sink, const ElementRef& ref) {
         target.line(fmt::format("const {} {} = fusebox::Cast<{}>::from({}[{}]);", ct, var, ct,
                                 ref.pointer, at));
         it = hoisted_.emplace(key, var).first;
+        chunk_values_.insert(var);
       }
       return it->second;
     }

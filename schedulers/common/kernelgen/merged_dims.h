@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,8 @@ class VectorPlacement final : public Placement {
   // uniform_branches): a bool computed once per chunk.
   std::string branchCondition(CodeSink& sink, const BranchBounds& bounds,
                               const std::string& text) override;
+  std::string indexVariable(CodeSink& sink, const std::string& index_value,
+                            const std::string& expr) override;
 
   // Checks of pad / cat branches that hold alike over every chunk are made
   // once per chunk, and loads under them are read once per chunk (a vector,
@@ -135,6 +138,10 @@ class VectorPlacement final : public Placement {
   std::map<std::string, std::string> hoisted_;     // pointer@offset[?guard] -> variable
   std::map<std::string, std::string> conditions_;  // checks at the chunk's start -> bool
   std::vector<GuardedVector> guarded_;
+  // Variables of pre_row / pre_chunk (hoisted loads, chunk-level indices).
+  std::set<std::string> chunk_values_;
+  // Whether every run-time index of `a` (Affine::terms) is one per chunk.
+  bool termsPerChunk(const Affine& a) const;
 };
 
 }  // namespace fusebox::kernelgen

@@ -5,40 +5,28 @@
 
 namespace fusebox::kernelgen {
 
-std::string unsupportedOpProblem(const Expr* e) {
+std::string unsupportedOpProblem(const Expr* e, IndirectLoads indirect) {
   const std::string what = fmt::format("{} (expr {})", e->opName(), e->name());
-  if (isIndexingOp(e->op()))
+  if (e->op() == OpType::Scatter)
     return fmt::format(
-        "{} indexes a tensor at run-time indices; generated kernels have no indirect loads or "
-        "stores yet (it runs on expr_eval)",
+        "{} writes at run-time indices; generated kernels have no indirect stores (it runs on "
+        "expr_eval, a segment of its own)",
         what);
-  switch (e->op()) {
-    case OpType::Scan:
-      return fmt::format("{} is a scan; generated kernels have no scan yet (it runs on expr_eval)",
-                         what);
-    case OpType::Unary:
-      if (e->attr<UnaryOpType>() != UnaryOpType::Signbit) return "";
-      break;
-    case OpType::Binary:
-      switch (e->attr<BinaryOpType>()) {
-        case BinaryOpType::Nextafter:
-        case BinaryOpType::Gcd:
-        case BinaryOpType::LogicalRightShift:
-          break;
-        default:
-          return "";
-      }
-      break;
-    default:
-      return "";
-  }
-  return fmt::format("{} has no element code in the kernel runtime yet (it runs on expr_eval)",
-                     what);
+  if (isIndexingOp(e->op()) && indirect == IndirectLoads::Refused)
+    return fmt::format(
+        "{} reads at run-time indices; this scheduler's kernels have no indirect loads (the "
+        "pointwise scheduler's do)",
+        what);
+  if (e->op() == OpType::Scan)
+    return fmt::format(
+        "{} is a scan: the scan scheduler's along the innermost dim, expr_eval's along another",
+        what);
+  return "";
 }
 
-std::string unsupportedOpProblem(const Fusion& segment) {
+std::string unsupportedOpProblem(const Fusion& segment, IndirectLoads indirect) {
   for (const Expr* e : segment.exprs())
-    if (std::string problem = unsupportedOpProblem(e); !problem.empty()) return problem;
+    if (std::string problem = unsupportedOpProblem(e, indirect); !problem.empty()) return problem;
   return "";
 }
 

@@ -10,12 +10,17 @@
 
 namespace fusebox::kernelgen {
 
-// Why no generated kernel computes `e` ("" when one can): indexing ops
-// (index_select, select, gather, take_along_axis, scatter) read or write at
-// run-time indices, scans carry a value along a dim, and signbit, nextafter,
-// gcd and logical_right_shift have no element code in the kernel runtime yet.
-std::string unsupportedOpProblem(const Expr* e);
+// Whether the caller's kernels read at run-time indices (element_indexing.cpp:
+// the pointwise scheduler's do; the reduction and persistent kernels' loops
+// do not take them yet).
+enum class IndirectLoads { Supported, Refused };
+
+// Why no kernel of the caller computes `e` ("" when one can): scatter writes
+// at run-time indices, the other indexing ops (index_select, select, gather,
+// take_along_axis) read at them, and scans carry a value along a dim.
+std::string unsupportedOpProblem(const Expr* e, IndirectLoads indirect = IndirectLoads::Refused);
 // The first such problem of the segment's expressions, or "".
-std::string unsupportedOpProblem(const Fusion& segment);
+std::string unsupportedOpProblem(const Fusion& segment,
+                                 IndirectLoads indirect = IndirectLoads::Refused);
 
 }  // namespace fusebox::kernelgen

@@ -53,6 +53,17 @@ class Placement {
   virtual std::string load(CodeSink& sink, const ElementRef& ref) = 0;
   // Writes `value` (in the compute type) to the element.
   virtual void store(CodeSink& sink, const ElementRef& ref, const std::string& value) = 0;
+  // The variable an indirect load's checked index is in (element_indexing.cpp):
+  // `expr` computes it from `index_value`, the text of the index operand's
+  // value. Declared in the element body; VectorPlacement declares it once per
+  // chunk where the index value is itself one (a hoisted load), and then
+  // reads through it with vector loads.
+  virtual std::string indexVariable(CodeSink& sink, const std::string& /*index_value*/,
+                                    const std::string& expr) {
+    const std::string var = sink.newVar("x");
+    sink.body.line(fmt::format("[[maybe_unused]] const idx_t {} = {};", var, expr));
+    return var;
+  }
   // The condition a pad / cat branch opens with: `text` (its checks on the
   // element), or an equivalent the placement computes elsewhere (once per
   // vector chunk: merged_dims.h).

@@ -28,7 +28,9 @@ Decision checkCompileTime(const Fusion& segment) {
   bool has_tensor_output = false;
   for (const Val* out : segment.outputs()) has_tensor_output |= out->isTensor();
   if (!has_tensor_output) return Decision::reject("the segment has no tensor output");
-  if (std::string problem = kernelgen::unsupportedOpProblem(segment); !problem.empty())
+  if (std::string problem =
+          kernelgen::unsupportedOpProblem(segment, kernelgen::IndirectLoads::Supported);
+      !problem.empty())
     return Decision::reject(problem);
   for (const Expr* e : segment.exprs()) {
     if (isTrivialReduction(e)) continue;

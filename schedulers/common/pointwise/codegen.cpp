@@ -194,6 +194,7 @@ Generated generate(const Fusion& segment, const SegmentFacts& facts, const Point
                                    /*uses_block_sync=*/false);
   out.kernel.bindings = params.bindings();
   lits.addBindings(out.kernel.bindings);
+  out.kernel.index_checks = w.indexChecks();
   return out;
 }
 

@@ -174,7 +174,7 @@ PointwiseParams pointwiseLayout(const SegmentFacts& facts, const std::vector<Acc
   // most threads of a block idle).
   for (int b = 1; b < m && p.break_point == 0; ++b) {
     for (const Access& a : accesses) {
-      if (a.is_output || a.conditional || !a.offset.affine) continue;
+      if (a.is_output || a.conditional || !a.offset.affine || !a.offset.a.terms.empty()) continue;
       bool outer_zero = true, inner_moves = false;
       for (int g = 0; g < m; ++g) {
         const bool z = zeroOn(a.offset.a, p.groups[static_cast<size_t>(g)]);

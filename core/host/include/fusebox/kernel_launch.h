@@ -13,7 +13,8 @@ namespace fusebox {
 // One tensor per OutputSpec, zeroed where the spec says so.
 std::vector<Tensor> allocateKernelOutputs(Backend& backend, const KernelPlan& plan);
 
-// Zeroed scratch buffers, one per ScratchData binding (in binding order).
+// Zeroed scratch buffers, one per ScratchData or IndexErrors binding (in
+// binding order).
 std::vector<Tensor> allocateKernelScratch(Backend& backend, const KernelPlan& plan);
 
 // The kernel's parameter block: `inputs` are the segment's inputs (backend
@@ -23,6 +24,14 @@ std::vector<Tensor> allocateKernelScratch(Backend& backend, const KernelPlan& pl
 KernelParams bindKernelParams(const KernelPlan& plan, const std::vector<Argument>& inputs,
                               const std::vector<Tensor>& outputs,
                               const std::vector<Tensor>& scratch = {});
+
+// After a launch: the first out-of-range index
+// the kernel recorded in its IndexErrors buffer, if any, as a UserError
+// naming the op, the index, the dim and its size (KernelPlan::index_checks).
+// It waits for the kernel (a copy to the host), so only plans with index
+// checks pay for it.
+void checkKernelIndexErrors(Backend& backend, const KernelPlan& plan,
+                            const std::vector<Tensor>& scratch);
 
 // Allocates, binds and launches (asynchronous on cuda); returns the outputs.
 std::vector<Tensor> launchKernelPlan(Backend& backend, const KernelPlan& plan,

@@ -58,6 +58,8 @@ struct ParamBinding {
     Value,        // i64: `value`, fixed by the plan (a size or stride of a kernel
                   // compiled over symbolic sizes: the plan for another size
                   // binds another value to the same compiled kernel)
+    IndexErrors,  // ptr: two zeroed uint64 words where the kernel records the
+                  // first index it found out of range (KernelPlan::index_checks)
   };
   Source source;
   int index = 0;           // which input / output
@@ -65,6 +67,17 @@ struct ParamBinding {
   bool as_double = false;  // InputScalar: goes to f64 (else i64)
   int64_t bytes = 0;       // ScratchData
   int64_t value = 0;       // Value
+};
+
+// What one index check guards: op `op` reading dim `dim` of `tensor`, of
+// size `size`; an index is in range when lowest <= index < size (lowest is
+// -size for select, which counts from the end).
+struct IndexCheck {
+  std::string op;
+  std::string tensor;
+  int64_t dim = 0;
+  int64_t size = 0;
+  int64_t lowest = 0;
 };
 
 struct KernelSource {

@@ -1,0 +1,46 @@
+// The element writer's pending values (element_writer.h), shared by the
+// files of its walk: element_values.cpp, element_indexing.cpp.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "element_writer.h"
+
+namespace fusebox::kernelgen {
+
+// One branch of a value computed under conditions (pad, cat): how it opens
+// (`prefix` "if (<cond>) {", or "} else {" without a condition), its checks
+// as index math, and the tensor and index whose value it takes.
+struct ValueBranch {
+  std::string prefix;
+  std::string cond;  // C++ text of its checks on the element
+  BranchBounds bounds;
+  const TensorView* src;
+  Index idx;
+};
+
+// A pending value: tensor `tv` at `idx`, and how far its expression got.
+struct ElementWriter::ValueTask {
+  enum class Stage { Start, Operands, Power, Forward, PassThrough, Branches, Indexed };
+  const TensorView* tv = nullptr;
+  Index idx;
+  std::string key;  // memo key
+  Stage stage = Stage::Start;
+  std::vector<OperandText> ops;  // Operands: those gathered so far
+  size_t next = 0;               // Operands: the next operand; Branches: the open branch
+  std::string var;               // Branches: the variable each branch assigns
+  std::vector<ValueBranch> branches;
+  std::vector<std::string> tail;  // Branches: lines after the last branch
+};
+
+// What a task does next: finish with a value, or wait for the value of
+// another tensor at an index.
+struct ElementWriter::ValueStep {
+  bool finished = false;
+  std::string value;
+  const TensorView* tv = nullptr;
+  Index idx;
+};
+
+}  // namespace fusebox::kernelgen

@@ -1,0 +1,2 @@
+# The suite loads the scan plugin from the build tree.
+add_dependencies(${target} fusebox_scheduler_scan)
