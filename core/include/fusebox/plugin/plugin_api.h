@@ -32,7 +32,9 @@ namespace fusebox {
 // 3: KernelParams holds 128 pointers (was 48).
 // 4: KernelParams holds 112 ints (was 16); ParamBinding::Source::Value;
 //    RuntimeInfo::shapeMode.
-inline constexpr uint32_t kPluginApiVersion = 4;
+// 5: KernelPlan::index_checks, ParamBinding::Source::IndexErrors (kernels with
+//    indirect loads).
+inline constexpr uint32_t kPluginApiVersion = 5;
 
 enum class PluginKind : uint32_t { Pass = 1, Scheduler = 2 };
 
