@@ -12,7 +12,7 @@
 #     (mkdir -p build/gpu-slim && cd build/gpu-slim && tar xf -)
 #   on the device: ln -sfn gpu-slim build/gpu-rel && benchmarks/gpu_session.sh
 # PARTS (default "tests pointwise reduction normalization overhead"; also
-# validate_mid, compare, dynamic, dynamic_check and indexing) picks
+# validate_mid, compare, dynamic, dynamic_check, indexing and forwarding) picks
 # what runs, e.g. PARTS=normalization benchmarks/gpu_session.sh; VALIDATE=0
 # skips the normalization part's full-size validation (the host evaluator
 # takes most of a call at 16384x4096).
@@ -202,6 +202,35 @@ if want indexing; then
   done
 } > "$out/fusebox_indexing.log" 2>&1
 python3 benchmarks/torch_indexing.py --iters 100 > "$out/torch_indexing.log" 2>&1
+fi
+
+if want forwarding; then
+# Input forwarding (docs/segmentation.md): fusions too large for a persistent
+# kernel are split; with forward_inputs each kernel reads the bf16 input and
+# casts it, without it one kernel writes the float copy for the other.
+bn="-i T0=16384x1024:bfloat16 -i T1=1024:bfloat16 -i T2=1024:bfloat16"
+ln="-i T0=1024x262144:bfloat16 -i T1=262144:bfloat16 -i T2=262144:bfloat16"
+sm="-i T0=1024x262144:bfloat16"
+{
+  for fw in true false; do
+    echo "== validate, forward_inputs=$fw"
+    "$build/bin/fusebox" run benchmarks/workloads/batchnorm_fwd_bf16.py $bn --no-ir --backend cuda \
+      --validate --dump segmented_fusion,scheduler_params --set runtime.forward_inputs=$fw
+    "$build/bin/fusebox" run benchmarks/workloads/layernorm_fwd_bf16.py ${ln/1024x/16x} --no-ir \
+      --backend cuda --validate --set runtime.forward_inputs=$fw
+    "$build/bin/fusebox" run benchmarks/workloads/softmax_fwd_bf16.py ${sm/1024x/16x} --no-ir \
+      --backend cuda --validate --set runtime.forward_inputs=$fw
+    for spec in "batchnorm_fwd_bf16 $bn" "layernorm_fwd_bf16 $ln" "softmax_fwd_bf16 $sm"; do
+      read -r -a args <<< "$spec"
+      echo "== ${spec} forward_inputs=$fw"
+      "$build/bin/fusebox" run "benchmarks/workloads/${args[0]}.py" "${args[@]:1}" --no-ir \
+        --backend cuda --bench 30 --set runtime.forward_inputs=$fw
+    done
+  done
+} > "$out/fusebox_forwarding.log" 2>&1
+"$build/bin/fusebox" compare benchmarks/workloads/batchnorm_fwd_bf16.py $bn --backend cuda \
+  --no-check --variant on= --variant 'off=--set runtime.forward_inputs=false' --repetitions 20 \
+  > "$out/compare_forwarding.log" 2>&1
 fi
 
 if want overhead; then

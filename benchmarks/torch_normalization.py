@@ -11,7 +11,9 @@ softmax_fwd_bf16 and layernorm_bwd_bf16 at 16384x4096 and 32768x1024,
 softmax_bwd_bf16 and rmsnorm_bwd_bf16 at 16384x4096, batchnorm_fwd_bf16
 (channels-last, statistics over the rows) at 4096x2048 (on chip) and
 16384x1024 (too large for the registers: split into two kernels), and
-layernorm_fwd_bf16 at 2048x131072 (rows wider than the registers). GB/s counts the bytes a
+layernorm_fwd_bf16 at 2048x131072 (rows wider than the registers), layernorm
+and softmax forward at 1024x262144 (split: too wide for any persistent
+kernel). GB/s counts the bytes a
 fusion must move: every input read once, every output written once.
 """
 import torch
@@ -95,6 +97,12 @@ def workloads():
     # shared memory; persistent_buffers = "registers" splits the fusion).
     out["layernorm_fwd_2048x131072"] = (
         layernorm_fwd, lambda: [rows(2048, 131072), vec(131072), vec(131072)])
+    # Rows too wide for any persistent kernel: fusebox splits these fusions
+    # into reduction and pointwise kernels (input forwarding: each reads the
+    # bf16 input).
+    out["layernorm_fwd_1024x262144"] = (
+        layernorm_fwd, lambda: [rows(1024, 262144), vec(262144), vec(262144)])
+    out["softmax_fwd_1024x262144"] = (softmax_fwd, lambda: [rows(1024, 262144)])
     for n, c in ((4096, 2048), (16384, 1024)):
         out[f"batchnorm_fwd_{n}x{c}"] = (
             batchnorm_fwd, lambda n=n, c=c: [rows(n, c), vec(c), vec(c)])

@@ -78,6 +78,30 @@ TEST(CliPersistent, BatchNormIsOneOuterSegmentOrSplitWhenTooLong) {
   EXPECT_THAT(r.output, HasSubstr("validate: PASS"));
 }
 
+// The split batch norm: with input forwarding (the default) both kernels read
+// the bf16 input and cast it themselves; without it the reduction kernel
+// writes the float cast (T3) for the pointwise kernel to read back.
+TEST(CliPersistent, TheSplitBatchNormReadsTheBf16InputInBothKernels) {
+  const std::string run = exe() + " run " + workload("batchnorm_fwd_bf16") +
+                          " -i T0=2000x96 -i T1=96 -i T2=96 --no-ir --validate "
+                          "--dump segmented_fusion";
+  auto r = runCommand(run);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("Segmented fusion: 2 groups (reduction, pointwise)"));
+  EXPECT_THAT(r.output, HasSubstr("group 0 (reduction), 4 expressions (+1 forwarded)"));
+  EXPECT_THAT(r.output, HasSubstr("group 1 (pointwise), 14 expressions (+1 forwarded)"));
+  EXPECT_THAT(r.output, Not(HasSubstr("group 0 -> group 1: T3_g")));
+  EXPECT_THAT(r.output, HasSubstr("validate: PASS"));
+  r = runCommand(run + " --set runtime.forward_inputs=false");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("group 0 -> group 1: T3_g"));
+  EXPECT_THAT(r.output, Not(HasSubstr("forwarded")));
+  EXPECT_THAT(r.output, HasSubstr("validate: PASS"));
+  r = runCommand("env FUSEBOX_DISABLE=forward_inputs " + run);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("group 0 -> group 1: T3_g"));
+}
+
 TEST(CliPersistent, ARowTooWideForTheRegistersIsSplitAndStillRight) {
   auto r = runCommand(exe() + " run " + workload("softmax_fwd_bf16") +
                       " -i T0=2x262144 --no-ir --validate --dump segmenter_log");

@@ -68,6 +68,28 @@ TEST(ExpressionEvaluator, BindEvaluateAndConflicts) {
   EXPECT_EQ(ee.bindExtent(f.constantInt(8), 9, "T1"), "8 (a constant extent)");
 }
 
+// Values found unknown are remembered (a long chain is walked once), and
+// forgotten once something is bound, by bind or by bindExtent.
+TEST(ExpressionEvaluator, UnknownValuesBecomeKnownOnceTheirLeafIsBound) {
+  Fusion f;
+  auto* n = f.newScalar(DataType::Int64);
+  std::vector<Val*> chain = {n};
+  for (int k = 0; k < 100000; ++k)
+    chain.push_back(binaryOp(BinaryOpType::Add, chain.back(), f.constantInt(1)));
+  ExpressionEvaluator ee;
+  EXPECT_FALSE(ee.evaluate(chain.back()).has_value());
+  EXPECT_FALSE(ee.evaluate(chain[50000]).has_value());
+  EXPECT_EQ(ee.bindExtent(n, 3, "T0"), "");
+  EXPECT_EQ(ee.evaluateInt(chain[50000]), 50003);
+  EXPECT_EQ(ee.evaluateInt(chain.back()), 100003);
+
+  auto* m = f.newScalar(DataType::Int64);
+  auto* sum = binaryOp(BinaryOpType::Add, chain.back(), m);
+  EXPECT_FALSE(ee.evaluate(sum).has_value());
+  ee.bind(m, int64_t{-3});
+  EXPECT_EQ(ee.evaluateInt(sum), 100000);
+}
+
 TEST(ExpressionEvaluator, BindTensorBindsExtents) {
   Fusion f;
   auto* t = defineTensor(f, {-1, 4, 1}, DataType::Float);

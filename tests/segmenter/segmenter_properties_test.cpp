@@ -1,11 +1,12 @@
 // Properties every segmentation must have, on many fusions (random ones full
 // of diamonds, every example and corpus file): each tensor expression in
-// exactly one group, groups in run order with no cycle, every group input
-// available when the group runs, the same result on every run, and the same
-// outputs as the complete fusion.
+// exactly one group (or forwarded into the groups that read it), groups in
+// run order with no cycle, every group input available when the group runs,
+// the same result on every run, and the same outputs as the complete fusion.
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/topological_sort.hpp>
 
+#include <algorithm>
 #include <set>
 
 #include "random_fusion.h"
@@ -32,7 +33,7 @@ Tensor ramp(std::vector<int64_t> sizes, int salt) {
 
 void expectWellFormed(const SegmentedFusion& sf, const std::string& context) {
   const Fusion& f = sf.complete();
-  std::set<const Expr*> seen;
+  std::set<const Expr*> seen, forwarded;
   std::set<const Val*> available(f.inputs().begin(), f.inputs().end());
   for (size_t i = 0; i < sf.groups().size(); ++i) {
     const auto& g = sf.groups()[i];
@@ -41,6 +42,20 @@ void expectWellFormed(const SegmentedFusion& sf, const std::string& context) {
     for (const Expr* e : g.exprs) {
       EXPECT_TRUE(seen.insert(e).second) << context << ": an expression is in two groups";
       EXPECT_EQ(sf.groupOf(e), g.id) << context;
+    }
+    // A forwarded expression is recomputed from fusion inputs: it belongs to
+    // no group and no group passes its value on.
+    for (const Expr* e : g.forwarded) {
+      forwarded.insert(e);
+      EXPECT_EQ(sf.groupOf(e), -1) << context;
+      for (const Val* in : e->inputs())
+        EXPECT_TRUE(!in->isTensor() || in->isFusionInput() ||
+                    std::find(g.forwarded.begin(), g.forwarded.end(), in->definition()) !=
+                        g.forwarded.end())
+            << context << ": forwarded " << e->opName() << " reads a non-input";
+      for (const Val* out : e->outputs())
+        EXPECT_TRUE(std::find(g.inputs.begin(), g.inputs.end(), out) == g.inputs.end())
+            << context;
     }
     for (const Val* v : g.inputs)
       EXPECT_TRUE(v->isScalar() || available.count(v))
@@ -51,7 +66,9 @@ void expectWellFormed(const SegmentedFusion& sf, const std::string& context) {
     EXPECT_EQ(g.fusion->outputs().size(), g.outputs.size()) << context;
   }
   auto all = f.tensorExprs();
-  EXPECT_EQ(seen.size(), all.size()) << context << ": every tensor expression is in a group";
+  for (const Expr* e : forwarded) EXPECT_FALSE(seen.count(e)) << context;
+  EXPECT_EQ(seen.size() + forwarded.size(), all.size())
+      << context << ": every tensor expression is in a group or forwarded into its readers'";
   for (const Val* out : f.outputs())
     EXPECT_TRUE(out->isScalar() || available.count(out)) << context << ": " << out->toString();
 

@@ -5,6 +5,8 @@
 // schedulers make) and compared with the evaluator on the complete fusion.
 #include <fusebox/ir/ops.h>
 
+#include <algorithm>
+
 #include <gmock/gmock.h>
 
 #include "segmenter_test_util.h"
@@ -22,9 +24,10 @@ struct Segmented {
 };
 
 Segmented segmentWith(const Fusion& f, const std::vector<Argument>& inputs,
-                      const std::vector<std::string>& schedulers) {
+                      const std::vector<std::string>& schedulers, bool forward_inputs = true) {
   Segmented s;
   s.segmenter = std::make_unique<Segmenter>(schedulersNamed(schedulers));
+  s.segmenter->setForwardInputs(forward_inputs);
   FusionRuntimeFacts facts = factsFor(f, inputs);
   s.result = s.segmenter->segment(f, facts, &s.log);
   return s;
@@ -190,6 +193,8 @@ TEST(Segmenter, TheSmallIssue785ExampleGivesTwoIndependentGroups) {
 TEST(Segmenter, ADiamondThatNaiveMergingWouldCloseIntoACycleStaysInThreeGroups) {
   // T1 = exp(T0); T2 = sum(T1); T3 = add(T1, T2). {T1, T3} is pointwise, but
   // merging it would leave T2 both after and before the merged group.
+  // (Input forwarding would recompute exp in both groups instead: see
+  // SegmenterForwarding below.)
   Fusion f;
   TensorView* t0 = defineSymbolicTensor(f, 2);
   TensorView* t1 = exp(t0);
@@ -197,7 +202,7 @@ TEST(Segmenter, ADiamondThatNaiveMergingWouldCloseIntoACycleStaysInThreeGroups) 
   TensorView* t3 = add(t1, t2);
   f.addOutput(t3);
   std::vector<Argument> in = {ramp({4, 3})};
-  auto s = segmentWith(f, in, {"pointwise_only", "single_reduction"});
+  auto s = segmentWith(f, in, {"pointwise_only", "single_reduction"}, /*forward_inputs=*/false);
   ASSERT_EQ(s.result->groups().size(), 3u) << s.result->toString();
   EXPECT_EQ(countEntries(s.log, "(segmenter)", "would create a cycle"), 1)
       << formatSegmenterLog(s.log);
@@ -343,6 +348,132 @@ using namespace segmenter_testing;
 // A fallback (as expr_eval) only gets what no other scheduler accepts: the
 // GELU-backward fusion keeps its pointwise part on pointwise_only and sends
 // only the sum to the fallback, instead of the fallback taking the whole fusion.
+// x (bf16) -> cast to float -> read by a row sum and by the pointwise part
+// after it: the normalization shape whose split input forwarding is for.
+struct CastReadTwice {
+  Fusion f;
+  Expr* cast = nullptr;
+  TensorView* as_float = nullptr;
+  CastReadTwice() {
+    TensorView* x = defineSymbolicTensor(f, 2, DataType::BFloat16);
+    as_float = castOp(DataType::Float, x);
+    cast = as_float->definition();
+    TensorView* total = sum(as_float, {1}, true);
+    f.addOutput(castOp(DataType::BFloat16, sub(as_float, total)));
+  }
+  std::vector<Argument> inputs() const {
+    Tensor x = Tensor::empty(DataType::BFloat16, {4, 6});
+    for (int64_t i = 0; i < 4; ++i)
+      for (int64_t j = 0; j < 6; ++j) x.setDouble({i, j}, static_cast<double>((i * 6 + j) % 5) - 2);
+    return {x};
+  }
+};
+
+bool readsValue(const SegmentGroup& g, const Val* v) {
+  return std::find(g.inputs.begin(), g.inputs.end(), v) != g.inputs.end();
+}
+
+TEST(SegmenterForwarding, ACastOfAnInputReadTwiceIsRecomputedByEachGroupInsteadOfPassedOn) {
+  CastReadTwice c;
+  const auto in = c.inputs();
+  auto s = segmentWith(c.f, in, {"pointwise_only", "single_reduction"});
+  const auto& groups = s.result->groups();
+  ASSERT_EQ(groups.size(), 2u) << s.result->toString();
+  EXPECT_EQ(groups[0].scheduler, "single_reduction");
+  EXPECT_EQ(groups[1].scheduler, "pointwise_only");
+  for (const auto& g : groups) {
+    // Each group reads the bf16 input and casts it itself.
+    EXPECT_EQ(g.forwarded, std::vector<Expr*>{c.cast}) << s.result->toString();
+    EXPECT_TRUE(readsValue(g, c.f.inputs()[0])) << g.id;
+    EXPECT_FALSE(readsValue(g, c.as_float)) << g.id;
+    EXPECT_TRUE(std::find(g.exprs.begin(), g.exprs.end(), c.cast) == g.exprs.end());
+    // The group's own fusion holds the cast, first.
+    ASSERT_FALSE(g.fusion->tensorExprs().empty());
+    EXPECT_EQ(g.fusion->tensorExprs()[0]->op(), OpType::Cast);
+  }
+  EXPECT_EQ(s.result->groupOf(c.cast), -1);
+  ASSERT_EQ(s.result->edges().size(), 1u);
+  EXPECT_NE(s.result->edges()[0].value, c.as_float);
+  EXPECT_THAT(s.result->toString(), HasSubstr("(+1 forwarded)"));
+  EXPECT_THAT(s.result->toString(), HasSubstr("recomputed from the fusion inputs (forwarded)"));
+  expectRunsLikeTheCompleteFusion(s, c.f, in, [&] { return c.inputs(); });
+}
+
+TEST(SegmenterForwarding, OffTheCastRunsInOneGroupThatPassesTheFloatCopyOn) {
+  CastReadTwice c;
+  const auto in = c.inputs();
+  auto s = segmentWith(c.f, in, {"pointwise_only", "single_reduction"}, /*forward_inputs=*/false);
+  bool float_copy_crosses = false;
+  for (const auto& e : s.result->edges()) float_copy_crosses |= e.value == c.as_float;
+  EXPECT_TRUE(float_copy_crosses) << s.result->toString();
+  EXPECT_GE(s.result->groupOf(c.cast), 0);
+  for (const auto& g : s.result->groups()) EXPECT_TRUE(g.forwarded.empty());
+  expectRunsLikeTheCompleteFusion(s, c.f, in, [&] { return c.inputs(); });
+}
+
+// The test reduction scheduler takes a sum with casts but not with an exp
+// before it: forwarding the exp would push the sum off its scheduler, so the
+// exp stays a group of its own and the diamond keeps its three groups.
+TEST(SegmenterForwarding, AChainAReadersSchedulerWouldNotTakeIsNotForwarded) {
+  Fusion f;
+  TensorView* t0 = defineSymbolicTensor(f, 2);
+  TensorView* t1 = exp(t0);
+  TensorView* t2 = sum(t1, {1}, true);
+  f.addOutput(add(t1, t2));
+  std::vector<Argument> in = {ramp({4, 3})};
+  auto s = segmentWith(f, in, {"pointwise_only", "single_reduction"});
+  ASSERT_EQ(s.result->groups().size(), 3u) << s.result->toString();
+  for (const auto& g : s.result->groups()) EXPECT_TRUE(g.forwarded.empty());
+  EXPECT_EQ(countEntries(s.log, "(segmenter)", "would create a cycle"), 1);
+  expectRunsLikeTheCompleteFusion(s, f, in, [&] { return in; });
+}
+
+// What is not forwarded: a chain with a single reader (it merges with it),
+// an input something else also reads, and a chain whose value is an output.
+TEST(SegmenterForwarding, OnlyChainsFromAnInputWhoseValueSeveralExpressionsReadAreForwarded) {
+  auto forwardedCount = [](const Fusion& f, const std::vector<Argument>& in) {
+    auto s = segmentWith(f, in, {"pointwise_only", "single_reduction"});
+    size_t n = 0;
+    for (const auto& g : s.result->groups()) n += g.forwarded.size();
+    return n;
+  };
+  const std::vector<Argument> in = {ramp({4, 3})};
+  {
+    SCOPED_TRACE("one reader");
+    Fusion f;
+    TensorView* t = defineSymbolicTensor(f, 2);
+    TensorView* r = sum(exp(t), {1}, true);
+    f.addOutput(tanh(r));
+    EXPECT_EQ(forwardedCount(f, in), 0u);
+  }
+  {
+    SCOPED_TRACE("the input also read elsewhere");
+    Fusion f;
+    TensorView* t = defineSymbolicTensor(f, 2);
+    TensorView* e = exp(t);
+    f.addOutput(add(add(e, sum(e, {1}, true)), t));
+    EXPECT_EQ(forwardedCount(f, in), 0u);
+  }
+  {
+    SCOPED_TRACE("the chain's value is an output");
+    Fusion f;
+    TensorView* t = defineSymbolicTensor(f, 2);
+    TensorView* e = exp(t);
+    f.addOutput(e);
+    f.addOutput(add(e, sum(e, {1}, true)));
+    EXPECT_EQ(forwardedCount(f, in), 0u);
+  }
+  {
+    SCOPED_TRACE("a two-link chain");
+    Fusion f;
+    TensorView* t = defineSymbolicTensor(f, 2, DataType::BFloat16);
+    TensorView* e = castOp(DataType::Double, castOp(DataType::Float, t));
+    f.addOutput(add(e, sum(e, {1}, true)));
+    // Both links, in both groups.
+    EXPECT_EQ(forwardedCount(f, CastReadTwice().inputs()), 4u);
+  }
+}
+
 TEST(SegmenterFallback, AFallbackGetsOnlyWhatNoOtherSchedulerAccepts) {
   Program p = loadExample("gelu_bias_grad.py");
   auto s = segmentWith(p.fusion(), p.inputs(), {"pointwise_only", "fallback_host"});

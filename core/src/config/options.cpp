@@ -67,6 +67,10 @@ const std::vector<OptionSpec>& runtimeSpecs() {
        "Concretization makes the input extent and both expansions of every pad, slice and cat "
        "constants, part of the cache key (kernels see constants; a new width compiles anew); "
        "off keeps them symbolic and keys only the output's IterType"},
+      {"forward_inputs", OptionType::Bool, true,
+       "When a fusion is split, a unary chain (casts included) from a fusion input whose "
+       "value several expressions read is recomputed by every segment that reads it, instead "
+       "of one segment writing it for the others (nvFuser's input forwarding)"},
       {"shapes", OptionType::String, std::string(kDefaultShapes),
        "\"static\": kernels bake each call's sizes in (a new size compiles a new kernel); "
        "\"symbolic\": kernels read sizes from their parameters, and a new size reuses a "
@@ -283,6 +287,9 @@ bool Options::verifyPasses() const {
 }
 bool Options::concretizeResizeExtents() const {
   return std::get<bool>(get("runtime", "concretize_resize_extents"));
+}
+bool Options::forwardInputs() const {
+  return std::get<bool>(get("runtime", "forward_inputs"));
 }
 ShapesPolicy Options::shapes() const {
   const auto& v = std::get<std::string>(get("runtime", "shapes"));

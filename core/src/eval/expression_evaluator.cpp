@@ -89,6 +89,7 @@ void ExpressionEvaluator::bind(const Val* v, ScalarValue value, const std::strin
   }
   FUSEBOX_CHECK(v->definition() == nullptr, "bind: {} is computed by an expression", v->toString());
   values_[v] = value;
+  unknown_.clear();
   if (!bound_by.empty()) bound_by_[v] = bound_by;
 }
 
@@ -101,6 +102,7 @@ std::string ExpressionEvaluator::bindExtent(const Val* extent, int64_t size,
   // A derived extent that cannot be computed yet has nothing to check against.
   if (extent->definition() != nullptr) return "";
   values_[extent] = size;
+  unknown_.clear();
   bound_by_[extent] = bound_by;
   return "";
 }
@@ -153,7 +155,7 @@ std::optional<ScalarValue> ExpressionEvaluator::evaluate(const Val* v) {
     if (s->isConst())
       return scalarFromNumber(numberFromScalar(*s->value(), s->dtype()), s->dtype());
     if (auto it = values_.find(x); it != values_.end()) return it->second;
-    if (x->definition() == nullptr) return std::optional<ScalarValue>();
+    if (x->definition() == nullptr || unknown_.count(x)) return std::optional<ScalarValue>();
     stack.push_back({x, 0, {}});
     return std::nullopt;
   };
@@ -164,7 +166,11 @@ std::optional<ScalarValue> ExpressionEvaluator::evaluate(const Val* v) {
     if (top.next_input < def->inputs().size()) {
       const Val* in = def->input(top.next_input++);
       if (auto direct = visit(in)) {  // else a frame for `in` was pushed: `top` is stale
-        if (!*direct) return std::nullopt;
+        if (!*direct) {
+          // Every value being computed depends on the unknown one.
+          for (const Frame& f : stack) unknown_.insert(f.v);
+          return std::nullopt;
+        }
         top.operands.push_back(numberFromScalar(**direct, in->dtype()));
       }
       continue;

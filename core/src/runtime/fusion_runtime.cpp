@@ -50,6 +50,7 @@ struct FusionRuntime::Impl {
                        "no scheduler is enabled, so no segment could run; list schedulers in "
                        "[schedulers] order (e.g. \"expr_eval\", which accepts everything) and "
                        "check that the plugin paths hold them");
+    segmenter.setForwardInputs(options.forwardInputs());
     shape_scalars = shapeScalarInputs(*fusion);
     if (runtime.backend_object) {
       FUSEBOX_USER_CHECK(runtime.backend != BackendChoice::Eval,

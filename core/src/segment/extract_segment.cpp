@@ -213,14 +213,18 @@ ExtractedSegment SegmentExtractor::extract(const std::vector<Expr*>& exprs,
   std::unordered_map<const Val*, Val*> local;
   auto& m = map ? *map : local;
   m.clear();
-  std::unordered_set<const Expr*> members(exprs.begin(), exprs.end());
-  FUSEBOX_CHECK(members.size() == exprs.size(), "extractSegment: an expression is listed twice");
+  // Forwarded chains read only fusion inputs and each other: they go first.
+  out.forwarded = forwardedChains(exprs);
+  std::vector<Expr*> all = out.forwarded;
+  all.insert(all.end(), exprs.begin(), exprs.end());
+  std::unordered_set<const Expr*> members(all.begin(), all.end());
+  FUSEBOX_CHECK(members.size() == all.size(), "extractSegment: an expression is listed twice");
   SegmentBuilder builder(complete_, m, out);
 
   // Tensor inputs first (their extents are what the rest is expressed in).
   std::unordered_set<const Val*> produced;
   std::unordered_set<const Val*> inputs;
-  for (const Expr* e : exprs) {
+  for (const Expr* e : all) {
     FUSEBOX_CHECK(position(e) >= 0,
                   "extractSegment: {} is not a live tensor expression of the "
                   "fusion",
@@ -236,16 +240,19 @@ ExtractedSegment SegmentExtractor::extract(const std::vector<Expr*>& exprs,
     }
     for (const Val* o : e->outputs()) produced.insert(o);
   }
-  for (const Expr* e : exprs) builder.copyExpr(e);
+  for (const Expr* e : all) builder.copyExpr(e);
 
-  // Outputs: what the complete fusion returns or an expression outside reads.
-  for (const Expr* e : exprs)
+  // Outputs: what the complete fusion returns or an expression outside reads;
+  // a forwarded value is recomputed by each segment that reads it instead.
+  for (const Expr* e : exprs) {
+    if (isForwarded(e)) continue;
     for (const Val* o : e->outputs()) {
       bool needed = o->isFusionOutput();
       for (const Expr* use : o->uses())
         needed = needed || (!members.count(use) && position(use) >= 0);
       if (needed) builder.addOutput(o);
     }
+  }
   return out;
 }
 

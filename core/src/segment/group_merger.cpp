@@ -8,7 +8,9 @@
 //
 // 1. The whole fusion, offered to every primary scheduler in order.
 // 2. Otherwise one group per tensor expression (scalar arithmetic belongs to
-//    no group: it is copied into whichever segment needs it), offered to the
+//    no group: it is copied into whichever segment needs it; nor do forwarded
+//    input chains, Segmenter::setForwardInputs: each segment that reads one
+//    recomputes it), offered to the
 //    primary schedulers, then to the fallbacks. Each must be accepted by some
 //    scheduler, or the fusion cannot run at all.
 // 3. Rounds of level-by-level merging: groups are ranked by level (longest
@@ -57,16 +59,23 @@ std::vector<AcceptedGroup> GroupMerger::run() {
     out.push_back(std::move(*whole));
     return out;
   }
-  // Edges between single-expression groups: producer position -> consumer position.
+  if (segmenter_.forwardInputs()) forwardInputChains();
+  for (Expr* e : exprs)
+    if (!extractor_.isForwarded(e)) {
+      grouped_position_[e] = static_cast<int64_t>(grouped_.size());
+      grouped_.push_back(e);
+    }
+  // Edges between single-expression groups: producer position -> consumer
+  // position (a forwarded producer is no group: no edge).
   std::vector<std::pair<int64_t, int64_t>> edges;
-  for (size_t c = 0; c < exprs.size(); ++c)
-    for (const Val* in : exprs[c]->inputs()) {
+  for (size_t c = 0; c < grouped_.size(); ++c)
+    for (const Val* in : grouped_[c]->inputs()) {
       if (!in->isTensor() || in->definition() == nullptr) continue;
-      int64_t p = extractor_.position(in->definition());
+      int64_t p = groupedPosition(in->definition());
       if (p >= 0) edges.emplace_back(p, static_cast<int64_t>(c));
     }
-  graph_.emplace(static_cast<int64_t>(exprs.size()), edges);
-  accepted_.resize(exprs.size());
+  graph_.emplace(static_cast<int64_t>(grouped_.size()), edges);
+  accepted_.resize(grouped_.size());
   acceptSingleExpressions();
   for (int round = 1; mergeRound(round); ++round) {
   }
@@ -79,7 +88,28 @@ std::vector<AcceptedGroup> GroupMerger::run() {
     return out;
   }
   for (int64_t g : graph_->runOrder()) out.push_back(std::move(*accepted_[g]));
+  keepUnsharedChainsInTheirGroup(out);
   return out;
+}
+
+// A forwarded chain whose readers all ended in one group is recomputed by
+// that group alone: it is simply part of it (a chain's links always travel
+// together, so each link has the same count).
+void GroupMerger::keepUnsharedChainsInTheirGroup(std::vector<AcceptedGroup>& groups) const {
+  std::unordered_map<const Expr*, int> recomputed;
+  for (const auto& g : groups)
+    for (const Expr* e : g.segment.forwarded) ++recomputed[e];
+  for (auto& g : groups) {
+    auto& forwarded = g.segment.forwarded;
+    auto shared = [&](const Expr* e) { return recomputed[e] > 1; };
+    auto own = std::stable_partition(forwarded.begin(), forwarded.end(), shared);
+    if (own == forwarded.end()) continue;
+    g.exprs.insert(g.exprs.end(), own, forwarded.end());
+    forwarded.erase(own, forwarded.end());
+    std::sort(g.exprs.begin(), g.exprs.end(), [&](const Expr* a, const Expr* b) {
+      return extractor_.position(a) < extractor_.position(b);
+    });
+  }
 }
 
 bool GroupMerger::isFallbackGroup(int64_t group) const {
@@ -123,8 +153,34 @@ std::optional<AcceptedGroup> GroupMerger::tryWholeFusion(SchedulerTier tier,
   return whole;
 }
 
+void GroupMerger::forwardInputChains() {
+  for (const auto& chain : extractor_.forwardableChains()) {
+    bool forward = true;
+    for (Expr* reader : chain.readers) {
+      if (!acceptedByPrimary({reader})) continue;
+      extractor_.setForwarded(chain, true);
+      forward = acceptedByPrimary({reader});
+      extractor_.setForwarded(chain, false);
+      if (!forward) break;
+    }
+    extractor_.setForwarded(chain, forward);
+  }
+}
+
+bool GroupMerger::acceptedByPrimary(const std::vector<Expr*>& exprs) {
+  ExtractedSegment segment = extract(exprs);
+  RuntimeInfo info = facts_.forSegment(*segment.fusion, segment.inputs);
+  return segmenter_.findScheduler(*segment.fusion, info, nullptr, {}, {}, "input forwarding",
+                                  SchedulerTier::Primary) != nullptr;
+}
+
+int64_t GroupMerger::groupedPosition(const Expr* e) const {
+  auto it = grouped_position_.find(e);
+  return it == grouped_position_.end() ? -1 : it->second;
+}
+
 void GroupMerger::acceptSingleExpressions() {
-  const auto& exprs = extractor_.tensorExprs();
+  const auto& exprs = grouped_;
   const std::string stage = "single expression";
   for (size_t i = 0; i < exprs.size(); ++i) {
     const auto id = static_cast<int64_t>(i);
@@ -221,12 +277,11 @@ void GroupMerger::horizontalMerge() {
 }
 
 const Val* GroupMerger::segmentSetBetween(int64_t producer, int64_t consumer) const {
-  const auto& exprs = extractor_.tensorExprs();
   for (int64_t e : graph_->members(consumer))
-    for (const Val* in : exprs[e]->inputs()) {
+    for (const Val* in : grouped_[e]->inputs()) {
       const Expr* def = in->definition();
       if (!in->isTensor() || def == nullptr || def->op() != OpType::SegmentSet) continue;
-      int64_t p = extractor_.position(def);
+      int64_t p = groupedPosition(def);
       if (p >= 0 && graph_->groupOf(p) == producer) return in;
     }
   return nullptr;
@@ -240,7 +295,7 @@ ExtractedSegment GroupMerger::extract(const std::vector<Expr*>& exprs) {
 std::vector<Expr*> GroupMerger::exprsOf(const std::vector<int64_t>& positions) const {
   std::vector<Expr*> out;
   out.reserve(positions.size());
-  for (int64_t p : positions) out.push_back(extractor_.tensorExprs()[p]);
+  for (int64_t p : positions) out.push_back(grouped_[p]);
   return out;
 }
 
@@ -248,7 +303,7 @@ std::string GroupMerger::label(int64_t group) const {
   std::vector<std::string> names;
   const auto& members = graph_ ? graph_->members(group) : std::vector<int64_t>{group};
   for (int64_t e : members)
-    for (const Val* out : extractor_.tensorExprs()[e]->outputs()) names.push_back(out->toString());
+    for (const Val* out : grouped_[e]->outputs()) names.push_back(out->toString());
   constexpr size_t kShown = 4;
   if (names.size() <= kShown + 1) return fmt::format("{}", fmt::join(names, ", "));
   return fmt::format("{} and {} more", fmt::join(names.begin(), names.begin() + kShown, ", "),

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "segment/group_graph.h"
@@ -39,6 +40,13 @@ class GroupMerger {
   // Step 5: every group went to a fallback; offer them the whole fusion.
   std::optional<AcceptedGroup> allFallbackAsOne();
   bool isFallbackGroup(int64_t group) const;
+  // Input forwarding (Segmenter::setForwardInputs): marks the chains to
+  // forward in the extractor. A chain stays unforwarded when one of its
+  // readers is taken alone by a primary scheduler but not with the chain
+  // before it: forwarding must never push an expression off its kernel.
+  void forwardInputChains();
+  bool acceptedByPrimary(const std::vector<Expr*>& exprs);
+  void keepUnsharedChainsInTheirGroup(std::vector<AcceptedGroup>& groups) const;
   void acceptSingleExpressions();
   // One level-by-level round; true when something merged.
   bool mergeRound(int round);
@@ -58,6 +66,9 @@ class GroupMerger {
   const Val* segmentSetBetween(int64_t producer, int64_t consumer) const;
   ExtractedSegment extract(const std::vector<Expr*>& exprs);
   std::vector<Expr*> exprsOf(const std::vector<int64_t>& positions) const;
+  // Position of a grouped expression in grouped_, or -1 (not live, or
+  // forwarded).
+  int64_t groupedPosition(const Expr* e) const;
   std::string label(int64_t group) const;
   void refuse(const std::string& stage, int64_t producer, int64_t consumer,
               const std::string& reason);
@@ -66,6 +77,10 @@ class GroupMerger {
   FusionRuntimeFacts& facts_;
   std::vector<SegmenterLogEntry>* log_;
   SegmentExtractor extractor_;
+  // The tensor expressions that start as groups (the live ones, less the
+  // forwarded ones), in topological order: group graph vertex i is grouped_[i].
+  std::vector<Expr*> grouped_;
+  std::unordered_map<const Expr*, int64_t> grouped_position_;
   std::optional<GroupGraph> graph_;
   std::vector<std::optional<AcceptedGroup>> accepted_;  // by group id
   // Merges already refused, by (producer, version, consumer, version).

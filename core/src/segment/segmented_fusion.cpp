@@ -30,6 +30,10 @@ std::string exprCount(size_t n) {
   return fmt::format("{} expression{}", n, n == 1 ? "" : "s");
 }
 
+std::string forwardedCount(size_t n) {
+  return n == 0 ? std::string() : fmt::format(" (+{} forwarded)", n);
+}
+
 // "i3 (extent of T1_g)" for a scalar input that is a tensor's extent.
 std::string scalarOrigin(const Fusion& complete, const Val* v) {
   if (v->isFusionInput()) return "fusion input";
@@ -65,15 +69,22 @@ std::string SegmentedFusion::toString() const {
   os << "\n%kernel_math {\n";
   for (const auto& g : groups_) {
     if (g.id > 0) os << "\n";
-    os << fmt::format("// group {} ({}): {}, reads {}; writes {}\n", g.id, g.scheduler,
-                      exprCount(g.exprs.size()), names(g.inputs), names(g.outputs));
+    os << fmt::format("// group {} ({}): {}{}, reads {}; writes {}\n", g.id, g.scheduler,
+                      exprCount(g.exprs.size()), forwardedCount(g.forwarded.size()),
+                      names(g.inputs), names(g.outputs));
+    if (!g.forwarded.empty()) {
+      os << "// recomputed from the fusion inputs (forwarded):\n";
+      for (const Expr* e : g.forwarded) os << printExpr(e);
+      os << "// the group's own:\n";
+    }
     for (const Expr* e : g.exprs) os << printExpr(e);
   }
   os << "}\n";
 
   os << "\nGroups:\n";
   for (const auto& g : groups_) {
-    os << fmt::format("group {} ({}), {}\n", g.id, g.scheduler, exprCount(g.exprs.size()));
+    os << fmt::format("group {} ({}), {}{}\n", g.id, g.scheduler, exprCount(g.exprs.size()),
+                      forwardedCount(g.forwarded.size()));
     os << "  inputs:\n";
     for (const Val* v : g.inputs) {
       os << "    " << declaration(v);

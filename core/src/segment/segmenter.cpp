@@ -115,6 +115,7 @@ std::unique_ptr<SegmentedFusion> Segmenter::segment(const Fusion& complete,
     g.exprs = std::move(a.exprs);
     g.inputs = std::move(a.segment.inputs);
     g.outputs = std::move(a.segment.outputs);
+    g.forwarded = std::move(a.segment.forwarded);
     g.scheduler = nameOf(*a.scheduler);
     g.fusion = std::move(a.segment.fusion);
     for (const Expr* e : g.exprs) result->group_of_[e] = g.id;

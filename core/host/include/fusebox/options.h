@@ -74,6 +74,7 @@ class Options {
   bool verifyPasses() const;
   // Resize extents become constants of the concretized fusion (docs/runtime.md).
   bool concretizeResizeExtents() const;
+  bool forwardInputs() const;
   // [runtime] shapes (docs/runtime.md, "Kernels across sizes").
   ShapesPolicy shapes() const;
 

@@ -40,6 +40,10 @@ struct SegmentGroup {
   std::vector<Expr*> exprs;   // of the complete fusion, topological order
   std::vector<Val*> inputs;   // complete-fusion values read from outside the group
   std::vector<Val*> outputs;  // complete-fusion values the group produces for others
+  // Forwarded expressions (Segmenter::setForwardInputs) the group recomputes
+  // from fusion inputs before its own; they belong to no group, and every
+  // group reading their values lists them here (topological order).
+  std::vector<Expr*> forwarded;
   std::string scheduler;      // the name of the scheduler that accepted it
   // The sub-fusion (inputs/outputs correspond one to one with `inputs`/`outputs`).
   std::unique_ptr<Fusion> fusion;
@@ -51,8 +55,8 @@ struct SegmenterLogEntry {
   std::string stage;
   // The groups a merge was tried on (one: a single group or the whole fusion),
   // by working id: the position of the group's first expression among the
-  // complete fusion's tensor expressions (stable while segmenting; the final
-  // groups are renumbered in run order).
+  // complete fusion's tensor expressions, forwarded ones left out (stable
+  // while segmenting; the final groups are renumbered in run order).
   std::vector<int64_t> groups;
   // For each of `groups`, the tensors its expressions produce ("T8_g, T10_g").
   std::vector<std::string> group_labels;
@@ -77,7 +81,8 @@ class SegmentedFusion {
     Val* value;
   };
   const std::vector<Edge>& edges() const { return edges_; }
-  // The group whose expressions include `e`, or -1.
+  // The group whose expressions include `e`, or -1 (also for a forwarded
+  // expression, which groups recompute: SegmentGroup::forwarded).
   int64_t groupOf(const Expr* e) const;
   // The fusion printed once, each expression labelled with its group and
   // scheduler, then each group's inputs and outputs, then the edges
@@ -167,6 +172,17 @@ class Segmenter {
                                       const std::vector<std::string>& group_labels = {},
                                       const std::string& stage = {},
                                       SchedulerTier tier = SchedulerTier::Any);
+  // Input forwarding (on by default; [runtime] forward_inputs): when the
+  // fusion is split, a chain of unary ops and casts that starts at a fusion
+  // input read by nothing else, each link read only by the next, and whose
+  // last value is read by two or more expressions and is no fusion output,
+  // joins no group; every group that reads the chain's last value recomputes
+  // the chain from the input (SegmentGroup::forwarded). So a bf16 input's
+  // float cast read by a reduction and by the pointwise part after it is
+  // read as bf16 by both kernels, instead of one writing the float copy for
+  // the other (nvFuser's segmenter forwards inputs the same way).
+  void setForwardInputs(bool on) { forward_inputs_ = on; }
+  bool forwardInputs() const { return forward_inputs_; }
   // Whether the scheduler declared itself a fallback (asked once, guarded).
   bool isFallback(const SchedulerEntry& entry) const;
   // The compile-time cache of a scheduler for a segment of this structure.
@@ -188,6 +204,7 @@ class Segmenter {
   std::map<std::pair<std::string, uint64_t>, CompileTimeCache> caches_;
   std::map<std::pair<std::string, uint64_t>, Decision> compile_time_decisions_;
   Counters counters_;
+  bool forward_inputs_ = true;
 };
 
 // The self-contained fusion of a group of tensor expressions of `complete`.
@@ -195,6 +212,10 @@ struct ExtractedSegment {
   std::unique_ptr<Fusion> fusion;
   std::vector<Val*> inputs;   // the complete-fusion value behind each segment input
   std::vector<Val*> outputs;  // the complete-fusion value behind each segment output
+  // Forwarded expressions (SegmentExtractor::forwardInputs) the segment
+  // recomputes because it reads their values; not among the expressions
+  // asked for, and copied into the segment before them.
+  std::vector<Expr*> forwarded;
 };
 
 // Builds the self-contained fusion of `exprs` (tensor expressions of

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <variant>
 #include <vector>
 
@@ -50,6 +51,10 @@ class ExpressionEvaluator {
  private:
   std::unordered_map<const Val*, ScalarValue> values_;
   std::unordered_map<const Val*, std::string> bound_by_;
+  // Computed values found to depend on something unbound, so that a chain of
+  // n extents each built on the last is walked once, not n times; forgotten
+  // whenever a value is bound.
+  std::unordered_set<const Val*> unknown_;
 };
 
 struct EvaluatorOptions {

@@ -33,7 +33,7 @@ namespace fusebox {
 // 4: KernelParams holds 112 ints (was 16); ParamBinding::Source::Value;
 //    RuntimeInfo::shapeMode.
 // 5: KernelPlan::index_checks, ParamBinding::Source::IndexErrors (kernels with
-//    indirect loads).
+//    indirect loads); ExpressionEvaluator remembers unknown values (layout).
 inline constexpr uint32_t kPluginApiVersion = 5;
 
 enum class PluginKind : uint32_t { Pass = 1, Scheduler = 2 };
