@@ -12,7 +12,8 @@
 #     (mkdir -p build/gpu-slim && cd build/gpu-slim && tar xf -)
 #   on the device: ln -sfn gpu-slim build/gpu-rel && benchmarks/gpu_session.sh
 # PARTS (default "tests pointwise reduction normalization overhead"; also
-# validate_mid, compare, dynamic, dynamic_check, indexing and forwarding) picks
+# validate_mid, compare, dynamic, dynamic_check, indexing, forwarding and
+# welford_splits) picks
 # what runs, e.g. PARTS=normalization benchmarks/gpu_session.sh; VALIDATE=0
 # skips the normalization part's full-size validation (the host evaluator
 # takes most of a call at 16384x4096).
@@ -231,6 +232,23 @@ sm="-i T0=1024x262144:bfloat16"
 "$build/bin/fusebox" compare benchmarks/workloads/batchnorm_fwd_bf16.py $bn --backend cuda \
   --no-check --variant on= --variant 'off=--set runtime.forward_inputs=false' --repetitions 20 \
   > "$out/compare_forwarding.log" 2>&1
+fi
+
+if want welford_splits; then
+# The outer var_mean of a split batch norm: the heuristic's splits and
+# vector width against forced ones, per shape.
+{
+  for shape in 16384x1024 65536x1024 16384x4096 262144x256; do
+    cols=${shape#*x}
+    for splits in 0 32 64 128; do
+      echo "== $shape grid_splits=$splits"
+      "$build/bin/fusebox" run benchmarks/workloads/batchnorm_fwd_bf16.py \
+        -i "T0=$shape:bfloat16" -i "T1=$cols:bfloat16" -i "T2=$cols:bfloat16" --no-ir \
+        --backend cuda --bench 30 --set schedulers.reduction.grid_splits=$splits \
+        --dump scheduler_params | grep -E "^  grid:|^bench: group 0"
+    done
+  done
+} > "$out/welford_splits.log" 2>&1
 fi
 
 if want overhead; then

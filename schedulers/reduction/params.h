@@ -77,7 +77,9 @@ struct HeuristicInputs {
   const std::vector<kernelgen::Access>* accesses = nullptr;
   int64_t accumulator_bytes = 4;  // of the widest accumulator state (Welford: 16 or 24)
   int accumulators = 1;           // reductions, each with its own state
+  bool welford = false;           // some state is a Welford state (var, var_mean)
   int forced_splits = 0;          // the grid_splits option; 0 = heuristic
+  int max_vector_width = 0;       // the max_vector_width option; 0 = no cap
 };
 
 ReductionParams computeReductionParams(const HeuristicInputs& in, const DeviceProperties& device);

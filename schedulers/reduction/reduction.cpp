@@ -36,12 +36,16 @@ class ReductionScheduler final : public Scheduler {
     return {{"grid_splits", OptionType::Int, int64_t{0},
              "Blocks each kept element's reduction is split across, combined through scratch "
              "memory by the last block to finish (0: the heuristic decides; tests force the "
-             "grid-reduction path with it)"}};
+             "grid-reduction path with it)"},
+            {"max_vector_width", OptionType::Int, int64_t{0},
+             "Most elements a thread loads at once along the fastest dim (0: as many as 16 bytes "
+             "hold; otherwise a cap, rounded down to a power of two)"}};
   }
 
   void configure(const OptionSettings& settings) override {
     Configurable::configure(settings);
     requireIntInRange(settings, "grid_splits", 0, 65535, " (0: the heuristic decides)");
+    requireIntInRange(settings, "max_vector_width", 0, 16, " (0: the widest the dtype allows)");
   }
 
   Decision canScheduleCompileTime(const Fusion& segment, CompileTimeCache& cache) override {
@@ -157,10 +161,14 @@ class ReductionScheduler final : public Scheduler {
     in.sizes = facts.input_sizes;
     in.reduced = facts.reduced;
     in.accesses = &accesses.loop;
-    for (const Expr* r : st.reductions)
-      in.accumulator_bytes = std::max(in.accumulator_bytes, accumulatorFor(r).state_bytes);
+    for (const Expr* r : st.reductions) {
+      const kernelgen::Accumulator a = kernelgen::accumulatorFor(r);
+      in.accumulator_bytes = std::max(in.accumulator_bytes, a.state_bytes);
+      in.welford |= a.welford;
+    }
     in.accumulators = static_cast<int>(st.reductions.size());
     in.forced_splits = static_cast<int>(option<int64_t>("grid_splits"));
+    in.max_vector_width = static_cast<int>(option<int64_t>("max_vector_width"));
     ReductionParams p = computeReductionParams(in, info.device());
     p.index32 &= accesses.epilogue_max_offset < (int64_t{1} << 31) - 1;
     p.shape_mode = info.shapeMode();

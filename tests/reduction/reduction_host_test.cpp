@@ -4,6 +4,7 @@
 #include <fusebox/backend/host_backend.h>
 #include <fusebox/ir/ops.h>
 
+#include <array>
 #include <cstdio>
 
 #include "reduction/reduction_test_util.h"
@@ -127,6 +128,37 @@ TEST(ReductionOptions, GridSplitsOutOfRangeNamesTheSetting) {
   }
 }
 
+TEST(ReductionOptions, MaxVectorWidthOutOfRangeNamesTheSettingAndCapsTheWidth) {
+  auto s = builtinScheduler("reduction");
+  OptionSettings settings;
+  settings["max_vector_width"] = OptionSetting{OptionValue(int64_t{32}), {"cfg.toml", 3, 20}};
+  try {
+    s->configure(settings);
+    FAIL() << "accepted max_vector_width = 32";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("cfg.toml:3:20"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("[0, 16]"), std::string::npos) << e.what();
+  }
+  // A bf16 column sum loads 8 elements at once; capped at 6, 4 (a power of two).
+  for (const auto& [cap, width] : {std::pair<int64_t, std::string>{0, "8"}, {6, "4"}, {1, "1"}}) {
+    Fusion f;
+    TensorView* x = defineTensor(f, {-1, -1}, DataType::BFloat16);
+    f.addOutput(sum(x, {0}));
+    auto r = builtinScheduler("reduction");
+    OptionSettings cfg;
+    cfg["max_vector_width"] = OptionSetting{OptionValue(cap), {}};
+    r->configure(cfg);
+    CompileTimeCache cache;
+    const std::vector<int64_t> sizes = {64, 256};
+    RuntimeInfo info(f, {TensorArgInfo{DataType::BFloat16, sizes, contiguousStrides(sizes), 256}},
+                     {});
+    ASSERT_TRUE(r->canScheduleCompileTime(f, cache).accepted());
+    ASSERT_TRUE(r->canScheduleRunTime(f, info, cache).accepted());
+    EXPECT_EQ(paramLine(r->computeHeuristics(f, info, cache)->toString(), "vector_width"), width)
+        << cap;
+  }
+}
+
 TEST(ReductionParamsTest, H100ShapesOfTheBenchmarks) {
   // Heuristics only: what the benchmark workloads get on a 132-SM GPU.
   struct Case {
@@ -167,6 +199,48 @@ TEST(ReductionParamsTest, H100ShapesOfTheBenchmarks) {
     } else {
       EXPECT_EQ(paramLine(p, "launch_bounds"), "none") << p;
     }
+  }
+}
+
+// Welford states are dear to combine: an outer var_mean keeps 4 states a
+// thread and splits its rows into one wave of six blocks per SM at most, each
+// thread first reducing at least 32 rows, where a sum of the same shape loads
+// 8 bf16 at once and splits to about four waves.
+TEST(ReductionParamsTest, OuterWelfordSplitsLeaveEachThreadAtLeast64Rows) {
+  auto gridOf = [](bool welford, std::vector<int64_t> sizes) {
+    Fusion f;
+    TensorView* x = defineTensor(f, {-1, -1}, DataType::BFloat16);
+    TensorView* xf = castOp(DataType::Float, x);
+    if (welford) {
+      auto [var, mean] = varMean(xf, {0}, 0, false);
+      f.addOutput(var);
+      f.addOutput(mean);
+    } else {
+      f.addOutput(sum(xf, {0}));
+    }
+    CompileTimeCache cache;
+    auto s = reductionScheduler();
+    DeviceProperties d;
+    d.multiprocessor_count = 132;
+    RuntimeInfo info(f, {TensorArgInfo{DataType::BFloat16, sizes, contiguousStrides(sizes), 256}},
+                     d);
+    EXPECT_TRUE(s->canScheduleRunTime(f, info, cache).accepted());
+    const std::string p = s->computeHeuristics(f, info, cache)->toString();
+    int64_t gx = 0, gy = 0, bx = 0, by = 0;
+    EXPECT_EQ(std::sscanf(paramLine(p, "grid").c_str(), "[%ld, %ld, 1]", &gx, &gy), 2) << p;
+    EXPECT_EQ(std::sscanf(paramLine(p, "block").c_str(), "[%ld, %ld, 1]", &bx, &by), 2) << p;
+    return std::array<int64_t, 3>{gx, gy, by};
+  };
+  for (const auto& sizes : {std::vector<int64_t>{16384, 1024}, {65536, 1024}, {16384, 4096}}) {
+    const auto [gx, splits, block_y] = gridOf(true, sizes);
+    EXPECT_GT(splits, 1) << sizes[0];
+    const int64_t one_wave = (6 * 132 + gx - 1) / gx;
+    const int64_t rows_32 = (sizes[0] + block_y * 32 - 1) / (block_y * 32);
+    EXPECT_EQ(splits, std::min(one_wave, rows_32)) << sizes[0];
+    EXPECT_EQ(gx * 32 * 4, sizes[1]) << "4 columns a thread";
+    const auto [sum_gx, sum_splits, sum_block_y] = gridOf(false, sizes);
+    EXPECT_GT(sum_splits, splits) << sizes[0];
+    EXPECT_EQ(sum_gx * 32 * 8, sizes[1]) << "8 columns a thread";
   }
 }
 
