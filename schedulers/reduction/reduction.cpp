@@ -39,7 +39,8 @@ class ReductionScheduler final : public Scheduler {
              "grid-reduction path with it)"},
             {"max_vector_width", OptionType::Int, int64_t{0},
              "Most elements a thread loads at once along the fastest dim (0: as many as 16 bytes "
-             "hold; otherwise a cap, rounded down to a power of two)"}};
+             "hold, 4 for an outer Welford reduction; otherwise a further cap, rounded down to a "
+             "power of two)"}};
   }
 
   void configure(const OptionSettings& settings) override {

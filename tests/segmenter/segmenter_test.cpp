@@ -345,9 +345,6 @@ namespace {
 
 using namespace segmenter_testing;
 
-// A fallback (as expr_eval) only gets what no other scheduler accepts: the
-// GELU-backward fusion keeps its pointwise part on pointwise_only and sends
-// only the sum to the fallback, instead of the fallback taking the whole fusion.
 // x (bf16) -> cast to float -> read by a row sum and by the pointwise part
 // after it: the normalization shape whose split input forwarding is for.
 struct CastReadTwice {
@@ -474,6 +471,9 @@ TEST(SegmenterForwarding, OnlyChainsFromAnInputWhoseValueSeveralExpressionsReadA
   }
 }
 
+// A fallback (as expr_eval) only gets what no other scheduler accepts: the
+// GELU-backward fusion keeps its pointwise part on pointwise_only and sends
+// only the sum to the fallback, instead of the fallback taking the whole fusion.
 TEST(SegmenterFallback, AFallbackGetsOnlyWhatNoOtherSchedulerAccepts) {
   Program p = loadExample("gelu_bias_grad.py");
   auto s = segmentWith(p.fusion(), p.inputs(), {"pointwise_only", "fallback_host"});

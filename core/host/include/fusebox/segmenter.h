@@ -42,7 +42,9 @@ struct SegmentGroup {
   std::vector<Val*> outputs;  // complete-fusion values the group produces for others
   // Forwarded expressions (Segmenter::setForwardInputs) the group recomputes
   // from fusion inputs before its own; they belong to no group, and every
-  // group reading their values lists them here (topological order).
+  // group reading their values lists them here (topological order). A chain
+  // all of whose readers ended in one group is in that group's `exprs`
+  // instead.
   std::vector<Expr*> forwarded;
   std::string scheduler;      // the name of the scheduler that accepted it
   // The sub-fusion (inputs/outputs correspond one to one with `inputs`/`outputs`).
@@ -174,10 +176,11 @@ class Segmenter {
                                       SchedulerTier tier = SchedulerTier::Any);
   // Input forwarding (on by default; [runtime] forward_inputs): when the
   // fusion is split, a chain of unary ops and casts that starts at a fusion
-  // input read by nothing else, each link read only by the next, and whose
-  // last value is read by two or more expressions and is no fusion output,
+  // input read by nothing else, each link read only by the next and none a
+  // fusion output, and whose last value is read by two or more expressions,
   // joins no group; every group that reads the chain's last value recomputes
-  // the chain from the input (SegmentGroup::forwarded). So a bf16 input's
+  // the chain from the input (SegmentGroup::forwarded; a chain whose readers
+  // all end in one group becomes part of it). So a bf16 input's
   // float cast read by a reduction and by the pointwise part after it is
   // read as bf16 by both kernels, instead of one writing the float copy for
   // the other (nvFuser's segmenter forwards inputs the same way).
@@ -212,7 +215,7 @@ struct ExtractedSegment {
   std::unique_ptr<Fusion> fusion;
   std::vector<Val*> inputs;   // the complete-fusion value behind each segment input
   std::vector<Val*> outputs;  // the complete-fusion value behind each segment output
-  // Forwarded expressions (SegmentExtractor::forwardInputs) the segment
+  // Forwarded expressions (Segmenter::setForwardInputs) the segment
   // recomputes because it reads their values; not among the expressions
   // asked for, and copied into the segment before them.
   std::vector<Expr*> forwarded;
