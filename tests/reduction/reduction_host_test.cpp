@@ -115,30 +115,29 @@ TEST(ReductionRejects, ReductionsOfDifferentDomains) {
   EXPECT_TRUE(runTime(f, {floats({4, 8}), floats({4, 8})}).accepted());
 }
 
-TEST(ReductionOptions, GridSplitsOutOfRangeNamesTheSetting) {
+// Configuring the reduction scheduler with `option` = `value`, set at
+// cfg.toml:line:col, is a UserError naming that place and the valid range.
+void expectOutOfRange(const std::string& option, int64_t value, int line, int col,
+                      const std::string& range) {
   auto s = builtinScheduler("reduction");
   OptionSettings settings;
-  settings["grid_splits"] = OptionSetting{OptionValue(int64_t{70000}), {"cfg.toml", 7, 15}};
+  settings[option] = OptionSetting{OptionValue(value), {"cfg.toml", line, col}};
   try {
     s->configure(settings);
-    FAIL() << "accepted grid_splits = 70000";
+    FAIL() << "accepted " << option << " = " << value;
   } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("cfg.toml:7:15"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("[0, 65535]"), std::string::npos) << e.what();
+    const std::string where = "cfg.toml:" + std::to_string(line) + ":" + std::to_string(col);
+    EXPECT_NE(std::string(e.what()).find(where), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(range), std::string::npos) << e.what();
   }
 }
 
+TEST(ReductionOptions, GridSplitsOutOfRangeNamesTheSetting) {
+  expectOutOfRange("grid_splits", 70000, 7, 15, "[0, 65535]");
+}
+
 TEST(ReductionOptions, MaxVectorWidthOutOfRangeNamesTheSettingAndCapsTheWidth) {
-  auto s = builtinScheduler("reduction");
-  OptionSettings settings;
-  settings["max_vector_width"] = OptionSetting{OptionValue(int64_t{32}), {"cfg.toml", 3, 20}};
-  try {
-    s->configure(settings);
-    FAIL() << "accepted max_vector_width = 32";
-  } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("cfg.toml:3:20"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("[0, 16]"), std::string::npos) << e.what();
-  }
+  expectOutOfRange("max_vector_width", 32, 3, 20, "[0, 16]");
   // A bf16 column sum loads 8 elements at once; capped at 6, 4 (a power of two).
   for (const auto& [cap, width] : {std::pair<int64_t, std::string>{0, "8"}, {6, "4"}, {1, "1"}}) {
     Fusion f;
