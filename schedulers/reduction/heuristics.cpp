@@ -127,7 +127,8 @@ ReductionParams computeReductionParams(const HeuristicInputs& in, const DevicePr
   // 0.0435 ms at 4 elements a thread, 0.076 at 8.
   if (p.kind == ReductionKind::Outer && in.welford) p.vector_width = std::min(p.vector_width, 4);
   if (in.max_vector_width > 0)
-    p.vector_width = std::min<int>(p.vector_width, static_cast<int>(pow2Floor(in.max_vector_width)));
+    p.vector_width =
+        std::min<int>(p.vector_width, static_cast<int>(pow2Floor(in.max_vector_width)));
   const int64_t v = p.vector_width;
   const int64_t sms = std::max(1, device.multiprocessor_count);
   constexpr int64_t kBlockThreads = 256;

@@ -54,8 +54,7 @@ void expectWellFormed(const SegmentedFusion& sf, const std::string& context) {
                         g.forwarded.end())
             << context << ": forwarded " << e->opName() << " reads a non-input";
       for (const Val* out : e->outputs())
-        EXPECT_TRUE(std::find(g.inputs.begin(), g.inputs.end(), out) == g.inputs.end())
-            << context;
+        EXPECT_TRUE(std::find(g.inputs.begin(), g.inputs.end(), out) == g.inputs.end()) << context;
     }
     for (const Val* v : g.inputs)
       EXPECT_TRUE(v->isScalar() || available.count(v))
