@@ -26,6 +26,14 @@ Command addPrintCommand(CLI::App& parent);
 Command addPluginsCommand(CLI::App& parent);
 Command addCompareCommand(CLI::App& parent);
 Command addBenchCommand(CLI::App& parent);
+// Checks of a numeric option's text, before CLI11 converts it (cli_numbers.cpp):
+// a whole number within the range (a signed one), within uint64 (no sign),
+// or a finite-or-not but never NaN number within the range. The error names
+// the value and the range; CLI11 prefixes the option.
+CLI::Validator integerIn(int64_t lo, int64_t hi);
+CLI::Validator unsignedInteger();
+CLI::Validator realIn(double lo, double hi);
+
 // `fusebox --version`: version, plugin API version, ABI tag, backends.
 std::string versionText();
 

@@ -39,18 +39,20 @@ void addMeasureOptions(CLI::App* app, SuiteOptions& o) {
       ->check(CLI::IsMember({"cuda", "host", "eval"}));
   app->add_option("--input,-i", o.inputs, "Override an input of every script, as `run --input`")
       ->allow_extra_args(false);
-  app->add_option("--seed", o.measure.seed, "Seed for random inputs")->capture_default_str();
+  app->add_option("--seed", o.measure.seed, "Seed for random inputs")
+      ->capture_default_str()
+      ->check(unsignedInteger());
   app->add_option("--repetitions,-r", o.measure.repetitions,
                   "Timed samples per variant (9 or more for compare.py's U test)")
       ->capture_default_str()
-      ->check(CLI::Range(int64_t{2}, int64_t{100000}));
+      ->check(integerIn(2, 100000));
   app->add_option("--warmup", o.measure.warmup, "Untimed runs per variant after the first")
       ->capture_default_str()
-      ->check(CLI::Range(int64_t{0}, int64_t{100000}));
+      ->check(integerIn(0, 100000));
   app->add_option("--min-sample-ms", o.measure.min_sample_ms,
                   "A sample times back-to-back runs for at least this long")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 60000.0));
+      ->check(realIn(0.0, 60000.0));
   app->add_flag("!--no-check", o.measure.check_outputs,
                 "Skip checking each variant's outputs against the reference evaluator");
   app->add_option("--json", o.json, "Write the results as Google Benchmark JSON to FILE");

@@ -27,10 +27,14 @@ struct RunOptions {
   int64_t repeat = 1;
   std::string backend;  // empty: cuda when a GPU is usable, else host
   bool validate = false;
+  double max_unchecked = 0.01;  // --validate: elements without an error bound, at most
   int64_t bench = 0;
   bool time_compile = false;
   PassFlags passes;
 };
+
+// --repeat and --bench: enough for any measurement, and a run that ends.
+constexpr int64_t kMaxRepeat = 1000000;
 
 // "T0=8x64:float,T1=64:float" -> one override each.
 std::vector<std::string> splitSweepEntry(const std::string& entry) {
@@ -95,7 +99,6 @@ void saveOutputs(const std::string& folder, const Fusion& fusion,
 }
 
 int runCommand(const RunOptions& o) {
-  FUSEBOX_USER_CHECK(o.repeat >= 1, "--repeat {}: expected a count of at least 1", o.repeat);
   FUSEBOX_USER_CHECK(o.bench >= 0, "--bench {}: expected a count of at least 1", o.bench);
   PythonDefinition def = parsePythonFile(o.file);
   std::vector<InputOverride> overrides;
@@ -146,7 +149,9 @@ int runCommand(const RunOptions& o) {
   if (o.time_compile) printCompileTimes(cold, runtime->backendChoice(), std::cout);
   if (!o.save_outputs.empty()) saveOutputs(o.save_outputs, fusion, outputs);
   bool valid = true;
-  if (o.validate) valid = validateOutputs(runtime->fusion(), validate_inputs, outputs, std::cout);
+  if (o.validate)
+    valid =
+        validateOutputs(runtime->fusion(), validate_inputs, outputs, o.max_unchecked, std::cout);
   if (o.bench > 0) benchmarkRun(*runtime, args, o.bench, std::cout);
   return valid ? kOk : kUserError;
 }
@@ -181,20 +186,29 @@ Command addRunCommand(CLI::App& parent) {
                                : std::string();
           },
           "DIR");
-  app->add_option("--seed", options->seed, "Seed for random inputs")->capture_default_str();
+  app->add_option("--seed", options->seed, "Seed for random inputs")
+      ->capture_default_str()
+      ->check(unsignedInteger());
   app->add_flag("--no-ir", options->quiet_ir, "Do not print the fusion IR");
   app->add_option("--repeat", options->repeat,
                   "Run N times with the same inputs (the first run fills the cache; later runs "
                   "hit it)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(integerIn(1, kMaxRepeat));
   app->add_option("--backend", options->backend,
                   "Where kernels run: cuda, host (the CPU), or eval (no kernels: the reference "
                   "evaluator). Default: cuda when a GPU is usable, else host")
       ->check(CLI::IsMember({"cuda", "host", "eval"}));
   app->add_flag("--validate", options->validate,
                 "Check every output against the reference evaluator (exit code 1 on a mismatch)");
+  app->add_option("--max-unchecked", options->max_unchecked,
+                  "--validate fails an output of which more than this fraction of the elements "
+                  "have no error bound (and so are not compared)")
+      ->capture_default_str()
+      ->check(realIn(0.0, 1.0));
   app->add_option("--bench", options->bench,
-                  "Time each kernel over N launches (median, GB/s) and run() on a cache hit");
+                  "Time each kernel over N launches (median, GB/s) and run() on a cache hit")
+      ->check(integerIn(0, kMaxRepeat));
   app->add_flag("--time-compile", options->time_compile,
                 "Print the first run's passes, segmentation, heuristics+codegen, compile and "
                 "load times");

@@ -194,6 +194,14 @@ std::vector<std::string> expandScripts(const std::vector<std::string>& paths) {
                          displayText(p, 200));
       std::sort(found.begin(), found.end());
       scripts.insert(scripts.end(), found.begin(), found.end());
+    } else if (fs::exists(p, ec)) {
+      // A device, pipe or socket: the script reader refuses it with the
+      // message `run` gives ("... is a character device, not a regular file").
+      parsePythonFile(p);
+      throw UserError(
+          fmt::format("{}: expected a fusion script or a folder of them, got a file "
+                      "that is neither",
+                      displayText(p, 200)));
     } else {
       throw UserError(fmt::format("{}: expected a fusion script or a folder of them: {}",
                                   displayText(p, 200), ec ? ec.message() : "no such file"));

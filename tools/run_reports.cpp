@@ -12,7 +12,8 @@
 namespace fusebox::cli {
 
 bool validateOutputs(const Fusion& fusion, const std::vector<Argument>& inputs,
-                     const std::vector<Argument>& outputs, std::ostream& out) {
+                     const std::vector<Argument>& outputs, double max_unchecked,
+                     std::ostream& out) {
   // Tolerances first: evaluateFusion writes aliased outputs into `inputs`.
   const std::vector<OutputTolerance> tolerances = outputTolerances(fusion, inputs);
   const std::vector<Argument> expected = evaluateFusion(fusion, inputs);
@@ -29,6 +30,17 @@ bool validateOutputs(const Fusion& fusion, const std::vector<Argument>& inputs,
                            r.max_rel_error, r.tolerance);
     if (!r.pass && r.shape_error.empty())
       detail += fmt::format("; {} mismatched, first at {}", r.mismatches, r.first_mismatch);
+    // Elements without a bound pass whatever they hold: too many of them and
+    // the output was not really checked.
+    const auto* t = std::get_if<Tensor>(&expected[k]);
+    const int64_t numel = t != nullptr ? t->numel() : 1;
+    if (r.unbounded > 0 && static_cast<double>(r.unbounded) > max_unchecked * numel) {
+      detail += fmt::format(
+          "; {} of {} elements ({:.3g}%) have no error bound and were not checked, more than "
+          "the {:.3g}% allowed (--max-unchecked)",
+          r.unbounded, numel, 100.0 * r.unbounded / numel, 100 * max_unchecked);
+      r.pass = false;
+    }
     out << fmt::format("validate output {} {}: {}: {}\n", k, v->toString(), detail,
                        r.pass ? "PASS" : "FAIL");
     failed += !r.pass;

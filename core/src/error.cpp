@@ -70,10 +70,11 @@ std::string displayMessage(std::string_view message) {
 
 std::string SourceLocation::str() const {
   if (!known()) return file;
-  std::string s = file.empty() ? "<input>" : file;
-  s += ":" + std::to_string(line);
-  if (column > 0) s += ":" + std::to_string(column);
-  return s;
+  // fmt rather than string concatenation: GCC 12 warns (-Wrestrict, a false
+  // positive) on `":" + std::to_string(n)` in optimized builds.
+  const std::string_view name = file.empty() ? std::string_view("<input>") : file;
+  return column > 0 ? fmt::format("{}:{}:{}", name, line, column)
+                    : fmt::format("{}:{}", name, line);
 }
 
 UserError::UserError(const SourceLocation& where, const std::string& message)

@@ -7,13 +7,19 @@
 //   - pad of an empty tensor becomes full(padded shape, pad value);
 //   - matmul with a contraction of size 0 becomes zeros.
 // max/min over an empty axis are left alone: they are errors in torch and in
-// the evaluator, and a pass must not turn an error into a value.
+// the evaluator, and a pass must not turn an error into a value. For the same
+// reason an indexing op whose indices may be out of range is left alone even
+// when its output is empty (torch checks every index whatever the output),
+// and so is everything computed from it: replacing a reader by full(...)
+// would leave the indexing op dead and its check gone.
 #include <fusebox/ir/ops.h>
 #include <fusebox/pass.h>
 #include <fusebox/pass_utils.h>
 
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <unordered_set>
 
 namespace {
 
@@ -64,6 +70,19 @@ bool isExtremum(const Expr* e) {
   return op == ReductionOpType::Max || op == ReductionOpType::Min;
 }
 
+// Whether `e` checks index values that may be out of range: an indexing op
+// with an index tensor that is not known to be empty, or a select whose
+// index is not a constant known to be in range.
+bool checksIndices(const Expr* e) {
+  if (!isIndexingOp(e->op())) return false;
+  if (e->op() != OpType::Select) return !hasZeroSize(e->input(1)->as<TensorView>());
+  const auto* in = e->input(0)->as<TensorView>();
+  const std::optional<int64_t> size =
+      constantInt(in->axis(e->attr<IndexAttr>().dim)->logicalExtent());
+  const std::optional<int64_t> index = constantInt(e->input(1)->as<Scalar>());
+  return !size || !index || *index < -*size || *index >= *size;
+}
+
 bool isLive(const Val* v) {
   return !v->uses().empty() || v->isFusionOutput();
 }
@@ -74,7 +93,14 @@ class RemoveEmptyPass final : public Pass {
 
   bool run(Fusion& fusion) override {
     bool changed = false;
+    std::unordered_set<const Val*> after_index_check;
     for (Expr* e : fusion.tensorExprs()) {
+      bool checked = checksIndices(e);
+      for (const Val* in : e->inputs()) checked |= after_index_check.count(in) != 0;
+      if (checked) {
+        for (const Val* out : e->outputs()) after_index_check.insert(out);
+        continue;
+      }
       if (e->op() == OpType::Full) continue;
       bool live = false;
       for (Val* out : e->outputs()) live |= isLive(out);

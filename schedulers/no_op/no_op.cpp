@@ -195,6 +195,8 @@ class NoOpScheduler final : public Scheduler {
                                                                     RuntimeInfo& info,
                                                                     CompileTimeCache& cache) {
     const SegmentFacts& facts = factsOf(segment, cache);
+    if (std::string problem = uncheckedIndicesProblem(segment, info); !problem.empty())
+      return problem;
     const std::vector<Expr*> exprs = segment.tensorExprs();
     std::vector<Recipe> recipes;
     for (size_t k = 0; k < facts.outputs.size(); ++k) {

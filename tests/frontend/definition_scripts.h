@@ -38,6 +38,13 @@ inline std::vector<InputSpec> parseInputsList(const std::string& entries, size_t
   return d.inputs;
 }
 
+// The tensor one inputs-list entry describes.
+inline InputSpec parseInputEntry(const std::string& entry) {
+  std::vector<InputSpec> specs = parseInputsList(entry, 1);
+  EXPECT_EQ(specs.size(), 1u);
+  return specs.at(0);
+}
+
 // Reading `source` fails at line:column with a message holding `phrase`.
 inline void expectRefusedAt(const std::string& source, int line, int column,
                             const std::string& phrase) {

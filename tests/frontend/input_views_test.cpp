@@ -14,12 +14,7 @@
 namespace fusebox {
 namespace {
 
-// The tensor one inputs-list entry makes.
-InputSpec one(const std::string& entry) {
-  std::vector<InputSpec> specs = testing::parseInputsList(entry, 1);
-  EXPECT_EQ(specs.size(), 1u);
-  return specs.at(0);
-}
+InputSpec one(const std::string& entry) { return testing::parseInputEntry(entry); }
 
 Tensor made(const InputSpec& spec) {
   return std::get<Tensor>(materializeInput(spec, 7));

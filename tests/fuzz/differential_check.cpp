@@ -302,19 +302,19 @@ CheckResult DifferentialChecker::check(const std::string& script, BackendChoice 
     } catch (const std::exception& e) {
       return fail("internal-error", fmt::format("runtime (run {}): {}", run + 1, e.what()));
     }
-    // The second call's values may make a case invalid (an integer divisor
-    // that is 0 now, which kernels answer with 0 where the evaluator refuses):
-    // the first call's verdict stands. The third call's sizes may not fit a
-    // constant in the script any more: then the runtime (eval backend, no
-    // kernels) must refuse them too, not run them. A later call the
-    // evaluator accepts must still agree.
-    // The third call has new values too: an integer divisor that is 0 there
-    // (division, ceil division, fmod, remainder: "integer <op> by zero") is
-    // the same value-dependent refusal (docs/fuzzing.md).
-    if (run >= 1 && !ref_error.empty() &&
-        (run == 1 || ref_error.find(" by zero") != std::string::npos))
-      break;
-    if (run == 2 && !ref_error.empty() && !rt_error.empty()) break;
+    // A later call's values may make a case invalid: an integer divisor that
+    // is 0 now (division, ceil division, fmod, remainder: "integer <op> by
+    // zero"), which kernels answer with 0 where the evaluator refuses; that
+    // call is skipped and the first call's verdict stands. Any other refusal
+    // of a later call (an index out of range with the new values, sizes that
+    // no longer fit a constant in the script on the third call) the runtime
+    // must make too: running it is a `reference-rejects` failure; both
+    // refusing leaves the earlier verdict. A later call the evaluator accepts
+    // must still agree.
+    if (run >= 1 && !ref_error.empty() && ref_error.find(" by zero") != std::string::npos) break;
+    // Later values or sizes refused by both (an index out of range now): the
+    // earlier calls' verdict stands.
+    if (run >= 1 && !ref_error.empty() && !rt_error.empty()) break;
     if (!ref_error.empty() && !rt_error.empty()) {
       r.verdict = Verdict::Invalid;
       r.category = "both-reject";

@@ -52,6 +52,12 @@ const std::vector<FeatureInfo>& generatorFeatures() {
        "in range from iota"},
       {"scan", "cumsum, cumprod, cummax, cummin"},
       {"triu", "triu"},
+      {"masked",
+       "where(mask, -inf/inf/0, x) masks, the softmax over a -inf mask, log of a "
+       "masked 0"},
+      {"hostile-index",
+       "after the outputs, an indexing op at indices read from the data (in range or not) with "
+       "index shapes that may not fit the input; kept when the evaluator refuses it"},
   };
   return features;
 }
@@ -414,6 +420,7 @@ GeneratedCase Generator::run() {
       {"indexing", &Generator::genIndexing, 3},
       {"scan", &Generator::genScan, 2},
       {"triu", &Generator::genTriu, 1},
+      {"masked", &Generator::genMasked, 2},
   };
   int total = 0;
   for (const auto& e : families) total += e.weight;
@@ -437,6 +444,8 @@ GeneratedCase Generator::run() {
   }
   if (!failed_ && allowed("deep") && chance(options.deep_probability)) appendDeepChain();
   if (!failed_) chooseOutputs();
+  if (!failed_ && allowed("hostile-index") && chance(options.hostile_index_probability))
+    appendHostileIndexing();
   return result;
 }
 

@@ -31,6 +31,8 @@ struct GeneratorOptions {
   // vectorized and multi-threaded paths; slower to generate and check.
   double large_probability = 0.02;
   double deep_probability = 0.0005;  // cases ending in a chain of 12,000+ ops
+  // Cases ending in an indexing op at data-made indices (gen_hostile.cpp).
+  double hostile_index_probability = 0.15;
   // Features left out (names listed by generatorFeatures()), e.g. "alias" or
   // "float-scalar", to keep known bugs from hiding new ones.
   std::set<std::string> excluded;

@@ -158,6 +158,11 @@ class Generator {
   bool genIndexing();
   bool genScan();
   bool genTriu();
+  // (gen_hostile.cpp)
+  bool genMasked();
+  // After the outputs: one indexing op at data-made indices, kept even when
+  // the evaluator refuses it (the runtime must refuse it too).
+  void appendHostileIndexing();
 
   // ---- state
   GeneratorOptions options;

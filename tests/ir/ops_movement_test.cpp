@@ -208,7 +208,13 @@ TEST(OpsMovement, BadReshape) {
   EXPECT_USER_ERROR(reshape(t0, {k(4)}),
                     HasSubstr("cannot reshape T0_g[2, 3] (6 elements) to [4] (4 elements)"));
   EXPECT_USER_ERROR(reshape(t0, {k(4), k(-1)}), HasSubstr("6 is not a multiple of 4"));
-  EXPECT_USER_ERROR(reshape(t0, {k(0), k(-1)}), HasSubstr("6 is not a multiple of 0"));
+  EXPECT_USER_ERROR(reshape(t0, {k(0), k(-1)}),
+                    HasSubstr("cannot reshape T0_g[2, 3] (6 elements) to [0, -1]: with a 0 beside "
+                              "it, no size for -1 gives that many elements"));
+  auto* empty = defineTensor(f, {0, 5}, DataType::Float);
+  EXPECT_USER_ERROR(reshape(empty, {k(0), k(-1)}),
+                    HasSubstr("(0 elements) to [0, -1]: the unspecified dimension size -1 can be "
+                              "any value"));
   EXPECT_USER_ERROR(reshape(t0, {k(-3), k(-2)}), HasSubstr("new_shape entry 0 is -3"));
 }
 

@@ -191,3 +191,41 @@ TEST(RemoveEmpty, EmptyOutputKeepsItsAllocationOrder) {
 
 }  // namespace
 }  // namespace fusebox
+
+namespace fusebox {
+namespace {
+
+using namespace pass_testing;
+
+// index_select of [0, 4] by an index of 1: the output is empty, but the index
+// must still be checked (torch raises for index 9), so the op stays, and so
+// does what reads it (replacing the reader would leave the op dead).
+TEST(RemoveEmpty, IndexingThatMayRaiseStaysWithItsReaders) {
+  Fusion f;
+  auto* x = defineTensor(f, {0, 4}, DataType::Float);
+  auto* idx = defineTensor(f, {-1}, DataType::Int64);
+  f.addOutput(mul(indexSelect(x, idx, 1), f.constantDouble(2.0)));
+  auto* y = defineTensor(f, {0, -1}, DataType::Float);
+  f.addOutput(select(y, f.constantInt(7), 1));  // maybe out of range: kept
+  auto* z = defineTensor(f, {0, 4}, DataType::Float);
+  f.addOutput(select(z, f.constantInt(3), 1));  // in range: a full, as before
+  Applied a = applyPass("remove_empty", f);
+  EXPECT_TRUE(a.changed);
+  EXPECT_EQ(opsOf(f), "index_select mul select full");
+  Tensor index = Tensor::empty(DataType::Int64, {1});
+  index.setInt({0}, 9);
+  EXPECT_THROW(evaluateFusion(f, {sampleTensor(DataType::Float, {0, 4}), index,
+                                  sampleTensor(DataType::Float, {0, 4}),
+                                  sampleTensor(DataType::Float, {0, 4})}),
+               UserError);
+  // An index known to be empty checks nothing: the op goes.
+  Fusion g;
+  auto* gx = defineTensor(g, {0, 4}, DataType::Float);
+  auto* gidx = defineTensor(g, {0}, DataType::Int64);
+  g.addOutput(indexSelect(gx, gidx, 1));
+  EXPECT_TRUE(applyPass("remove_empty", g).changed);
+  EXPECT_EQ(opsOf(g), "full");
+}
+
+}  // namespace
+}  // namespace fusebox

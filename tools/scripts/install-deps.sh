@@ -6,6 +6,7 @@ packages=(
   libboost-dev libboost-graph-dev libboost-context-dev   # Boost.DLL (header-only), Boost.Graph, Boost.Context
   libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libopenblas-dev   # cblas.h; the evaluator's matmul loads libopenblas.so.0 at run time
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -97,6 +97,14 @@ class RuntimeInfo {
   ExpressionEvaluator evaluator_;
 };
 
+// Why the segment needs the evaluator to check its indices ("" when it does
+// not): an indexing op whose output has no elements at these sizes while its
+// index has some (a select: any). PyTorch checks every index whatever the
+// output's size; a kernel checks an index only where it reads one, and an
+// empty output reads none. Kernel and view schedulers refuse such a segment
+// at run time, so it falls to the evaluator (expr_eval).
+std::string uncheckedIndicesProblem(const Fusion& segment, RuntimeInfo& info);
+
 // Caches compile-time analyses of one segment across calls (and across input
 // signatures): a scheduler stores what it derived from the IR alone.
 class CompileTimeCache {

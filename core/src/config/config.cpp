@@ -159,6 +159,7 @@ class ConfigReader {
                                                     "is 'paths'",
                                                     displayText(k.str())));
       have_paths = true;
+      config.plugin_paths_origin = at(v.source());
       for (const auto& entry : readNames(v, "[plugins] paths")) {
         fs::path p = entry.name == "@builtin" ? builtinPluginDir() : fs::path(entry.name);
         if (p.is_relative()) p = base_dir_ / p;
@@ -270,6 +271,25 @@ std::vector<std::string> defaultOrderFirst(const std::vector<std::string>& defau
   for (const std::string& name : found)
     if (!contains(default_order, name)) out.push_back(name);
   return out;
+}
+
+void requirePluginsFound(const Config& config, const PluginRegistry& registry) {
+  if (!registry.plugins().empty()) return;
+  std::vector<std::string> paths;
+  for (const auto& p : config.plugin_paths) paths.push_back(p.path.string());
+  std::string why;
+  const auto& skipped = registry.diagnostics();
+  if (!skipped.empty())
+    why = fmt::format("; {} file{} there {} not a plugin (first: {}: {})", skipped.size(),
+                      skipped.size() == 1 ? "" : "s", skipped.size() == 1 ? "is" : "are",
+                      skipped.front().file.string(), skipped.front().message);
+  throw UserError(
+      config.plugin_paths_origin,
+      fmt::format(
+          "the plugin paths {} hold no fusebox plugins{}, so no pass or "
+          "scheduler could run; name a folder of plugins (\"@builtin\" is "
+          "fusebox's own)",
+          paths.empty() ? "[] (an empty list)" : fmt::format("[{}]", fmt::join(paths, ", ")), why));
 }
 
 Config loadConfig(const std::optional<fs::path>& explicit_path) {

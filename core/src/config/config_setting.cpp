@@ -51,7 +51,10 @@ void applySetting(Config& config, std::string_view assignment, std::string_view 
   std::string canonical;
   for (char c : key)
     if (c != ' ' && c != '\t' && c != '"' && c != '\'') canonical += c;
-  if (canonical.starts_with("plugins")) config.plugin_paths = overlay.plugin_paths;
+  if (canonical.starts_with("plugins")) {
+    config.plugin_paths = overlay.plugin_paths;
+    config.plugin_paths_origin = overlay.plugin_paths_origin;
+  }
   if (overlay.pass_order) config.pass_order = overlay.pass_order;
   if (overlay.scheduler_order) config.scheduler_order = overlay.scheduler_order;
   if (canonical == "passes.disabled") config.disabled_passes = overlay.disabled_passes;

@@ -269,13 +269,15 @@ double binaryBound(BinaryOpType op, const Number& a, double ea, const Number& b,
 
 double ternaryBound(TernaryOpType op, const Number* x, const double* e, const Number& y) {
   if (e[0] == 0 && e[1] == 0 && e[2] == 0) return 0.0;
+  // where(c, a, b) with a condition that cannot flip is the branch it picks,
+  // whatever the other holds (a masked value may be unbounded).
+  if (op == TernaryOpType::Where && !truthUncertain(x[0], e[0])) return x[0].asBool() ? e[1] : e[2];
   if (!(e[0] < kUnbounded && e[1] < kUnbounded && e[2] < kUnbounded)) return kUnbounded;
   const double v0 = x[0].asDouble(), v1 = x[1].asDouble(), v2 = x[2].asDouble();
   switch (op) {
     case TernaryOpType::Where:
-      // where(c, a, b): a condition that may flip picks the other branch.
-      if (truthUncertain(x[0], e[0])) return std::max(e[1], e[2]) + distance(x[1], x[2]);
-      return x[0].asBool() ? e[1] : e[2];
+      // A condition that may flip picks the other branch.
+      return std::max(e[1], e[2]) + distance(x[1], x[2]);
     case TernaryOpType::Clamp:
       return std::max({e[0], e[1], e[2]});  // min(max(x, lo), hi): 1-Lipschitz in each
     case TernaryOpType::Lerp:
@@ -289,6 +291,31 @@ double ternaryBound(TernaryOpType op, const Number* x, const double* e, const Nu
   }
   (void)y;
   return kUnbounded;
+}
+
+double nonFiniteBound(const Expr* expr, const Number* x, const double* e, const Number& y,
+                      double widen) {
+  const size_t n = std::min<size_t>(expr->inputs().size(), 3);
+  double wide[3] = {0, 0, 0};
+  for (size_t k = 0; k < n; ++k) {
+    if (!(e[k] < kUnbounded)) return kUnbounded;
+    const double v = x[k].asDouble();
+    wide[k] = e[k] + (x[k].isFloat() && std::isfinite(v) ? widen * std::fabs(v) : 0.0);
+  }
+  const DataType out = expr->output(0)->dtype();
+  auto f = [&](const Number* a) -> Number {
+    switch (expr->op()) {
+      case OpType::Unary:
+        return applyUnary(expr->attr<UnaryOpType>(), a[0]);
+      case OpType::Binary:
+        return applyBinary(expr->attr<BinaryOpType>(), a[0], a[1], out);
+      case OpType::Ternary:
+        return applyTernary(expr->attr<TernaryOpType>(), a[0], a[1], a[2]);
+      default:
+        return a[0];  // set, segment_set, cast
+    }
+  };
+  return cornerBound(f, x, wide, n, y) == 0.0 ? 0.0 : kUnbounded;
 }
 
 double castBound(const Number& x, double e, DataType to) {

@@ -221,6 +221,13 @@ void BoundRun::elementwise(const Expr* e) {
       }
       const Number y = loadNumber(out_base, out_type, start[1] + i * step[1]);
       const double ay = std::fabs(y.asDouble());
+      if (y.isFloat() && !std::isfinite(y.d)) {
+        // No rounding of an infinity or NaN: exact, or unbounded.
+        const double b = nonFiniteBound(e, x, err, y, ulps * u_c);
+        nonzero |= b != 0;
+        dst[start[0] + i * step[0]] = b;
+        continue;
+      }
       double b = 0.0;
       switch (kind) {
         case OpType::Unary:

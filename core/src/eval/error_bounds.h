@@ -25,6 +25,16 @@ double unaryBound(UnaryOpType op, const Number& x, double e, const Number& y);
 double binaryBound(BinaryOpType op, const Number& a, double ea, const Number& b, double eb,
                    const Number& y);
 double ternaryBound(TernaryOpType op, const Number* x, const double* e, const Number& y);
+// The bound of an elementwise result y that is an infinity or NaN: 0 when
+// every corner of the operands' intervals gives y again (an infinite operand
+// is itself; a finite one is also widened by `widen` times its magnitude, the
+// op's own rounding seen as a change of its operands), so that every correct
+// kernel computes y exactly: -inf - x, max(-inf, x), exp(inf), log(0), a NaN
+// of exact operands. +inf otherwise: y is an overflow (a kernel may round to
+// the largest finite value instead) or depends on where in the interval the
+// operands lie.
+double nonFiniteBound(const Expr* expr, const Number* x, const double* e, const Number& y,
+                      double widen);
 // A cast of x (off by e) to `to`.
 double castBound(const Number& x, double e, DataType to);
 

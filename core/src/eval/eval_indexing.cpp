@@ -35,14 +35,17 @@ int64_t checkedIndex(const Expr* e, const Tensor& index, int64_t offset,
   return v;
 }
 
-// The index operand must not be larger than `other` in dim k (outside the
-// indexed dim; everywhere for scatter's src), or reads would leave `other`.
-void requireWithin(const Expr* e, const Tensor& index, const Tensor& other, const Val* other_val,
-                   int64_t k, std::string_view why) {
-  FUSEBOX_USER_CHECK(index.sizes()[k] <= other.sizes()[k],
-                     "{}: index {} has size {} in dim {}, larger than {} ({}){}", e->opName(),
-                     e->input(1)->toString(), index.sizes()[k], k, other_val->toString(),
-                     other.sizes()[k], why);
+// Every index of `index` against dim `dim` of the indexed operand (of size
+// `size`), whatever the output: an op whose output is empty reads none of
+// them, yet an index out of range is still an error (as in PyTorch).
+void checkEveryIndex(const Expr* e, const Tensor& index, const Val* indexed, int64_t dim,
+                     int64_t size) {
+  for (detail::StridedWalk w(index.sizes(), {index.strides()}); !w.done(); w.next())
+    checkedIndex(e, index, w.offset(0), w.index(), indexed, dim, size);
+}
+
+std::vector<std::optional<int64_t>> known(const std::vector<int64_t>& sizes) {
+  return {sizes.begin(), sizes.end()};
 }
 
 void evalIndexSelect(EvalContext& ctx, const Expr* e, int64_t d) {
@@ -53,6 +56,7 @@ void evalIndexSelect(EvalContext& ctx, const Expr* e, int64_t d) {
   sizes[d] = index.numel();
   const auto* out_tv = e->output(0)->as<TensorView>();
   Tensor out = ctx.allocate(out_tv, sizes);
+  if (out.numel() == 0) checkEveryIndex(e, index, e->input(0), d, in.sizes()[d]);
   std::vector<int64_t> in_strides = in.strides();
   in_strides[d] = 0;  // added per element from the index
   std::vector<int64_t> index_strides(sizes.size(), 0);
@@ -93,10 +97,7 @@ void evalGather(EvalContext& ctx, const Expr* e, int64_t d) {
   const Tensor& index = ctx.tensor(e->input(1));
   FUSEBOX_CHECK(index.dim() == in.dim(), "gather of rank {} with an index of rank {}", in.dim(),
                 index.dim());
-  for (int64_t k = 0; k < in.dim(); ++k)
-    if (k != d)
-      requireWithin(e, index, in, e->input(0), k,
-                    fmt::format("; outside dim {} the index may not exceed the input", d));
+  checkIndexOperandSizes(e, {known(in.sizes()), known(index.sizes())});
   const auto* out_tv = e->output(0)->as<TensorView>();
   Tensor out = ctx.allocate(out_tv, index.sizes());
   std::vector<int64_t> in_strides = in.strides();
@@ -114,22 +115,13 @@ void evalTakeAlongAxis(EvalContext& ctx, const Expr* e, int64_t d) {
   const Tensor& index = ctx.tensor(e->input(1));
   FUSEBOX_CHECK(index.dim() == in.dim(), "take_along_axis of rank {} with an index of rank {}",
                 in.dim(), index.dim());
+  checkIndexOperandSizes(e, {known(in.sizes()), known(index.sizes())});
   const auto in_ids = e->input(0)->as<TensorView>()->logicalNoReductions();
-  const auto index_ids = e->input(1)->as<TensorView>()->logicalNoReductions();
   // Outside dim d the two broadcast, as elementwise operands do.
   std::vector<int64_t> sizes(in.dim());
   for (int64_t k = 0; k < in.dim(); ++k) {
     const int64_t a = in.sizes()[k], b = index.sizes()[k];
-    if (k == d || a == b || (a == 1 && canStretch(in_ids[k]))) {
-      sizes[k] = b;
-      continue;
-    }
-    FUSEBOX_USER_CHECK(b == 1 && canStretch(index_ids[k]),
-                       "take_along_axis: dim {} of the input {} has size {} and of the index {} "
-                       "size {}; outside dim {} they must be equal, or 1 in a dim that may "
-                       "broadcast",
-                       k, e->input(0)->toString(), a, e->input(1)->toString(), b, d);
-    sizes[k] = a;
+    sizes[k] = k == d || a == b || (a == 1 && canStretch(in_ids[k])) ? b : a;
   }
   std::vector<int64_t> in_strides(in.dim(), 0), index_strides(in.dim(), 0);
   for (int64_t k = 0; k < in.dim(); ++k) {
@@ -138,6 +130,7 @@ void evalTakeAlongAxis(EvalContext& ctx, const Expr* e, int64_t d) {
   }
   const auto* out_tv = e->output(0)->as<TensorView>();
   Tensor out = ctx.allocate(out_tv, sizes);
+  if (out.numel() == 0) checkEveryIndex(e, index, e->input(0), d, in.sizes()[d]);
   for (detail::StridedWalk w(sizes, {out.strides(), in_strides, index_strides}); !w.done();
        w.next()) {
     std::vector<int64_t> where = w.index();
@@ -156,12 +149,9 @@ void evalScatter(EvalContext& ctx, const Expr* e, int64_t d) {
   FUSEBOX_CHECK(index.dim() == self.dim(), "scatter of rank {} with an index of rank {}",
                 self.dim(), index.dim());
   const Tensor* src = src_val->isTensor() ? &ctx.tensor(src_val) : nullptr;
-  for (int64_t k = 0; k < self.dim(); ++k) {
-    if (src != nullptr) requireWithin(e, index, *src, src_val, k, "");
-    if (k != d)
-      requireWithin(e, index, self, e->input(0), k,
-                    fmt::format("; outside dim {} the index may not exceed the input", d));
-  }
+  checkIndexOperandSizes(
+      e, {known(self.sizes()), known(index.sizes()),
+          src != nullptr ? known(src->sizes()) : std::vector<std::optional<int64_t>>()});
   const auto* out_tv = e->output(0)->as<TensorView>();
   Tensor out = ctx.allocate(out_tv, self.sizes());
   copyInto(self, out);
@@ -188,6 +178,55 @@ void evalScatter(EvalContext& ctx, const Expr* e, int64_t d) {
 }
 
 }  // namespace
+
+void checkIndexOperandSizes(const Expr* e,
+                            const std::vector<std::vector<std::optional<int64_t>>>& sizes) {
+  const int64_t d = e->attr<IndexAttr>().dim;
+  const auto& in = sizes.at(0);
+  const auto& index = sizes.at(1);
+  const std::string outside = fmt::format("; outside dim {} the index may not exceed the input", d);
+  // The index may not be larger than `other` (operand `o`) in dim k.
+  auto within = [&](size_t o, int64_t k, std::string_view why) {
+    const auto& other = sizes[o];
+    if (!index[k] || !other[k]) return;
+    FUSEBOX_USER_CHECK(*index[k] <= *other[k],
+                       "{}: index {} has size {} in dim {}, larger than {} "
+                       "({}){}",
+                       e->opName(), e->input(1)->toString(), *index[k], k, e->input(o)->toString(),
+                       *other[k], why);
+  };
+  const int64_t rank = static_cast<int64_t>(in.size());
+  switch (e->op()) {
+    case OpType::Gather:
+      for (int64_t k = 0; k < rank; ++k)
+        if (k != d) within(0, k, outside);
+      return;
+    case OpType::Scatter:
+      for (int64_t k = 0; k < rank; ++k) {
+        if (sizes.size() > 2 && !sizes[2].empty()) within(2, k, "");
+        if (k != d) within(0, k, outside);
+      }
+      return;
+    case OpType::TakeAlongAxis: {
+      // Outside dim d the two broadcast, as elementwise operands do.
+      const auto in_ids = e->input(0)->as<TensorView>()->logicalNoReductions();
+      const auto index_ids = e->input(1)->as<TensorView>()->logicalNoReductions();
+      for (int64_t k = 0; k < rank; ++k) {
+        if (k == d || !in[k] || !index[k]) continue;
+        const int64_t a = *in[k], b = *index[k];
+        if (a == b || (a == 1 && canStretch(in_ids[k]))) continue;
+        FUSEBOX_USER_CHECK(b == 1 && canStretch(index_ids[k]),
+                           "take_along_axis: dim {} of the input {} has size {} and of the index "
+                           "{} size {}; outside dim {} they must be equal, or 1 in a dim that may "
+                           "broadcast",
+                           k, e->input(0)->toString(), a, e->input(1)->toString(), b, d);
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
 
 void evalIndexing(EvalContext& ctx, const Expr* e) {
   const int64_t d = e->attr<IndexAttr>().dim;

@@ -8,6 +8,7 @@
 #include <fusebox/tensor.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <unordered_map>
@@ -152,6 +153,14 @@ void evalMatmul(EvalContext& ctx, const Expr* e);     // Matmul, Linear
 void evalIndexing(EvalContext& ctx, const Expr* e);   // IndexSelect, Select, Gather,
                                                       // TakeAlongAxis, Scatter
 void evalScan(EvalContext& ctx, const Expr* e);       // Scan
+// The sizes an indexing op's tensor operands must have whatever the index
+// values: gather's and scatter's index no larger than the input outside the
+// indexed dim (and than scatter's src everywhere), take_along_axis's index
+// and input equal outside it or 1 where that one may broadcast. `sizes` has
+// one entry per operand (input, index, src; src empty for a scalar), nullopt
+// for a size not known. Throws UserError without naming `e` (callers do).
+void checkIndexOperandSizes(const Expr* e,
+                            const std::vector<std::vector<std::optional<int64_t>>>& sizes);
 // Dispatches to the family of `e` (a tensor expression).
 void evalTensorExpr(EvalContext& ctx, const Expr* e);
 

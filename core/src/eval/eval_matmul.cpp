@@ -2,7 +2,11 @@
 // (x @ weight^T + bias), accumulating in double and rounding once at the end.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <climits>
+
 #include "eval/eval_internal.h"
+#include "eval/host_blas.h"
 #include "strided_walk.h"
 
 namespace fusebox::eval_detail {
@@ -42,12 +46,12 @@ struct Contraction {
   int64_t k = 0, a_k_stride = 0, b_k_stride = 0;
 };
 
-void run(const Contraction& c, const Tensor& a, const Tensor& b, const Tensor* bias, Tensor& out) {
+// The product element by element, in the evaluator's own loop.
+void runLoop(const Contraction& c, const Tensor& a, const Tensor& b, const Tensor* bias,
+             Tensor& out) {
   std::vector<std::vector<int64_t>> strides{c.a_strides, c.b_strides, c.out_strides};
   if (bias) strides.push_back(c.bias_strides);
-  std::vector<int64_t> starts{0, 0, 0, 0};
-  if (!bias) starts.pop_back();
-  for (detail::StridedWalk w(c.sizes, strides, starts); !w.done(); w.next()) {
+  for (detail::StridedWalk w(c.sizes, strides); !w.done(); w.next()) {
     double acc = 0.0;
     for (int64_t k = 0; k < c.k; ++k)
       acc += loadNumber(a.data(), a.dtype(), w.offset(0) + k * c.a_k_stride).asDouble() *
@@ -55,6 +59,91 @@ void run(const Contraction& c, const Tensor& a, const Tensor& b, const Tensor* b
     if (bias) acc += loadNumber(bias->data(), bias->dtype(), w.offset(3)).asDouble();
     storeNumber(out.data(), out.dtype(), w.offset(2), Number::ofFloat(acc));
   }
+}
+
+// Picks `dims` of each operand's strides.
+std::vector<std::vector<int64_t>> pick(const std::vector<const std::vector<int64_t>*>& strides,
+                                       const std::vector<size_t>& dims) {
+  std::vector<std::vector<int64_t>> out;
+  for (const auto* s : strides) {
+    out.emplace_back();
+    for (size_t d : dims) out.back().push_back(s->empty() ? 0 : (*s)[d]);
+  }
+  return out;
+}
+
+// The product through dgemm: dims along which b does not move (its batch
+// dims broadcast, linear's leading dims) join M as rows of one matrix
+// product, the others are looped over; operands are packed into float64
+// matrices (the evaluator's precision) and the result stored as the loop
+// would.
+void runBlas(Dgemm dgemm, const Contraction& c, const Tensor& a, const Tensor& b,
+             const Tensor* bias, Tensor& out) {
+  const size_t nd = c.sizes.size();  // batch..., M, N
+  std::vector<size_t> row_dims, outer_dims;
+  for (size_t d = 0; d + 1 < nd; ++d)
+    (d + 2 == nd || c.b_strides[d] == 0 ? row_dims : outer_dims).push_back(d);
+  std::vector<int64_t> row_sizes, outer_sizes;
+  int64_t rows = 1;
+  for (size_t d : row_dims) {
+    row_sizes.push_back(c.sizes[d]);
+    rows *= c.sizes[d];  // fits: the output's element count does
+  }
+  for (size_t d : outer_dims) outer_sizes.push_back(c.sizes[d]);
+  const int64_t n = c.sizes[nd - 1], k = c.k;
+  const int64_t b_n = c.b_strides[nd - 1], out_n = c.out_strides[nd - 1];
+  const int64_t bias_n = bias ? c.bias_strides[nd - 1] : 0;
+  const std::vector<const std::vector<int64_t>*> all = {&c.a_strides, &c.b_strides, &c.out_strides,
+                                                        &c.bias_strides};
+  std::vector<double> pa(static_cast<size_t>(rows * k)), pb(static_cast<size_t>(k * n)),
+      pc(static_cast<size_t>(rows * n));
+  for (detail::StridedWalk outer(outer_sizes, pick(all, outer_dims)); !outer.done(); outer.next()) {
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int64_t j = 0; j < n; ++j)
+        pb[kk * n + j] =
+            loadNumber(b.data(), b.dtype(), outer.offset(1) + kk * c.b_k_stride + j * b_n)
+                .asDouble();
+    const std::vector<int64_t> starts = {outer.offset(0), outer.offset(2), outer.offset(3)};
+    auto row_walk = [&] {
+      auto s = pick(all, row_dims);
+      return detail::StridedWalk(row_sizes, {s[0], s[2], s[3]}, starts);
+    };
+    int64_t r = 0;
+    for (auto w = row_walk(); !w.done(); w.next(), ++r)
+      for (int64_t kk = 0; kk < k; ++kk)
+        pa[r * k + kk] =
+            loadNumber(a.data(), a.dtype(), w.offset(0) + kk * c.a_k_stride).asDouble();
+    dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows), static_cast<int>(n),
+          static_cast<int>(k), 1.0, pa.data(), static_cast<int>(std::max<int64_t>(k, 1)), pb.data(),
+          static_cast<int>(std::max<int64_t>(n, 1)), 0.0, pc.data(),
+          static_cast<int>(std::max<int64_t>(n, 1)));
+    r = 0;
+    for (auto w = row_walk(); !w.done(); w.next(), ++r)
+      for (int64_t j = 0; j < n; ++j) {
+        double v = pc[r * n + j];
+        if (bias) v += loadNumber(bias->data(), bias->dtype(), w.offset(2) + j * bias_n).asDouble();
+        storeNumber(out.data(), out.dtype(), w.offset(1) + j * out_n, Number::ofFloat(v));
+      }
+  }
+}
+
+// Computes the contraction: through the host's BLAS when one is installed
+// and the product is big enough to gain from it (and its sizes fit dgemm's
+// int arguments), else the evaluator's loop.
+void run(const Contraction& c, const Tensor& a, const Tensor& b, const Tensor* bias, Tensor& out) {
+  auto times = [](int64_t x, int64_t y) {
+    int64_t r = 0;
+    return __builtin_mul_overflow(x, y, &r) ? INT64_MAX : r;
+  };
+  const int64_t n = c.sizes.back();
+  int64_t rows = 1;  // at least the rows of one dgemm
+  for (size_t d = 0; d + 1 < c.sizes.size(); ++d) rows = times(rows, c.sizes[d]);
+  constexpr int64_t kWorthIt = int64_t{1} << 15;  // multiply-adds below which the loop keeps up
+  const bool fits = rows <= INT_MAX && n <= INT_MAX && c.k <= INT_MAX;
+  const Dgemm dgemm =
+      fits && c.k > 0 && times(times(rows, n), c.k) >= kWorthIt ? hostDgemm() : nullptr;
+  if (dgemm == nullptr) return runLoop(c, a, b, bias, out);
+  runBlas(dgemm, c, a, b, bias, out);
 }
 
 // Output strides over the full (batch, M, N) space: dims the output lacks

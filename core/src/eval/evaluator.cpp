@@ -18,7 +18,9 @@ std::string describeExpr(const Expr* e) {
   std::vector<std::string> outs, ins;
   for (const Val* v : e->outputs()) outs.push_back(v->toString());
   for (const Val* v : e->inputs()) ins.push_back(v->toString());
-  return fmt::format("{} = {}({})", fmt::join(outs, ", "), e->opName(), fmt::join(ins, ", "));
+  const std::string expr =
+      fmt::format("{} = {}({})", fmt::join(outs, ", "), e->opName(), fmt::join(ins, ", "));
+  return e->origin().known() ? fmt::format("{}: {}", e->origin().str(), expr) : expr;
 }
 
 std::vector<int64_t> outputStrideOrder(const Fusion& fusion, const TensorView* tv) {

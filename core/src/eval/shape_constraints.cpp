@@ -133,17 +133,52 @@ class ShapeChecker {
     }
   }
 
-  // An index into a dim of size 0 is out of range whatever its value, even
-  // where the output is empty and nothing reads it (scatter into an empty
-  // dim): as in PyTorch that is an error, not an empty result.
+  // The index operand's sizes against the input's (and scatter's src's):
+  // kernels read where these say, so they are checked before any runs (the
+  // signature holds every extent, so once per signature covers a kernel
+  // reused across sizes). An index into a dim of size 0 is out of range
+  // whatever its value, even where the output is empty and nothing reads it
+  // (scatter into an empty dim): as in PyTorch that is an error, not an
+  // empty result.
   void checkIndexable(const Expr* e) {
     const Val* in = e->input(0);
     const int64_t dim = e->attr<IndexAttr>().dim;
     auto s = sizes(in);
+    std::vector<std::vector<std::optional<int64_t>>> operands = {s, sizes(e->input(1))};
+    if (e->inputs().size() > 2 && e->input(2)->isTensor()) operands.push_back(sizes(e->input(2)));
+    try {
+      checkIndexOperandSizes(e, operands);
+    } catch (const UserError& err) {
+      throw UserError(fmt::format("{}: {}", describeExpr(e), err.what()));
+    }
+    if (e->op() == OpType::TakeAlongAxis) checkTakeAlongAxisOutput(e, operands[0], operands[1]);
     auto n = numel(e->input(1));
     if (!s.at(dim) || *s[dim] != 0 || !n || *n == 0) return;
     throw UserError(fmt::format("{}: {} is empty, so none of the {} indices of {} is in range",
                                 describeExpr(e), dimText(in, dim, 0), *n, e->input(1)->toString()));
+  }
+
+  // Outside the indexed dim take_along_axis's output has the broadcast size
+  // of input and index; the fusion takes its extent from one of them, which
+  // must not be a 1 the other stretches (as for elementwise operands).
+  void checkTakeAlongAxisOutput(const Expr* e, const std::vector<std::optional<int64_t>>& in,
+                                const std::vector<std::optional<int64_t>>& index) {
+    const int64_t dim = e->attr<IndexAttr>().dim;
+    const auto in_ids = e->input(0)->as<TensorView>()->logicalNoReductions();
+    auto o = sizes(e->output(0));
+    for (size_t k = 0; k < o.size() && k < in.size(); ++k) {
+      if (static_cast<int64_t>(k) == dim || !o[k] || !in[k] || !index[k]) continue;
+      const bool from_index = *in[k] == 1 && canStretch(in_ids[k]);
+      const int64_t want = from_index ? *index[k] : *in[k];
+      FUSEBOX_USER_CHECK(
+          *o[k] == want,
+          "{}: {} stretches dim {} of the output to {}, but the fusion takes "
+          "that dim's size from an operand of size {} there; declare the size-1 "
+          "dim with size 1 (a broadcast) or give input and index equal sizes",
+          describeExpr(e),
+          from_index ? dimText(e->input(1), k, *index[k]) : dimText(e->input(0), k, *in[k]), k,
+          want, *o[k]);
+    }
   }
 
   // A size asked of a dim that is not 1 must be its size.
@@ -201,6 +236,7 @@ class ShapeChecker {
   }
 
   void checkReshape(const Expr* e) {
+    checkInferredSize(e);
     auto in = numel(e->input(0));
     auto out = numel(e->output(0));
     if (!in || !out) return;
@@ -208,6 +244,36 @@ class ShapeChecker {
                        "{}: cannot reshape {} elements into {} (input sizes [{}], output sizes "
                        "[{}])",
                        describeExpr(e), *in, *out, joinSizes(e->input(0)), joinSizes(e->output(0)));
+  }
+
+  // new_shape's -1 is the input's element count divided by the other
+  // entries' product: where that is 0 no size fits (torch's words). Checked
+  // before anything evaluates the -1's extent, which would divide by 0.
+  void checkInferredSize(const Expr* e) {
+    std::vector<std::string> shape;
+    bool inferred = false, has_zero = false;
+    for (size_t k = 1; k < e->inputs().size(); ++k) {
+      const auto* s = e->input(k)->as<Scalar>();
+      if (s->isConst() && toInt(*s->value()) == -1) {
+        inferred = true;
+        shape.push_back("-1");
+        continue;
+      }
+      auto v = ee_.evaluate(s);
+      shape.push_back(v ? std::to_string(toInt(*v)) : "?");
+      has_zero |= v && toInt(*v) == 0;
+    }
+    if (!inferred || !has_zero) return;
+    auto in = numel(e->input(0));
+    if (!in) return;
+    if (*in == 0)
+      throw UserError(fmt::format(
+          "{}: cannot reshape a tensor of 0 elements (sizes [{}]) into shape [{}] because the "
+          "unspecified dimension size -1 can be any value",
+          describeExpr(e), joinSizes(e->input(0)), fmt::join(shape, ", ")));
+    throw UserError(
+        fmt::format("{}: shape [{}] is invalid for an input of {} elements (sizes [{}])",
+                    describeExpr(e), fmt::join(shape, ", "), *in, joinSizes(e->input(0))));
   }
 
   std::string joinSizes(const Val* v) {

@@ -115,7 +115,7 @@ std::string inputSpecToPython(const InputSpec& spec) {
   std::string text = constructorText(spec, storage_shape, dtype);
   for (const InputCopy& c : spec.copies) {
     text += viewText(storage_shape, storage_strides, c.shape, c.strides, c.storage_offset);
-    text += copyText(c, dtype);
+    text = c.math ? inputMathText(*c.math, text) : text + copyText(c, dtype);
     storage_shape = c.shape;
     storage_strides = c.new_strides;
     dtype = c.dtype;

@@ -321,7 +321,8 @@ PyValue subscriptView(const PyValue& self, const std::vector<PyValue>& index,
 constexpr std::string_view kMethods =
     "size, stride, dim, numel, storage_offset, is_contiguous, as_strided, expand, unsqueeze, t, "
     "transpose, permute, reshape, view, to, type, contiguous, clone, cuda, cpu, float, double, "
-    "half, bfloat16, int, long, bool, detach, requires_grad_";
+    "half, bfloat16, int, long, bool, detach, requires_grad_, neg, abs, exp, log, log1p, expm1, "
+    "sqrt, rsqrt, sin, cos, tanh, sigmoid, reciprocal, add, sub, mul, div, pow, clamp, clip";
 
 }  // namespace
 
@@ -392,6 +393,7 @@ PyValue inputMethod(PyValue self, const Token& name, const CallArgs& args) {
       return transposeView(self, args, fn, where);
     if (fn == "reshape" || fn == "view") return reshapeView(self, args, fn, where);
     if (auto v = inputCopyMethod(self, name, args)) return *v;
+    if (auto v = inputMathMethod(self, name, args)) return *v;
   } catch (const UserError& e) {
     if (e.where().known()) throw;
     throw UserError(where, fmt::format(".{}: {}", displayText(fn), e.detail()));

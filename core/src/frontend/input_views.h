@@ -38,6 +38,21 @@ InputSpec viewOf(InputSpec spec, std::vector<int64_t> shape, std::vector<int64_t
 // dtype shorthands; nullopt when `name` is none of them.
 std::optional<PyValue> inputCopyMethod(const PyValue& self, const Token& name,
                                        const CallArgs& args);
+// Elementwise math (input_math.cpp): `tensor OP number` or `number OP
+// tensor` for + - * / **, unary minus, and the methods neg, abs, exp, log,
+// log1p, expm1, sqrt, rsqrt, sin, cos, tanh, sigmoid, reciprocal, add, sub,
+// mul, div, pow, clamp/clip (nullopt when `name` is none of them). Each is a
+// copy of torch's result dtype holding the op's values (InputMath).
+PyValue inputArithmetic(const Token& op, const PyValue& a, const PyValue& b);
+PyValue inputNegate(const PyValue& v, const SourceLocation& where);
+std::optional<PyValue> inputMathMethod(const PyValue& self, const Token& name,
+                                       const CallArgs& args);
+// Applies `m` to every element of `t` (the copy, already holding the view's
+// values in its dtype).
+void applyInputMath(const InputMath& m, Tensor& t);
+// `tensor` (its Python text) with `m` applied, as the script would write it.
+std::string inputMathText(const InputMath& m, const std::string& tensor);
+
 // torch's is_non_overlapping_and_dense: the elements fill a block of storage
 // exactly once, in some order of the dims.
 bool isDenseNonOverlapping(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides);

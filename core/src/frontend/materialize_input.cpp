@@ -174,6 +174,7 @@ Argument materializeInput(const InputSpec& spec, uint64_t seed) {
   for (const InputCopy& c : spec.copies) {
     Tensor copy = Tensor::emptyStrided(c.dtype, c.shape, c.new_strides);
     copyInto(base.asStrided(c.shape, c.strides, c.storage_offset), copy);
+    if (c.math) frontend::applyInputMath(*c.math, copy);
     base = copy;
   }
   if (!spec.strides) return base;

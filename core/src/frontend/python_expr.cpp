@@ -171,6 +171,7 @@ class ExprReader {
     if (cur_.atOp("-") || cur_.atOp("+")) {
       Token op = cur_.next();
       PyValue v = unary();
+      if (v.kind == PyValue::Kind::Input) return op.text == "-" ? inputNegate(v, cur_.loc(op)) : v;
       if (!v.isNumber() && v.kind != PyValue::Kind::Complex)
         throwWrongKind(v, "a number", fmt::format("unary '{}'", op.text));
       v.where = cur_.loc(op);
@@ -207,6 +208,8 @@ class ExprReader {
   PyValue arith(const Token& op, const PyValue& a, const PyValue& b) {
     if (a.kind == PyValue::Kind::Complex || b.kind == PyValue::Kind::Complex)
       return complexArithmetic(op.text, a, b, cur_.loc(op));
+    if (a.kind == PyValue::Kind::Input || b.kind == PyValue::Kind::Input)
+      return inputArithmetic(op, a, b);  // `torch.rand(8) + 0.5` in an inputs list
     for (const PyValue* v : {&a, &b})
       if (!v->isNumber())
         throwWrongKind(*v, "a number",

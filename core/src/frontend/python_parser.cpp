@@ -35,6 +35,7 @@ class ScriptReader {
       cur_.fail(cur_.peek(),
                 "no fusion definition found (expected `def NAME(fd : FusionDefinition) -> None :` "
                 "or a `with FusionDefinition() as fd:` block)");
+    fusion_->setOriginOfNewExprs({});  // what passes add later was not written here
     def_.fusion = std::move(fusion_);
     if (func_) def_.function_name = func_->name.text;
     collectInputsList();
@@ -430,6 +431,8 @@ class ScriptReader {
   PyValue bodyCall(const std::vector<Token>& path, CallArgs args) {
     const std::string& head = path[0].text;
     if (head == fd_name_) {
+      // Run-time errors of what this call makes name it.
+      fusion_->setOriginOfNewExprs(loc(path[0]));
       if (path.size() == 3 && path[1].text == "ops") return callFdOp(*fusion_, path[2], args);
       if (path.size() == 2) {
         PyValue v = callFdMethod(*fusion_, fd_name_, path[1], args);

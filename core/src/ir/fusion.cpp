@@ -66,6 +66,7 @@ Expr* Fusion::newExpr(OpType op, std::vector<Val*> inputs, std::vector<Val*> out
   auto* e =
       new Expr(this, next_expr_++, op, std::move(inputs), std::move(outputs), std::move(attrs));
   exprs_.emplace_back(e);
+  e->origin_ = new_expr_origin_;
   for (auto* v : e->outputs_) v->definition_ = e;
   for (auto* v : e->inputs_)
     if (std::find(v->uses_.begin(), v->uses_.end(), e) == v->uses_.end()) v->uses_.push_back(e);
@@ -400,6 +401,7 @@ std::unique_ptr<Fusion> Fusion::clone(std::unordered_map<const Val*, Val*>* map)
     for (Val* v : up->outputs()) outs.push_back(mapped(v));
     Expr* ne = copy->newExpr(up->op(), std::move(ins), std::move(outs), up->attrs());
     ne->name_ = up->name_;
+    ne->origin_ = up->origin_;
   }
   for (Val* v : inputs_) copy->inputs_.push_back(mapped(v));
   for (Val* v : outputs_) copy->outputs_.push_back(mapped(v));

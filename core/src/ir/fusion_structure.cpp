@@ -103,7 +103,7 @@ class CanonicalWriter {
     auto it = ids_.find(v);
     FUSEBOX_CHECK(it != ids_.end(), "canonical form: {} referenced before definition",
                   v->toString());
-    return "%" + std::to_string(it->second);
+    return fmt::format("%{}", it->second);  // not "%" + to_string: GCC 12's -Wrestrict
   }
 
   // Numbers a value and describes it (dtype, constant value, domain).
@@ -185,7 +185,7 @@ class CanonicalWriter {
       std::string structure =
           fmt::format("({} {})", attrsString(def->attrs()), fmt::join(top.operands, " "));
       auto [it, added] = extent_numbers_.emplace(std::move(structure), extent_numbers_.size());
-      std::string ref = "&" + std::to_string(it->second);
+      std::string ref = fmt::format("&{}", it->second);
       if (added) lines_.push_back(fmt::format("extent {} = {}", ref, it->first));
       extent_refs_[top.s] = ref;
       on_stack.erase(top.s);

@@ -252,8 +252,18 @@ TensorView* reshape(TensorView* x, const std::vector<Val*>& new_shape) {
                      "{}: cannot reshape {} to {}: the number of elements overflows int64", name,
                      describe(x), describeVals(new_shape));
   if (in_numel && known_product) {
+    if (inferred >= 0 && *known_product == 0) {
+      FUSEBOX_USER_CHECK(*in_numel != 0,
+                         "{}: cannot reshape {} (0 elements) to {}: the unspecified dimension "
+                         "size -1 can be any value",
+                         name, describe(x), describeVals(new_shape));
+      throw UserError(
+          fmt::format("{}: cannot reshape {} ({} elements) to {}: with a 0 beside "
+                      "it, no size for -1 gives that many elements",
+                      name, describe(x), *in_numel, describeVals(new_shape)));
+    }
     if (inferred >= 0)
-      FUSEBOX_USER_CHECK(*known_product != 0 && *in_numel % *known_product == 0,
+      FUSEBOX_USER_CHECK(*in_numel % *known_product == 0,
                          "{}: cannot reshape {} ({} elements) to {}: {} is not a multiple of {}",
                          name, describe(x), *in_numel, describeVals(new_shape), *in_numel,
                          *known_product);

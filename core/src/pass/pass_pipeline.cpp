@@ -128,6 +128,7 @@ void PassPipeline::checkConstraints() const {
 
 PassPipeline PassPipeline::build(const Config& config, const PluginRegistry& registry,
                                  const std::vector<NamedSetting>& extra_disabled) {
+  requirePluginsFound(config, registry);
   auto unknown = [&](const SourceLocation& where, const std::string& context,
                      const std::string& name) {
     return UserError(where, fmt::format("{}unknown pass '{}'; known passes: {}",

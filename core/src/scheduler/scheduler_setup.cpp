@@ -39,6 +39,7 @@ std::shared_ptr<Scheduler> createScheduler(const PluginRegistry& registry, std::
 
 SchedulerSetup buildSchedulers(const Config& config, const PluginRegistry& registry,
                                const std::vector<NamedSetting>& extra_disabled) {
+  requirePluginsFound(config, registry);
   auto unknown = [&](const SourceLocation& where, const std::string& context,
                      const std::string& name) {
     return UserError(where, fmt::format("{}unknown scheduler '{}'; known schedulers: {}",

@@ -125,6 +125,25 @@ std::vector<int64_t> RuntimeInfo::sizes(const TensorView* tv) {
   return out;
 }
 
+std::string uncheckedIndicesProblem(const Fusion& segment, RuntimeInfo& info) {
+  auto empty = [&](const TensorView* tv) {
+    const std::vector<int64_t> sizes = info.sizes(tv);
+    return std::find(sizes.begin(), sizes.end(), 0) != sizes.end();
+  };
+  for (const Expr* e : segment.exprs()) {
+    if (!isIndexingOp(e->op()) || !empty(e->output(0)->as<TensorView>())) continue;
+    const bool select = e->op() == OpType::Select;
+    if (!select && empty(e->input(1)->as<TensorView>())) continue;
+    return fmt::format(
+        "{} (expr {}) has an empty output, but its {} must still be checked (an index out of "
+        "range is an error whatever the output's size), which a kernel does only where it reads "
+        "one; the evaluator checks it",
+        e->opName(), e->name(),
+        select ? "index" : fmt::format("index {}", e->input(1)->toString()));
+  }
+  return "";
+}
+
 // ---- FusionRuntimeFacts ---------------------------------------------------------------------
 
 FusionRuntimeFacts::FusionRuntimeFacts(const Fusion& complete, std::vector<ArgumentInfo> inputs,

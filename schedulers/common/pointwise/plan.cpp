@@ -29,6 +29,8 @@ Decision checkRunTime(const Fusion& segment, RuntimeInfo& info, const SegmentFac
   }
   if (const std::string problem = kernelgen::inputLayoutProblem(segment, info); !problem.empty())
     return Decision::reject(problem);
+  if (const std::string problem = uncheckedIndicesProblem(segment, info); !problem.empty())
+    return Decision::reject(problem);
   // 64-bit indexing covers any tensor that fits in memory; the grid must fit
   // CUDA's limits.
   if (p.grid[0] == 0 || p.grid[1] > 65535)

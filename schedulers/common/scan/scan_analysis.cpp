@@ -156,6 +156,8 @@ ScanParams computeScanParams(const ScanStructure& st, const ScanFacts& facts,
 
 Decision checkScanRunTime(const Fusion& segment, const ScanStructure& st, const ScanFacts& facts,
                           RuntimeInfo& info) {
+  if (const std::string problem = uncheckedIndicesProblem(segment, info); !problem.empty())
+    return Decision::reject(problem);
   if (facts.rows == 0 || facts.row_extent == 0)
     return Decision::reject(
         fmt::format("{} has no elements; nothing to scan", st.output->toString()));

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <filesystem>
 #include <fstream>
 
@@ -67,7 +69,8 @@ TEST(FuzzChecker, GeneratedCasesRunOnTheEvalBackend) {
   int checked = 0;
   for (uint64_t seed = 0; seed < 20; ++seed) {
     GeneratorOptions g;
-    g.excluded = {"alias", "float-scalar", "squeeze-expanded"};
+    // (A hostile-index case may be invalid by design: a test below.)
+    g.excluded = {"alias", "float-scalar", "squeeze-expanded", "hostile-index"};
     GeneratedCase c = generateCase(seed, g);
     if (!c.generator_failure.empty()) continue;  // met a bug while being made
     CheckResult r = checker.check(renderScript(c.fuzz_case), BackendChoice::Eval);
@@ -75,6 +78,32 @@ TEST(FuzzChecker, GeneratedCasesRunOnTheEvalBackend) {
     checked += r.verdict != Verdict::Invalid;
   }
   EXPECT_GE(checked, 15);
+}
+
+// A case ending in an indexing op at data-made indices is valid or invalid
+// (both sides refuse it alike), never a failure, and the generator makes
+// both kinds.
+TEST(FuzzChecker, HostileIndexingIsRefusedByBothSidesOrRuns) {
+  DifferentialChecker checker(CheckOptions{});
+  int hostile = 0, invalid = 0, valid = 0;
+  for (uint64_t seed = 0; seed < 400 && (invalid < 3 || valid < 3); ++seed) {
+    GeneratorOptions g;
+    g.excluded = {"alias", "float-scalar", "squeeze-expanded"};
+    g.hostile_index_probability = 1.0;
+    g.max_statements = 6;
+    GeneratedCase c = generateCase(seed, g);
+    if (!c.generator_failure.empty()) continue;
+    if (std::find(c.features.begin(), c.features.end(), "hostile-index") == c.features.end())
+      continue;
+    ++hostile;
+    CheckResult r = checker.check(renderScript(c.fuzz_case), BackendChoice::Eval);
+    EXPECT_NE(r.verdict, Verdict::Fail) << r.category << ": " << r.message << "\n"
+                                        << renderScript(c.fuzz_case);
+    invalid += r.verdict == Verdict::Invalid;
+    valid += r.verdict == Verdict::Pass;
+  }
+  EXPECT_GE(invalid, 3) << "of " << hostile << " hostile cases";
+  EXPECT_GE(valid, 3) << "of " << hostile << " hostile cases";
 }
 
 // Messages of one bug compare equal once numbers, names, shapes and kernel

@@ -50,6 +50,9 @@ struct Config {
   std::filesystem::path file;
   // [plugins] paths, made absolute. Absent table: the built-in plugin folder.
   std::vector<PluginSearchPath> plugin_paths;
+  // Where those paths were given ([plugins] paths, or --set plugins.paths);
+  // unknown for the built-in default.
+  SourceLocation plugin_paths_origin;
   // [passes] order; nullopt when absent (then the default order below, else
   // every pass found runs, in an order that satisfies their constraints).
   std::optional<std::vector<NamedSetting>> pass_order;
@@ -95,6 +98,13 @@ std::vector<std::string> defaultOrderFirst(const std::vector<std::string>& defau
 std::filesystem::path builtinConfigDir();
 std::filesystem::path builtinPluginDir();
 std::filesystem::path defaultConfigFile();
+
+// A UserError at config.plugin_paths_origin when `registry` (discovered from
+// config.plugin_paths) holds no plugin at all: every pass and scheduler the
+// config names would otherwise be reported unknown at a line the user never
+// touched. The message lists the paths searched and why files there were not
+// plugins.
+void requirePluginsFound(const Config& config, const PluginRegistry& registry);
 
 // Applies one `--set KEY=VALUE` to `config`, as if the file had said
 // `KEY = VALUE` (TOML's dotted keys): passes.<pass>.<option>,

@@ -35,6 +35,10 @@ class Fusion {
   // it is added to each input's uses(). Outputs must not have a definition yet.
   Expr* newExpr(OpType op, std::vector<Val*> inputs, std::vector<Val*> outputs,
                 ExprAttrs attrs = {});
+  // The origin newExpr gives the expressions it creates (Expr::origin): a
+  // frontend sets it to each statement's place before running it, and clears
+  // it after the last.
+  void setOriginOfNewExprs(SourceLocation where) { new_expr_origin_ = std::move(where); }
   // Gives a value or expression of this fusion the name (number) `name`, e.g. to
   // keep a complete-fusion name in a segment's copy; values and expressions
   // created later are numbered after it. (Defined in segment/fusion_names.cpp.)
@@ -112,6 +116,7 @@ class Fusion {
   int64_t next_iter_domain_ = 0;
   int64_t next_scalar_ = 0;
   int64_t next_expr_ = 0;
+  SourceLocation new_expr_origin_;
 };
 
 }  // namespace fusebox

@@ -192,6 +192,10 @@ class Expr {
   bool isTensorOp() const;
   // "add", "reduction", "broadcast", ... (the Python name where there is one).
   std::string opName() const;
+  // Where the script wrote it ("fusion.py:7:10"), for run-time errors; not
+  // known for expressions a pass or a builder made.
+  const SourceLocation& origin() const { return origin_; }
+  void setOrigin(SourceLocation where) { origin_ = std::move(where); }
 
  private:
   friend class Fusion;
@@ -209,6 +213,7 @@ class Expr {
   std::vector<Val*> inputs_;
   std::vector<Val*> outputs_;
   ExprAttrs attrs_;
+  SourceLocation origin_;
 };
 
 }  // namespace fusebox

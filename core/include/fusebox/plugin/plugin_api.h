@@ -34,7 +34,9 @@ namespace fusebox {
 //    RuntimeInfo::shapeMode.
 // 5: KernelPlan::index_checks, ParamBinding::Source::IndexErrors (kernels with
 //    indirect loads); ExpressionEvaluator remembers unknown values (layout).
-inline constexpr uint32_t kPluginApiVersion = 5;
+// 6: Expr::origin (where the script wrote it), Fusion's origin for new
+//    expressions (layout); uncheckedIndicesProblem.
+inline constexpr uint32_t kPluginApiVersion = 6;
 
 enum class PluginKind : uint32_t { Pass = 1, Scheduler = 2 };
 

@@ -26,6 +26,38 @@
 
 namespace fusebox {
 
+// Elementwise math on an inputs-list tensor (`x + 0.5`, `2 * x`, `-x`,
+// `x.abs()`, `x.clamp(0, 1)`): one torch op, made as a copy (InputCopy) whose
+// values are the op's results. Computed in float64 (int64 where the result is
+// an integer dtype, wrapping as torch does) and stored as the copy's dtype.
+struct InputMath {
+  enum class Op {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,  // with `operand`; `operand_first`: `2 - x`
+    Neg,
+    Abs,
+    Exp,
+    Log,
+    Log1p,
+    Expm1,
+    Sqrt,
+    Rsqrt,
+    Sin,
+    Cos,
+    Tanh,
+    Sigmoid,
+    Reciprocal,
+    Clamp,  // between `low` and `high` (either may be absent)
+  };
+  Op op = Op::Add;
+  ScalarValue operand = 0.0;
+  bool operand_first = false;
+  std::optional<ScalarValue> low, high;
+};
+
 // A copy torch makes between an inputs-list constructor and the tensor the
 // fusion gets (`.to(dtype)`, `.contiguous()`, `.to(memory_format=...)`,
 // `.clone()`): the storage so far, viewed as (shape, strides, storage_offset),
@@ -41,6 +73,8 @@ struct InputCopy {
   DataType dtype = DataType::Float;
   Layout layout = Layout::Preserve;
   std::vector<int64_t> new_strides;
+  // An arithmetic copy: the values are this op's results.
+  std::optional<InputMath> math;
 };
 
 // One entry of the script's `inputs = [...]` list.
