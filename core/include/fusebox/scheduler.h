@@ -98,11 +98,13 @@ class RuntimeInfo {
 };
 
 // Why the segment needs the evaluator to check its indices ("" when it does
-// not): an indexing op whose output has no elements at these sizes while its
-// index has some (a select: any). PyTorch checks every index whatever the
-// output's size; a kernel checks an index only where it reads one, and an
-// empty output reads none. Kernel and view schedulers refuse such a segment
-// at run time, so it falls to the evaluator (expr_eval).
+// not): an indexing op with a non-empty index (a select: any) of which a plan
+// computing only the segment's output elements would not read every element:
+// its output is empty at these sizes, every output it reaches is empty, or a
+// slice or cropping pad drops part of it on the way. PyTorch checks every
+// index whatever is read; a kernel checks an index only where it reads one,
+// and a view reads none. Kernel and view schedulers refuse such a segment at
+// run time, so it falls to the evaluator (expr_eval).
 std::string uncheckedIndicesProblem(const Fusion& segment, RuntimeInfo& info);
 
 // Caches compile-time analyses of one segment across calls (and across input

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <unordered_set>
 
 #include <fusebox/checked_math.h>
 #include <fusebox/ir/shape_scalars.h>
@@ -125,20 +126,59 @@ std::vector<int64_t> RuntimeInfo::sizes(const TensorView* tv) {
   return out;
 }
 
+namespace {
+
+// Why a plan that computes only the segment's output elements would leave
+// some of `e`'s output unread ("" when it reads all of it): every output it
+// reaches is empty, or a slice or a cropping pad drops some of it on the way.
+std::string partlyReadProblem(const Expr* e, RuntimeInfo& info) {
+  auto empty = [&](const TensorView* tv) {
+    const std::vector<int64_t> sizes = info.sizes(tv);
+    return std::find(sizes.begin(), sizes.end(), 0) != sizes.end();
+  };
+  bool reaches_elements = false;
+  std::vector<const Val*> stack = {e->output(0)};
+  std::unordered_set<const Val*> seen;
+  while (!stack.empty()) {
+    const Val* v = stack.back();
+    stack.pop_back();
+    if (!seen.insert(v).second) continue;
+    if (v->isFusionOutput() && !empty(v->as<TensorView>())) reaches_elements = true;
+    for (const Expr* use : v->uses()) {
+      if (use->op() == OpType::Slice)
+        return fmt::format("{} (expr {}) keeps only part of it", use->opName(), use->name());
+      if (use->op() == OpType::Pad)
+        for (size_t k = 2; k < use->inputs().size(); ++k) {
+          auto width = info.evaluator().evaluate(use->input(k));
+          if (!width || toInt(*width) < 0)
+            return fmt::format("{} (expr {}) crops it", use->opName(), use->name());
+        }
+      for (const Val* o : use->outputs())
+        if (o->isTensor()) stack.push_back(o);
+    }
+  }
+  return reaches_elements ? "" : "every output it reaches is empty";
+}
+
+}  // namespace
+
 std::string uncheckedIndicesProblem(const Fusion& segment, RuntimeInfo& info) {
   auto empty = [&](const TensorView* tv) {
     const std::vector<int64_t> sizes = info.sizes(tv);
     return std::find(sizes.begin(), sizes.end(), 0) != sizes.end();
   };
   for (const Expr* e : segment.exprs()) {
-    if (!isIndexingOp(e->op()) || !empty(e->output(0)->as<TensorView>())) continue;
+    if (!isIndexingOp(e->op())) continue;
     const bool select = e->op() == OpType::Select;
     if (!select && empty(e->input(1)->as<TensorView>())) continue;
+    std::string why = empty(e->output(0)->as<TensorView>()) ? std::string("its output is empty")
+                                                            : partlyReadProblem(e, info);
+    if (why.empty()) continue;
     return fmt::format(
-        "{} (expr {}) has an empty output, but its {} must still be checked (an index out of "
-        "range is an error whatever the output's size), which a kernel does only where it reads "
-        "one; the evaluator checks it",
-        e->opName(), e->name(),
+        "{} (expr {}): {}, but its {} must still be checked in full (an index out of range is "
+        "an error whatever is read), which a kernel does only where it reads one; the "
+        "evaluator checks it",
+        e->opName(), e->name(), why,
         select ? "index" : fmt::format("index {}", e->input(1)->toString()));
   }
   return "";

@@ -62,11 +62,15 @@ PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
 
 void provideStageResults(PassContext& c, int stage) {
   std::vector<const Expr*> done;
+  std::vector<size_t> accumulator;  // the accumulator each of `done` is (its variable's number)
   for (size_t a = 0; a < c.accs.size(); ++a)
-    if (c.st.stage[a] < stage) done.push_back(c.accs[a].expr);
+    if (c.st.stage[a] < stage) {
+      done.push_back(c.accs[a].expr);
+      accumulator.push_back(a);
+    }
   const std::string lane = c.lane;
-  provideReducedValues(c.w, done, c.facts, [lane](size_t a, size_t o) {
-    return fmt::format("red{}_{}{}", a, o, lane);
+  provideReducedValues(c.w, done, c.facts, [lane, accumulator](size_t k, size_t o) {
+    return fmt::format("red{}_{}{}", accumulator[k], o, lane);
   });
 }
 

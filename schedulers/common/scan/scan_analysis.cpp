@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <unordered_set>
 
 #include "kernelgen/codegen_ops.h"
 #include "kernelgen/element_writer.h"
@@ -18,10 +19,44 @@ namespace fusebox::scan {
 
 using namespace fusebox::kernelgen;
 
+namespace {
+
+// Ops that read their operands at the element's own position. After the
+// scan only these may follow: each thread holds the running value of its own
+// positions alone, so a pad, slice, permute or indexing op reading the scan's
+// values elsewhere would read the wrong one.
+bool readsItsOwnPosition(OpType op) {
+  switch (op) {
+    case OpType::Unary:
+    case OpType::Binary:
+    case OpType::Ternary:
+    case OpType::Cast:
+    case OpType::Set:
+    case OpType::SegmentSet:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 Decision analyzeScan(const Fusion& segment, ScanStructure& out) {
   for (const Val* o : segment.outputs())
     if (!o->isTensor()) return Decision::reject("the segment has a scalar output");
+  std::unordered_set<const Val*> after_scan;
   for (const Expr* e : segment.exprs()) {
+    bool reads_scan = false;
+    for (const Val* in : e->inputs()) reads_scan |= after_scan.count(in) != 0;
+    if (reads_scan) {
+      if (!readsItsOwnPosition(e->op()))
+        return Decision::reject(fmt::format(
+            "{} (expr {}) reads the scan's running values, and not only at its own position; a "
+            "block scan holds each position's value in one thread, so only elementwise ops may "
+            "follow the scan",
+            e->opName(), e->name()));
+      for (const Val* o : e->outputs()) after_scan.insert(o);
+    }
     switch (e->op()) {
       case OpType::Scan: {
         if (out.scan != nullptr)
@@ -38,6 +73,7 @@ Decision analyzeScan(const Fusion& segment, ScanStructure& out) {
         out.scan = e;
         out.input = in;
         out.output = e->output(0)->as<TensorView>();
+        after_scan.insert(out.output);
         continue;
       }
       case OpType::Reduction:
