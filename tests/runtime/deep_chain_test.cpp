@@ -77,6 +77,33 @@ TEST(DeepChainKernels, ALongChainIsSplitIntoKernelsOfBoundedLength) {
   for (const auto& s : segments) EXPECT_EQ(s.scheduler, "pointwise");
 }
 
+// The same bound holds for a scan kernel: a cummax followed by 1,100
+// negations does not become one scan kernel of 1,101 ops (whose host
+// compile once took minutes); the scan kernel takes at most 512 of them.
+TEST(DeepChainKernels, ALongChainAfterAScanIsSplitToo) {
+  auto f = std::make_unique<Fusion>();
+  TensorView* t = scan(ReductionOpType::Max, defineTensor(*f, {-1, -1}, DataType::Float), 1);
+  for (int k = 0; k < 1100; ++k) t = neg(t);
+  f->addOutput(t);
+  Captured captured;
+  auto rt = runtimeFor(std::move(f), captured, BackendChoice::Host);
+  Tensor x = Tensor::empty(DataType::Float, {2, 3});
+  const double values[2][3] = {{1.0, -2.0, 3.0}, {0.5, 0.25, -1.0}};
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 3; ++j) x.setDouble({i, j}, values[i][j]);
+  const std::vector<Argument> out = rt->run({x});
+  for (int64_t i = 0; i < 2; ++i) {
+    double running = values[i][0];
+    for (int64_t j = 0; j < 3; ++j) {
+      running = std::max(running, values[i][j]);
+      EXPECT_EQ(std::get<Tensor>(out.at(0)).getDouble({i, j}), running) << i << "," << j;
+    }
+  }
+  const auto& segments = rt->lastRun().segments;
+  EXPECT_GE(segments.size(), 3u);
+  for (const auto& s : segments) EXPECT_THAT(s.scheduler, ::testing::AnyOf("scan", "pointwise"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Chains, DeepChainRuntime,
                          ::testing::Range<size_t>(0, deep_chains::allDeepChains().size()),
                          [](const auto& info) { return deep_chains::chainTestName(info.param); });

@@ -273,6 +273,21 @@ void Fusion::replaceInput(Expr* expr, Val* old_val, Val* new_val) {
     new_val->uses_.push_back(expr);
 }
 
+void Fusion::replaceInputAt(Expr* expr, size_t index, Val* new_val) {
+  FUSEBOX_CHECK(new_val->fusion() == this, "replacement of another fusion");
+  FUSEBOX_CHECK(index < expr->inputs_.size(), "expr {} has no operand {}", expr->name(), index);
+  Val* old_val = expr->inputs_[index];
+  if (old_val == new_val) return;
+  expr->inputs_[index] = new_val;
+  auto& in = expr->inputs_;
+  if (std::find(in.begin(), in.end(), old_val) == in.end()) {
+    auto& old_uses = old_val->uses_;
+    old_uses.erase(std::remove(old_uses.begin(), old_uses.end(), expr), old_uses.end());
+  }
+  if (std::find(new_val->uses_.begin(), new_val->uses_.end(), expr) == new_val->uses_.end())
+    new_val->uses_.push_back(expr);
+}
+
 void Fusion::replaceAllUsesWith(Val* old_val, Val* new_val) {
   if (old_val == new_val) return;
   auto uses = old_val->uses();  // copy: replaceInput edits it

@@ -196,13 +196,13 @@ Concretization analyzeConcretization(const Fusion& symbolic, const std::vector<A
 
 namespace {
 
-// A pad width or slice bound of `e` becomes the constant `v` (one scalar may
-// be several operands; they share its value).
-void replaceWidth(Fusion& f, Expr* e, Val* operand, int64_t v) {
-  const auto* s = operand->as<Scalar>();
+// Operand `index` of `e` (a pad width or slice bound) becomes the constant
+// `v`. By position: one scalar may be several operands whose normalized
+// values differ (a slice end past one dim's extent but not another's).
+void replaceWidth(Fusion& f, Expr* e, size_t index, int64_t v) {
+  const auto* s = e->input(index)->as<Scalar>();
   if (s->isConst() && toInt(*s->value()) == v) return;
-  if (std::find(e->inputs().begin(), e->inputs().end(), operand) == e->inputs().end()) return;
-  f.replaceInput(e, operand, f.constantInt(v));
+  f.replaceInputAt(e, index, f.constantInt(v));
 }
 
 }  // namespace
@@ -236,15 +236,14 @@ std::unique_ptr<Fusion> concretizeFusion(const Fusion& symbolic, const Concretiz
       Val* step = e->input(1 + 2 * rank + d);
       const int64_t step_value = toInt(*step->as<Scalar>()->value());  // a constant (slice checks)
       resized_output[out_id] = std::max<int64_t>(0, (end - begin + step_value - 1) / step_value);
-      for (auto [operand, v] : {std::pair{e->input(1 + d), begin}, {e->input(1 + rank + d), end}})
-        replaceWidth(f, e, operand, v);
+      for (auto [index, v] : {std::pair{1 + d, begin}, {1 + rank + d, end}})
+        replaceWidth(f, e, index, v);
     } else {  // Pad: widths of dim d at 2 + 2k, k = rank - 1 - d
       resized_output[out_id] = r.input_extent + r.left + r.right;
       const int64_t rank = static_cast<int64_t>(out_tv->logicalNoReductions().size());
       const size_t k = static_cast<size_t>(rank - 1 - r.dim);
-      for (auto [operand, v] :
-           {std::pair{e->input(2 + 2 * k), r.left}, {e->input(3 + 2 * k), r.right}})
-        replaceWidth(f, e, operand, v);
+      for (auto [index, v] : {std::pair{2 + 2 * k, r.left}, {3 + 2 * k, r.right}})
+        replaceWidth(f, e, index, v);
     }
   }
   for (auto [from, to] : constant_extent) f.replaceAllUsesWith(from, to);

@@ -44,6 +44,8 @@ bool readsItsOwnPosition(OpType op) {
 Decision analyzeScan(const Fusion& segment, ScanStructure& out) {
   for (const Val* o : segment.outputs())
     if (!o->isTensor()) return Decision::reject("the segment has a scalar output");
+  if (std::string problem = kernelSizeProblem(segment); !problem.empty())
+    return Decision::reject(problem);
   std::unordered_set<const Val*> after_scan;
   for (const Expr* e : segment.exprs()) {
     bool reads_scan = false;

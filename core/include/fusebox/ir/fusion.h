@@ -83,8 +83,10 @@ class Fusion {
   // ---- mutation (for passes) ------------------------------------------------
   // Every expression input and fusion output that is `old_val` becomes `new_val`.
   void replaceAllUsesWith(Val* old_val, Val* new_val);
-  // Replaces one operand of `expr`.
+  // Replaces one operand of `expr` (every position that holds it).
   void replaceInput(Expr* expr, Val* old_val, Val* new_val);
+  // Replaces operand `index` of `expr` alone (others holding the same value stay).
+  void replaceInputAt(Expr* expr, size_t index, Val* new_val);
   // Unlinks and destroys `expr`; its outputs lose their definition.
   void removeExpr(Expr* expr);
   // Concretization (docs/runtime.md): gives `id` its concrete type and
