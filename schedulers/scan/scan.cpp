@@ -1,13 +1,13 @@
 // scan: a cumsum, cumprod, cummax or cummin along the innermost dim, with the
 // elementwise ops around it, as one generated block-scan kernel (one block
-// per row). A thin folder over the scan kernel generator
-// (schedulers/common/scan). See docs/schedulers/scan.md.
+// per row). Its analysis and kernel are in scan_analysis.cpp and
+// scan_kernel.cpp beside it. See docs/schedulers/scan.md.
 #include <fusebox/scheduler.h>
 
 #include <fmt/format.h>
 
-#include "scan/scan_analysis.h"
-#include "scan/scan_kernel.h"
+#include "scan_analysis.h"
+#include "scan_kernel.h"
 
 namespace {
 

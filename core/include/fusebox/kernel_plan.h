@@ -37,6 +37,10 @@ class __attribute__((visibility("default"))) KernelPlan : public SegmentPlan {
   // Bytes every launch must read and write at least (each input read once,
   // each output written once): the denominator of GB/s in --bench.
   int64_t bytes_moved = 0;
+  // The kernel as its scheduler built it in the kernel IR, as the readable
+  // dump prints it (`--dump kernel_ir`; docs/kernel-ir.md); empty for a
+  // kernel written without the IR.
+  std::string kernel_ir;
 
   std::string describe() const override;
 };

@@ -49,6 +49,9 @@ const std::vector<OptionSpec>& dumpSpecs() {
        "fallback to another scheduler"},
       {"scheduler_params", OptionType::Bool, false,
        "Print each segment's scheduler, heuristic parameters and plan"},
+      {"kernel_ir", OptionType::Bool, false,
+       "Print the kernel IR of each kernel a scheduler built through it (before its source "
+       "when kernel_source is on too)"},
       {"kernel_source", OptionType::Bool, false,
        "Print the CUDA C++ source of each kernel a scheduler generated"},
       {"graph_file", OptionType::String, std::string(),
@@ -275,6 +278,9 @@ bool Options::dumpSegmenterLog() const {
 }
 bool Options::dumpSchedulerParams() const {
   return std::get<bool>(get("dump", "scheduler_params"));
+}
+bool Options::dumpKernelIr() const {
+  return std::get<bool>(get("dump", "kernel_ir"));
 }
 bool Options::dumpKernelSource() const {
   return std::get<bool>(get("dump", "kernel_source"));

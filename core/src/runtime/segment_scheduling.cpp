@@ -99,6 +99,20 @@ void dumpParams(const SegmentGroup& group, const ScheduledSegment& s, std::ostre
   }) << "\n";
 }
 
+void dumpKernelIr(const SegmentGroup& group, const KernelPlan& plan, const std::string& scheduler,
+                  std::ostream& out) {
+  if (plan.kernel_ir.empty()) {
+    out << fmt::format(
+        "=== kernel IR: group {} ({}): none; the {} scheduler writes this kernel without the "
+        "kernel IR ===\n",
+        group.id, plan.kernel.name, scheduler);
+    return;
+  }
+  out << fmt::format("=== kernel IR: group {} ({}) ===\n", group.id, plan.kernel.name);
+  out << plan.kernel_ir;
+  if (plan.kernel_ir.back() != '\n') out << "\n";
+}
+
 void dumpKernelSource(const SegmentGroup& group, const KernelPlan& plan, std::ostream& out) {
   out << fmt::format("=== kernel source: group {} ({}) ===\n", group.id, plan.kernel.name);
   out << plan.kernel.source;
@@ -157,6 +171,8 @@ ScheduledSegment scheduleGroup(CacheEntry& entry, size_t g, std::vector<Argument
               fmt::join(failures, "; "));
       }
       if (ctx.options.dumpSchedulerParams()) dumpParams(group, scheduled, ctx.streams.dump);
+      if (scheduled.kernel_plan != nullptr && ctx.options.dumpKernelIr())
+        dumpKernelIr(group, *scheduled.kernel_plan, it->plugin.name, ctx.streams.dump);
       if (scheduled.kernel_plan != nullptr && ctx.options.dumpKernelSource())
         dumpKernelSource(group, *scheduled.kernel_plan, ctx.streams.dump);
       ctx.report.compile.heuristics_ms += msSince(start);

@@ -51,20 +51,8 @@ namespace {
 // Ops that compute a reduced-domain tensor from reduced-domain tensors alone
 // (each kept element from its own reduced values).
 bool keepsTheReducedDomain(OpType op) {
-  switch (op) {
-    case OpType::Unary:
-    case OpType::Binary:
-    case OpType::Ternary:
-    case OpType::Cast:
-    case OpType::Set:
-    case OpType::SegmentSet:
-    case OpType::Broadcast:
-    case OpType::Squeeze:
-    case OpType::Reshape:
-      return true;
-    default:
-      return false;
-  }
+  return isElementwise(op) || op == OpType::Broadcast || op == OpType::Squeeze ||
+         op == OpType::Reshape;
 }
 
 ReductionType typeOf(const Expr* r) {

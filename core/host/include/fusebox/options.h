@@ -66,6 +66,7 @@ class Options {
   bool dumpSegmentedFusion() const;    // SegmentedFusion::toString()
   bool dumpSegmenterLog() const;       // refusals and fallbacks
   bool dumpSchedulerParams() const;    // each segment's scheduler, params and plan
+  bool dumpKernelIr() const;           // each kernel's kernel IR (docs/kernel-ir.md)
   bool dumpKernelSource() const;       // each generated kernel's source
   // Where to write the segment graph (Graphviz); empty: nowhere.
   const std::string& graphFile() const;

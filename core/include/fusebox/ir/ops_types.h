@@ -72,6 +72,15 @@ enum class OpType {
   Scan,
 };
 
+// Ops whose output element at a position is computed from their operands'
+// elements at that same position (and scalars): unary, binary, ternary,
+// cast, set, segment_set. What schedulers may put where a value is known at
+// one position only (after a scan, inside a reduced domain).
+constexpr bool isElementwise(OpType op) {
+  return op == OpType::Unary || op == OpType::Binary || op == OpType::Ternary ||
+         op == OpType::Cast || op == OpType::Set || op == OpType::SegmentSet;
+}
+
 enum class UnaryOpType {
   Abs, Neg, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sqrt, Rsqrt, Reciprocal,
   Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh, Asinh, Acosh, Atanh,

@@ -36,7 +36,8 @@ namespace fusebox {
 //    indirect loads); ExpressionEvaluator remembers unknown values (layout).
 // 6: Expr::origin (where the script wrote it), Fusion's origin for new
 //    expressions (layout); uncheckedIndicesProblem.
-inline constexpr uint32_t kPluginApiVersion = 6;
+// 7: KernelPlan::kernel_ir (layout).
+inline constexpr uint32_t kPluginApiVersion = 7;
 
 enum class PluginKind : uint32_t { Pass = 1, Scheduler = 2 };
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "backend/cuda/cublas_library.h"
+#include "backend/kernel_record.h"
 #include "backend/cuda/cuda_kernel.h"
 #include "backend/cuda/nvrtc_api.h"
 
@@ -80,6 +81,7 @@ std::string CudaBackendImpl::describe() const {
 std::shared_ptr<CompiledKernel> CudaBackendImpl::compile(const KernelSource& kernel,
                                                          CompileTimings* timings) {
   FUSEBOX_USER_CHECK(!kernel.name.empty(), "compile: the kernel has no name");
+  recordKernelSource(kernel);  // FUSEBOX_RECORD_KERNELS (docs/testing.md)
   const std::string key =
       kernelCacheKey(BackendKind::Cuda, kernel, compiler_.options(kernel),
                      fmt::format("sm_{}", compiler_.arch()), compiler_.version());

@@ -15,6 +15,7 @@
 
 #include "backend/host/grid_runner.h"
 #include "backend/host/host_compiler.h"
+#include "backend/kernel_record.h"
 #include "file_access.h"
 
 namespace fusebox {
@@ -140,6 +141,7 @@ class HostBackend final : public Backend {
   std::shared_ptr<CompiledKernel> compile(const KernelSource& kernel,
                                           CompileTimings* timings) override {
     FUSEBOX_USER_CHECK(!kernel.name.empty(), "host backend: the kernel has no name");
+    recordKernelSource(kernel);  // FUSEBOX_RECORD_KERNELS (docs/testing.md)
     // Compiler and target are fixed for this backend: the source alone finds a loaded kernel.
     if (auto loaded = cache_.findLoaded(kernel, timings)) return loaded;
     inScratch([&](const std::filesystem::path& scratch) {

@@ -1,5 +1,5 @@
 // The scan scheduler's structure, facts and params (scan_analysis.h).
-#include "scan/scan_analysis.h"
+#include "scan_analysis.h"
 
 #include <fmt/format.h>
 #include <fusebox/checked_math.h>
@@ -19,28 +19,6 @@ namespace fusebox::scan {
 
 using namespace fusebox::kernelgen;
 
-namespace {
-
-// Ops that read their operands at the element's own position. After the
-// scan only these may follow: each thread holds the running value of its own
-// positions alone, so a pad, slice, permute or indexing op reading the scan's
-// values elsewhere would read the wrong one.
-bool readsItsOwnPosition(OpType op) {
-  switch (op) {
-    case OpType::Unary:
-    case OpType::Binary:
-    case OpType::Ternary:
-    case OpType::Cast:
-    case OpType::Set:
-    case OpType::SegmentSet:
-      return true;
-    default:
-      return false;
-  }
-}
-
-}  // namespace
-
 Decision analyzeScan(const Fusion& segment, ScanStructure& out) {
   for (const Val* o : segment.outputs())
     if (!o->isTensor()) return Decision::reject("the segment has a scalar output");
@@ -51,7 +29,10 @@ Decision analyzeScan(const Fusion& segment, ScanStructure& out) {
     bool reads_scan = false;
     for (const Val* in : e->inputs()) reads_scan |= after_scan.count(in) != 0;
     if (reads_scan) {
-      if (!readsItsOwnPosition(e->op()))
+      // Each thread holds the running value of its own positions alone, so a
+      // pad, slice, permute or indexing op reading the scan's values
+      // elsewhere would read the wrong one.
+      if (!isElementwise(e->op()))
         return Decision::reject(fmt::format(
             "{} (expr {}) reads the scan's running values, and not only at its own position; a "
             "block scan holds each position's value in one thread, so only elementwise ops may "

@@ -12,7 +12,7 @@
 
 #include <memory>
 
-#include "scan/scan_analysis.h"
+#include "scan_analysis.h"
 
 namespace fusebox::scan {
 

@@ -1,0 +1,123 @@
+// The kernel IR's printers: C++ precedence decides the parentheses, each
+// statement kind prints as the kernels expect, and the dump shows the
+// structure.
+#include <fusebox/error.h>
+#include <gtest/gtest.h>
+
+#include "kernel_ir/kernel_ir.h"
+#include "kernel_ir/print_cuda.h"
+#include "kernel_ir/print_ir.h"
+
+namespace fusebox::kir {
+namespace {
+
+TEST(KernelIrValues, ParenthesesFollowPrecedence) {
+  const Value a = var("a"), b = var("b"), c = var("c");
+  EXPECT_EQ(printValue(a + b * c), "a + b * c");
+  EXPECT_EQ(printValue((a + b) * c), "(a + b) * c");
+  EXPECT_EQ(printValue(a - (b - c)), "a - (b - c)");
+  EXPECT_EQ(printValue((a - b) - c), "a - b - c");
+  EXPECT_EQ(printValue(a / (b * c)), "a / (b * c)");
+  EXPECT_EQ(printValue(a < b && b < c), "a < b && b < c");
+  EXPECT_EQ(printValue((a || b) && c), "(a || b) && c");
+  EXPECT_EQ(printValue(-(a + b)), "-(a + b)");
+  EXPECT_EQ(printValue(a * lit(-2)), "a * -2");
+  EXPECT_EQ(printValue(select(a < b, a, b) + c), "(a < b ? a : b) + c");
+}
+
+TEST(KernelIrValues, PostfixFormsBindTightest) {
+  const Value sc = var("sc");
+  EXPECT_EQ(printValue(subscript(sc, var("v") - lit(1))), "sc[v - 1]");
+  EXPECT_EQ(printValue(var("c") + cast(indexType(), threadIdx('x')) * lit(4)),
+            "c + static_cast<idx_t>(threadIdx.x) * 4");
+  EXPECT_EQ(printValue(call("fusebox::dynamicSharedMemory", {}, {named("float")})),
+            "fusebox::dynamicSharedMemory<float>()");
+  EXPECT_EQ(printValue(call("f", {var("x") + lit(1), lit(2)})), "f(x + 1, 2)");
+  EXPECT_EQ(printValue(subscript(var("p") + lit(1), lit(0))), "(p + 1)[0]");
+}
+
+TEST(KernelIrStatements, LoopsBranchesAndDeclarations) {
+  Block k;
+  const Value n = text("p.ints[0]");
+  const Value carry = k.declare("carry", named("float"), text("0.0f"));
+  k.declare("row", indexType(), cast(indexType(), blockIdx('x')),
+            {.is_const = true, .maybe_unused = true});
+  Block chunk = k.forLoop("c", indexType(), lit(0), n, lit(256));
+  const Value active = chunk.declare("active", boolType(), var("c") < n, {.is_const = true});
+  const Value sc = chunk.declareArray("sc", named("float"), 4);
+  auto [then_block, else_block] = chunk.ifElse(active);
+  then_block.forLoop("v", intType(), lit(1), lit(4), {}, Unroll::Full, BodyStyle::SameLine)
+      .assign(subscript(sc, var("v")), subscript(sc, var("v") - lit(1)), "+=");
+  else_block.ret();
+  chunk.assign(carry, subscript(sc, lit(3)), "+=");
+  chunk.syncThreads();
+  EXPECT_EQ(printCuda(k, 1),
+            "  float carry = 0.0f;\n"
+            "  [[maybe_unused]] const idx_t row = static_cast<idx_t>(blockIdx.x);\n"
+            "  for (idx_t c = 0; c < p.ints[0]; c += 256) {\n"
+            "    const bool active = c < p.ints[0];\n"
+            "    float sc[4];\n"
+            "    if (active) {\n"
+            "      FUSEBOX_UNROLL\n"
+            "      for (int v = 1; v < 4; ++v) sc[v] += sc[v - 1];\n"
+            "    } else {\n"
+            "      return;\n"
+            "    }\n"
+            "    carry += sc[3];\n"
+            "    __syncthreads();\n"
+            "  }\n");
+}
+
+TEST(KernelIrStatements, SameLineAndNextLineBodies) {
+  Block k;
+  Block guarded = k.ifThen(var("active"), BodyStyle::SameLine);
+  Block split = guarded.forExisting(var("s"), var("s") < var("n"), lit(8), BodyStyle::NextLine);
+  split.forLoop("v", intType(), lit(0), lit(2), {}, Unroll::None, BodyStyle::SameLine)
+      .assign(subscript(var("acc"), var("v")), var("x"));
+  EXPECT_EQ(printCuda(k, 0),
+            "if (active) for (; s < n; s += 8)\n"
+            "  for (int v = 0; v < 2; ++v) acc[v] = x;\n");
+}
+
+TEST(KernelIrStatements, CodeKeepsItsLinesAtTheBlocksIndent) {
+  Block k;
+  Block body = k.forLoop("i", intType(), lit(0), lit(2));
+  body.code("const float t0 = x[i];\nif (t0 > 0) {\n  y[i] = t0;\n}");
+  EXPECT_EQ(printCuda(k, 1),
+            "  for (int i = 0; i < 2; ++i) {\n"
+            "    const float t0 = x[i];\n"
+            "    if (t0 > 0) {\n"
+            "      y[i] = t0;\n"
+            "    }\n"
+            "  }\n");
+}
+
+TEST(KernelIrStatements, AnUnrolledLoopCannotFollowASameLineHeader) {
+  Block k;
+  k.ifThen(var("a"), BodyStyle::SameLine)
+      .forLoop("v", intType(), lit(0), lit(2), {}, Unroll::Full, BodyStyle::SameLine)
+      .assign(var("x"), var("v"));
+  EXPECT_THROW(printCuda(k), InternalError);
+}
+
+TEST(KernelIrDump, ShowsTheStructure) {
+  Block k;
+  Block loop = k.forLoop("v", intType(), lit(0), lit(4), {}, Unroll::Full);
+  loop.declare("m0", indexType(), var("mb") + var("v"), {.is_const = true, .maybe_unused = true});
+  loop.code("out[m0] = 1.0f;");
+  Block guarded = k.ifThen(var("active"));
+  guarded.syncThreads();
+  EXPECT_EQ(printIr(k),
+            "unrolled for v: int = 0 while v < 4 step += 1 {\n"
+            "  decl const maybe_unused m0: idx_t = mb + v\n"
+            "  code {\n"
+            "  | out[m0] = 1.0f;\n"
+            "  }\n"
+            "}\n"
+            "if active {\n"
+            "  sync_threads\n"
+            "}\n");
+}
+
+}  // namespace
+}  // namespace fusebox::kir
