@@ -42,11 +42,115 @@ std::string functorOf(const std::string& op) {
 
 constexpr kir::DeclareFlags kConstUnused{.is_const = true, .maybe_unused = true};
 
-// The iteration indices of merged dim g (declareIterIndices' lines).
-std::string iterIndices(const MergedDims& md, const IterSpace& space, size_t g) {
-  Buffer b;
-  declareIterIndices(b, md, space, g);
-  return b.text;
+// What the element writer wrote for the scan kernel: the code before the
+// scan (`x` is the value scanned) and after it, and the per-chunk loads and
+// stores around them.
+struct ScanElementCode {
+  std::string x;
+  std::string load_body, store_body;
+  std::string load_pre_chunk, store_pre_chunk, store_post_chunk;
+};
+
+// The scan's combine and its types.
+struct ScanOp {
+  kir::Type acc;
+  std::string acc_name, functor, identity;
+  kir::Value combine(kir::Value a, kir::Value b) const { return kir::call("scan_op", {a, b}); }
+};
+
+// Loops over a thread's `v` elements of a chunk (unrolled), each with its
+// iteration indices and then `element`.
+class ChunkElements {
+ public:
+  ChunkElements(const MergedDims& md, const IterSpace& space, int v)
+      : md_(md), space_(space), v_(v), last_(md.groups.size() - 1) {}
+
+  void add(kir::Block& out, const kir::Block& element) const {
+    kir::Block body =
+        out.forLoop("v", kir::intType(), kir::lit(0), kir::lit(v_), {}, kir::Unroll::Full);
+    body.declare(fmt::format("m{}", last_), kir::indexType(), kir::var("mb") + kir::var("v"),
+                 kConstUnused);
+    Buffer indices;
+    declareIterIndices(indices, md_, space_, last_);
+    body.code(indices.text);
+    body.append(element);
+  }
+
+ private:
+  const MergedDims& md_;
+  const IterSpace& space_;
+  int v_;
+  size_t last_;
+};
+
+// One chunk of the row: each thread's v values in registers, scanned in
+// order; the block scan of the threads' totals gives each thread's base,
+// on top of the chunks before (`carry`); then every output is written.
+void buildChunk(kir::Block& chunk, const kir::Value& n, const kir::Value& carry, const ScanOp& op,
+                const ScanElementCode& code, const ChunkElements& elements, int v) {
+  const kir::Type idx = kir::indexType();
+  const kir::Value vv = kir::var("v", kir::intType());
+  const kir::Value mb =
+      chunk.declare("mb", idx, kir::var("c") + kir::cast(idx, kir::threadIdx('x')) * kir::lit(v),
+                    {.is_const = true});
+  const kir::Value active = chunk.declare("active", kir::boolType(), mb < n, {.is_const = true});
+  const kir::Value sc = chunk.declareArray("sc", op.acc, v);
+  auto [load, fill] = chunk.ifElse(active);
+  load.code(code.load_pre_chunk);
+  kir::Block element;
+  element.code(code.load_body);
+  element.assign(
+      kir::subscript(sc, vv),
+      kir::call(fmt::format("fusebox::Cast<{}>::from", op.acc_name), {kir::text(code.x)}));
+  elements.add(load, element);
+  load.forLoop("v", kir::intType(), kir::lit(1), kir::lit(v), {}, kir::Unroll::Full,
+               kir::BodyStyle::SameLine)
+      .assign(kir::subscript(sc, vv),
+              op.combine(kir::subscript(sc, vv - kir::lit(1)), kir::subscript(sc, vv)));
+  fill.forLoop("v", kir::intType(), kir::lit(0), kir::lit(v), {}, kir::Unroll::None,
+               kir::BodyStyle::SameLine)
+      .assign(kir::subscript(sc, vv), kir::text(op.identity));
+  const kir::Value total = chunk.declare("total", op.acc, {});
+  const kir::Value base = chunk.declare(
+      "base", op.acc,
+      op.combine(carry, kir::call("fusebox::blockExclusiveScan",
+                                  {kir::subscript(sc, kir::lit(v - 1)), kir::var("scan_op"),
+                                   kir::var("scan_smem"), total})),
+      {.is_const = true});
+  chunk.assign(carry, op.combine(carry, total));
+  kir::Block store = chunk.ifThen(active);
+  store.code(code.store_pre_chunk);
+  kir::Block outputs;
+  outputs.declare("scanned", op.acc, op.combine(base, kir::subscript(sc, vv)), kConstUnused);
+  outputs.code(code.store_body);
+  elements.add(store, outputs);
+  store.code(code.store_post_chunk);
+}
+
+// The kernel body after the declarations: block b scans row b chunk by chunk.
+kir::Block buildRowScan(const ScanParams& p, const MergedDims& md, const IterSpace& space,
+                        SizeLiterals& lits, const ScanOp& op, const ScanElementCode& code) {
+  const kir::Type idx = kir::indexType();
+  const size_t last = md.groups.size() - 1;
+  kir::Block k;
+  // Literals are named in the order the kernel text meets them.
+  const kir::Value n = kir::text(lits.text(p.row_extent, "row"));
+  k.declare("scan_smem", kir::pointerTo(op.acc),
+            kir::call("fusebox::dynamicSharedMemory", {}, {op.acc}), {.maybe_unused = true});
+  k.declare("scan_op", kir::named(op.functor), {}, {.is_const = true});
+  k.declare("row", idx, kir::cast(idx, kir::blockIdx('x')), kConstUnused);
+  std::vector<int> row_dims;
+  for (size_t g = 0; g < last; ++g) row_dims.push_back(md.groups[g][0]);
+  Buffer dims;
+  declareDimIndices(dims, row_dims, p.iter_sizes, "row", "", &lits);
+  k.code(dims.text);
+  for (size_t g = 0; g < last; ++g)
+    k.declare(fmt::format("m{}", g), idx, kir::var(fmt::format("i{}", md.groups[g][0])),
+              kConstUnused);
+  const kir::Value carry = k.declare("carry", op.acc, kir::text(op.identity));
+  kir::Block chunk = k.forLoop("c", idx, kir::lit(0), n, kir::text(lits.text(p.chunk(), "chunk")));
+  buildChunk(chunk, n, carry, op, code, ChunkElements(md, space, p.vector_width), p.vector_width);
+  return k;
 }
 
 }  // namespace
@@ -61,88 +165,28 @@ std::unique_ptr<KernelPlan> makeScanPlan(const Fusion& segment, const ScanStruct
   ElementWriter w(segment, facts.sizes, layout, info, std::move(iter_space));
   const IterSpace& space = w.space();
   const MergedDims md = scanDims(p);
-  const size_t last = md.groups.size() - 1;
-  const int v = p.vector_width;
-  const std::string acc = computeTypeName(p.accumulate);
-  const std::string functor = functorOf(p.op);
-  const std::string identity = fmt::format("{}::identity<{}>()", functor, acc);
-  const DataType out_dtype = st.output->dtype();
+  ScanOp op;
+  op.acc_name = computeTypeName(p.accumulate);
+  op.acc = kir::named(op.acc_name);
+  op.functor = functorOf(p.op);
+  op.identity = fmt::format("{}::identity<{}>()", op.functor, op.acc_name);
 
   // The scanned value of each element: the ops before the scan.
+  ScanElementCode code;
   VectorPlacement loads(md, space, true);
-  const std::string x = w.value(st.input, space.index(), loads);
-  Buffer load_body = w.sink.body;
+  code.x = w.value(st.input, space.index(), loads);
+  code.load_body = w.sink.body.text;
   w.sink.body = Buffer{};
   // Then every output, the scan's value from its register.
+  const DataType out_dtype = st.output->dtype();
   w.provide(st.output, [&](const Index&) { return roundTo(out_dtype, "scanned"); });
   VectorPlacement stores(md, space, true);
   w.storeOutputs(facts.output_strides, stores);
-  Buffer store_body = w.sink.body;
-
-  const kir::Type idx = kir::indexType();
-  const kir::Type acc_type = kir::named(acc);
-  const kir::Value vv = kir::var("v", kir::intType());
-  // Each element of a thread's chunk: its iteration indices, then `element`.
-  auto perElement = [&](kir::Block& out, const kir::Block& element) {
-    kir::Block body =
-        out.forLoop("v", kir::intType(), kir::lit(0), kir::lit(v), {}, kir::Unroll::Full);
-    body.declare(fmt::format("m{}", last), idx, kir::var("mb") + vv, kConstUnused);
-    body.code(iterIndices(md, space, last));
-    body.append(element);
-  };
-
-  kir::Block k;
-  const kir::Value n = kir::text(lits.text(p.row_extent, "row"));
-  const kir::Value smem =
-      k.declare("scan_smem", kir::pointerTo(acc_type),
-                kir::call("fusebox::dynamicSharedMemory", {}, {acc_type}), {.maybe_unused = true});
-  const kir::Value scan_op = k.declare("scan_op", kir::named(functor), {}, {.is_const = true});
-  k.declare("row", idx, kir::cast(idx, kir::blockIdx('x')), kConstUnused);
-  std::vector<int> row_dims;
-  for (size_t g = 0; g < last; ++g) row_dims.push_back(md.groups[g][0]);
-  Buffer dims;
-  declareDimIndices(dims, row_dims, p.iter_sizes, "row", "", &lits);
-  k.code(dims.text);
-  for (size_t g = 0; g < last; ++g)
-    k.declare(fmt::format("m{}", g), idx, kir::var(fmt::format("i{}", md.groups[g][0])),
-              kConstUnused);
-  const kir::Value carry = k.declare("carry", acc_type, kir::text(identity));
-  auto combine = [&](kir::Value a, kir::Value b) { return kir::call("scan_op", {a, b}); };
-
-  kir::Block chunk = k.forLoop("c", idx, kir::lit(0), n, kir::text(lits.text(p.chunk(), "chunk")));
-  const kir::Value mb =
-      chunk.declare("mb", idx, kir::var("c") + kir::cast(idx, kir::threadIdx('x')) * kir::lit(v),
-                    {.is_const = true});
-  const kir::Value active = chunk.declare("active", kir::boolType(), mb < n, {.is_const = true});
-  const kir::Value sc = chunk.declareArray("sc", acc_type, v);
-  auto [load, fill] = chunk.ifElse(active);
-  load.code(loads.pre_chunk.text);
-  kir::Block element;
-  element.code(load_body.text);
-  element.assign(kir::subscript(sc, vv),
-                 kir::call(fmt::format("fusebox::Cast<{}>::from", acc), {kir::text(x)}));
-  perElement(load, element);
-  load.forLoop("v", kir::intType(), kir::lit(1), kir::lit(v), {}, kir::Unroll::Full,
-               kir::BodyStyle::SameLine)
-      .assign(kir::subscript(sc, vv),
-              combine(kir::subscript(sc, vv - kir::lit(1)), kir::subscript(sc, vv)));
-  fill.forLoop("v", kir::intType(), kir::lit(0), kir::lit(v), {}, kir::Unroll::None,
-               kir::BodyStyle::SameLine)
-      .assign(kir::subscript(sc, vv), kir::text(identity));
-  const kir::Value total = chunk.declare("total", acc_type, {});
-  const kir::Value base = chunk.declare(
-      "base", acc_type,
-      combine(carry, kir::call("fusebox::blockExclusiveScan",
-                               {kir::subscript(sc, kir::lit(v - 1)), scan_op, smem, total})),
-      {.is_const = true});
-  chunk.assign(carry, combine(carry, total));
-  kir::Block store = chunk.ifThen(active);
-  store.code(stores.pre_chunk.text);
-  kir::Block outputs;
-  outputs.declare("scanned", acc_type, combine(base, kir::subscript(sc, vv)), kConstUnused);
-  outputs.code(store_body.text);
-  perElement(store, outputs);
-  store.code(stores.post_chunk.text);
+  code.store_body = w.sink.body.text;
+  code.load_pre_chunk = loads.pre_chunk.text;
+  code.store_pre_chunk = stores.pre_chunk.text;
+  code.store_post_chunk = stores.post_chunk.text;
+  const kir::Block k = buildRowScan(p, md, space, lits, op, code);
 
   kir::Block top;
   top.code(fmt::format("using idx_t = {};", p.index32 ? "int32_t" : "int64_t"));

@@ -2,7 +2,9 @@
 // statement kind prints as the kernels expect, and the dump shows the
 // structure.
 #include <fusebox/error.h>
+
 #include <gtest/gtest.h>
+#include <cstdint>
 
 #include "kernel_ir/kernel_ir.h"
 #include "kernel_ir/print_cuda.h"
@@ -22,6 +24,12 @@ TEST(KernelIrValues, ParenthesesFollowPrecedence) {
   EXPECT_EQ(printValue((a || b) && c), "(a || b) && c");
   EXPECT_EQ(printValue(-(a + b)), "-(a + b)");
   EXPECT_EQ(printValue(a * lit(-2)), "a * -2");
+  EXPECT_EQ(printValue(-lit(-2)), "-(-2)");  // not the decrement --2
+  EXPECT_EQ(printValue(-(-a)), "-(-a)");
+  EXPECT_EQ(printValue(a - lit(-2)), "a - -2");  // valid C++: the space separates them
+  EXPECT_EQ(printValue(-text("-1.5f")), "-(-1.5f)");
+  EXPECT_EQ(printValue(~(a + b)), "~(a + b)");
+  EXPECT_EQ(printValue(lit(INT64_MIN) + a), "(-9223372036854775807ll - 1) + a");
   EXPECT_EQ(printValue(select(a < b, a, b) + c), "(a < b ? a : b) + c");
 }
 
@@ -79,6 +87,30 @@ TEST(KernelIrStatements, SameLineAndNextLineBodies) {
             "  for (int v = 0; v < 2; ++v) acc[v] = x;\n");
 }
 
+TEST(KernelIrStatements, AssignmentTargetsEvaluationsAndComments) {
+  Block k;
+  k.comment("the last block combines");
+  k.assign(select(var("c"), var("a"), var("b")), lit(1));  // c ? a : b = 1 would assign b only
+  k.evaluate(call("fusebox::arrive", {var("tickets")}));
+  EXPECT_EQ(printCuda(k, 0),
+            "// the last block combines\n"
+            "(c ? a : b) = 1;\n"
+            "fusebox::arrive(tickets);\n");
+}
+
+TEST(KernelIrStatements, ANextLineBodyIsOneLoopOrBranch) {
+  // Text of two lines after a braceless loop header would leave the second
+  // line out of the loop.
+  Block k;
+  k.forLoop("v", intType(), lit(0), lit(2), {}, Unroll::None, BodyStyle::NextLine)
+      .code("x[v] = 0;\ny[v] = 0;");
+  EXPECT_THROW(printCuda(k), InternalError);
+  Block same;
+  same.forLoop("v", intType(), lit(0), lit(2), {}, Unroll::None, BodyStyle::SameLine)
+      .code("x[v] = 0;");
+  EXPECT_THROW(printCuda(same), InternalError);
+}
+
 TEST(KernelIrStatements, CodeKeepsItsLinesAtTheBlocksIndent) {
   Block k;
   Block body = k.forLoop("i", intType(), lit(0), lit(2));
@@ -107,6 +139,7 @@ TEST(KernelIrDump, ShowsTheStructure) {
   loop.code("out[m0] = 1.0f;");
   Block guarded = k.ifThen(var("active"));
   guarded.syncThreads();
+  k.forExisting(var("r"), var("r") < var("n"), lit(8)).ret();
   EXPECT_EQ(printIr(k),
             "unrolled for v: int = 0 while v < 4 step += 1 {\n"
             "  decl const maybe_unused m0: idx_t = mb + v\n"
@@ -116,6 +149,9 @@ TEST(KernelIrDump, ShowsTheStructure) {
             "}\n"
             "if active {\n"
             "  sync_threads\n"
+            "}\n"
+            "for r (declared before) while r < n step += 8 {\n"
+            "  return\n"
             "}\n");
 }
 

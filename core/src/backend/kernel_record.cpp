@@ -5,10 +5,11 @@
 #include <fusebox/error.h>
 #include <unistd.h>
 
-#include <atomic>
+#include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "backend/sha256.h"
 
@@ -23,11 +24,49 @@ std::string recordText(const KernelSource& k) {
   return text + k.source;
 }
 
+// The kernel's name as a file name: a plugin's kernel may be named anything.
+std::string fileStem(const std::string& name) {
+  std::string stem = name.substr(0, 100);
+  for (char& c : stem)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  return stem;
+}
+
+// Writes `text` to a new file in `dir` and returns its path; the name is
+// made unique by mkstemp, so processes in other PID namespaces sharing the
+// folder cannot collide.
+std::filesystem::path writeAside(const std::filesystem::path& dir, const std::string& text,
+                                 const std::string& folder) {
+  std::string name = (dir / ".recording-XXXXXX").string();
+  const int fd = ::mkstemp(name.data());
+  FUSEBOX_USER_CHECK(fd >= 0, "FUSEBOX_RECORD_KERNELS={}: cannot create a file there ({})", folder,
+                     std::strerror(errno));
+  size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = errno;
+      ::close(fd);
+      ::unlink(name.c_str());
+      throw UserError(fmt::format("FUSEBOX_RECORD_KERNELS={}: cannot write {} ({})", folder, name,
+                                  std::strerror(err)));
+    }
+    written += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  return name;
+}
+
 }  // namespace
 
 void recordKernelSource(const KernelSource& kernel) {
-  static const char* const folder = std::getenv("FUSEBOX_RECORD_KERNELS");
-  if (folder == nullptr || *folder == '\0') return;
+  // Read once: the setting is the process's, as the kernel cache's are.
+  static const std::string folder = [] {
+    const char* v = std::getenv("FUSEBOX_RECORD_KERNELS");
+    return v != nullptr ? std::string(v) : std::string();
+  }();
+  if (folder.empty()) return;
   namespace fs = std::filesystem;
   const fs::path dir(folder);
   std::error_code ec;
@@ -36,23 +75,19 @@ void recordKernelSource(const KernelSource& kernel) {
                      "FUSEBOX_RECORD_KERNELS={}: the folder cannot be created ({})", folder,
                      ec ? ec.message() : "not a folder");
   const std::string text = recordText(kernel);
-  const fs::path target = dir / fmt::format("{}-{}.cu", kernel.name, sha256Hex(text).substr(0, 16));
+  const fs::path target =
+      dir / fmt::format("{}-{}.cu", fileStem(kernel.name), sha256Hex(text).substr(0, 16));
   if (fs::exists(target, ec)) return;
   // Written aside, then renamed: tests in parallel processes record into one
   // folder, and a reader never sees half a file.
-  static std::atomic<int> counter{0};
-  const fs::path aside =
-      dir / fmt::format(".{}.{}.{}", target.filename().string(), ::getpid(), counter++);
-  {
-    std::ofstream out(aside, std::ios::binary);
-    out << text;
-    out.close();
-    FUSEBOX_USER_CHECK(out.good(), "FUSEBOX_RECORD_KERNELS={}: cannot write {}", folder,
-                       aside.string());
-  }
+  const fs::path aside = writeAside(dir, text, folder);
   fs::rename(aside, target, ec);
-  FUSEBOX_USER_CHECK(!ec, "FUSEBOX_RECORD_KERNELS={}: cannot rename {} to {} ({})", folder,
-                     aside.string(), target.string(), ec.message());
+  if (ec) {
+    const std::string why = ec.message();
+    fs::remove(aside, ec);
+    throw UserError(fmt::format("FUSEBOX_RECORD_KERNELS={}: cannot rename {} to {} ({})", folder,
+                                aside.string(), target.string(), why));
+  }
 }
 
 }  // namespace fusebox

@@ -137,6 +137,9 @@ Value operator-(Value a) {
 Value operator!(Value a) {
   return unary(UnaryOp::Not, std::move(a));
 }
+Value operator~(Value a) {
+  return unary(UnaryOp::BitNot, std::move(a));
+}
 Value operator+(Value a, Value b) {
   return binary(BinaryOp::Add, std::move(a), std::move(b));
 }

@@ -91,7 +91,9 @@ struct ValueNode {
 };
 
 Value lit(int64_t v);
-Value text(std::string cxx);  // printed as is; parenthesized unless it is one token
+// Printed as is and never parenthesized: the caller passes a primary
+// expression (a name, a literal, a call, a subscript) or one in parentheses.
+Value text(std::string cxx);
 Value var(std::string name, Type type = {});
 Value call(std::string function, std::vector<Value> args, std::vector<Type> template_args = {});
 Value cast(const Type& t, Value v);
@@ -105,6 +107,7 @@ Value gridDim(char axis);
 
 Value operator-(Value a);
 Value operator!(Value a);
+Value operator~(Value a);
 Value operator+(Value a, Value b);
 Value operator-(Value a, Value b);
 Value operator*(Value a, Value b);
@@ -157,7 +160,7 @@ struct StmtNode {
   Value init;
   int64_t array_extent = 0;
   DeclareFlags flags;
-  // Assign: target, op ("=", "+=", ...), value. Evaluate, Return: value.
+  // Assign: target, op ("=", "+=", ...), value. Evaluate: value.
   Value target;
   std::string assign_op;
   Value value;
@@ -180,7 +183,6 @@ class Block {
   Block();
   explicit Block(Stmt node) : node_(std::move(node)) {}
   Stmt stmt() const { return node_; }
-  std::vector<Stmt>& statements() { return node_->body; }
 
   // Declares `name` and returns it as a value.
   Value declare(const std::string& name, const Type& type, Value init, DeclareFlags flags = {});
@@ -201,7 +203,6 @@ class Block {
   // if / else: returns both branches.
   std::pair<Block, Block> ifElse(Value cond);
   void append(const Block& other);  // other's statements, in order
-  bool empty() const { return node_->body.empty(); }
 
  private:
   Stmt node_;

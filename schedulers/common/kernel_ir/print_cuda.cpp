@@ -5,6 +5,7 @@
 #include <fusebox/error.h>
 
 #include <iterator>
+#include <limits>
 
 namespace fusebox::kir {
 
@@ -80,18 +81,21 @@ std::string templateArgs(const std::vector<Type>& types) {
 // operand of a left-associative operator, which needs parentheses at equal
 // precedence too (a - (b - c)).
 std::string operand(const Value& v, int context, bool right = false);
+std::string prefixed(UnaryOp op, const Value& x);
 
 std::string print(const Value& v) {
   FUSEBOX_CHECK(v.defined(), "kernel IR: an undefined value is printed");
   const ValueNode& n = v.node();
   switch (n.kind) {
     case ValueKind::IntLiteral:
-      return std::to_string(n.integer);
+      // INT64_MIN has no literal: its magnitude does not fit int64.
+      return n.integer == std::numeric_limits<int64_t>::min() ? "(-9223372036854775807ll - 1)"
+                                                              : std::to_string(n.integer);
     case ValueKind::Text:
     case ValueKind::Variable:
       return n.text;
     case ValueKind::Unary:
-      return spelling(n.unary_op) + operand(n.operands[0], kPrefix);
+      return prefixed(n.unary_op, n.operands[0]);
     case ValueKind::Binary: {
       const int p = precedence(n.binary_op);
       return fmt::format("{} {} {}", operand(n.operands[0], p), spelling(n.binary_op),
@@ -119,6 +123,14 @@ std::string operand(const Value& v, int context, bool right) {
   const int p = precedenceOf(v.node());
   const bool parens = p < context || (right && p == context);
   return parens ? "(" + print(v) + ")" : print(v);
+}
+
+std::string prefixed(UnaryOp op, const Value& x) {
+  // Another prefix operand, or text that starts with a sign, in parentheses:
+  // -(-x) and -(-1.5f), not the decrement --x.
+  std::string inner = operand(x, kPrefix, true);
+  if (inner[0] == '-' || inner[0] == '+') inner = "(" + inner + ")";
+  return spelling(op) + inner;
 }
 
 class Printer {
@@ -159,7 +171,7 @@ class Printer {
       case StmtKind::Declare:
         return declaration(s) + ";";
       case StmtKind::Assign:
-        return fmt::format("{} {} {};", print(s.target), s.assign_op, print(s.value));
+        return assignment(s) + ";";
       case StmtKind::Evaluate:
         return print(s.value) + ";";
       case StmtKind::Return:
@@ -171,6 +183,12 @@ class Printer {
                       static_cast<int>(s.kind));
     }
     return "";
+  }
+
+  // An assignment binds looser than any operator: a target that is not a
+  // postfix expression (c ? a : b) goes in parentheses.
+  static std::string assignment(const StmtNode& s) {
+    return fmt::format("{} {} {}", operand(s.target, kPrefix), s.assign_op, print(s.value));
   }
 
   static std::string declaration(const StmtNode& s) {
@@ -189,8 +207,7 @@ class Printer {
     if (!s.increment.empty()) {
       step = "++" + s.increment;
     } else {
-      const StmtNode& a = *s.loop_step;
-      step = fmt::format("{} {} {}", print(a.target), a.assign_op, print(a.value));
+      step = assignment(*s.loop_step);
     }
     return fmt::format("for ({}; {}; {})", init, print(s.cond), step);
   }
@@ -215,8 +232,11 @@ class Printer {
         return;
       }
       case BodyStyle::NextLine:
-        FUSEBOX_CHECK(s.body.size() == 1 && s.orelse.empty(),
-                      "kernel IR: a next-line body holds one statement");
+        // One loop or branch: a text or comment body would leave all but its
+        // first line outside the loop.
+        FUSEBOX_CHECK(s.body.size() == 1 && s.orelse.empty() &&
+                          (s.body[0]->kind == StmtKind::For || s.body[0]->kind == StmtKind::If),
+                      "kernel IR: a next-line body is one loop or branch");
         line(head);
         ++indent_;
         statement(*s.body[0]);

@@ -1,5 +1,6 @@
-// The one printer of kernels: CUDA C++ text from the kernel IR. Every
-// generated kernel is printed here; the host backend compiles the same text.
+// The printer of the kernel IR: CUDA C++ text from it. A kernel built through
+// the IR is printed here alone (the scan kernel today; the others are still
+// written as text, docs/kernel-ir.md); the host backend compiles the same text.
 #pragma once
 
 #include <string>

@@ -42,9 +42,8 @@ class IrPrinter {
 
   void statement(const StmtNode& s) {
     switch (s.kind) {
-      case StmtKind::Block:
-        nested("block", s.body);
-        line("}");
+      case StmtKind::Block:  // a sequence, as the CUDA printer prints it (no scope)
+        statements(s.body);
         return;
       case StmtKind::Declare:
         line("decl " + declaration(s));
@@ -74,14 +73,15 @@ class IrPrinter {
         if (!s.orelse.empty()) {
           line("} else {");
           ++indent_;
-          for (const Stmt& e : s.orelse)
-            statements(e->kind == StmtKind::Block ? e->body : std::vector<Stmt>{e});
+          statements(s.orelse);
           --indent_;
         }
         line("}");
         return;
       case StmtKind::For: {
-        const std::string init = s.loop_init ? declaration(*s.loop_init) : "(existing)";
+        const std::string init = s.loop_init
+                                     ? declaration(*s.loop_init)
+                                     : printValue(s.loop_step->target) + " (declared before)";
         const std::string step = s.increment.empty() ? fmt::format("{} {}", s.loop_step->assign_op,
                                                                    printValue(s.loop_step->value))
                                                      : "+= 1";
