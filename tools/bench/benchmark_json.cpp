@@ -4,6 +4,7 @@
 
 #include "bench/statistics.h"
 
+#include <fmt/format.h>
 #include <fusebox/error.h>
 
 #include <unistd.h>
@@ -40,7 +41,9 @@ std::string localDate() {
   std::array<char, 64> buf{};
   std::string date(buf.data(),
                    std::strftime(buf.data(), buf.size(), "%Y-%m-%dT%H:%M:%S%z", &local));
-  if (date.size() > 5) date.insert(date.size() - 2, ":");  // +0200 -> +02:00
+  // +0200 -> +02:00 (fmt, not insert: GCC 12 at -O3 warns, -Wrestrict, on that).
+  if (date.size() > 5)
+    date = fmt::format("{}:{}", date.substr(0, date.size() - 2), date.substr(date.size() - 2));
   return date;
 }
 

@@ -122,15 +122,16 @@ std::string print(const Value& v) {
 std::string operand(const Value& v, int context, bool right) {
   const int p = precedenceOf(v.node());
   const bool parens = p < context || (right && p == context);
-  return parens ? "(" + print(v) + ")" : print(v);
+  // fmt, not "(" + ...: GCC 12 at -O3 warns (-Wrestrict) on that concatenation.
+  return parens ? fmt::format("({})", print(v)) : print(v);
 }
 
 std::string prefixed(UnaryOp op, const Value& x) {
   // Another prefix operand, or text that starts with a sign, in parentheses:
   // -(-x) and -(-1.5f), not the decrement --x.
   std::string inner = operand(x, kPrefix, true);
-  if (inner[0] == '-' || inner[0] == '+') inner = "(" + inner + ")";
-  return spelling(op) + inner;
+  if (inner[0] == '-' || inner[0] == '+') inner = fmt::format("({})", inner);
+  return fmt::format("{}{}", spelling(op), inner);
 }
 
 class Printer {
