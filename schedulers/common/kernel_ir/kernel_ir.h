@@ -139,7 +139,7 @@ enum class StmtKind {
 enum class Unroll { None, Full /* FUSEBOX_UNROLL above the loop */ };
 // How a loop's or branch's body is printed: in braces on the lines after it,
 // on the same line (one statement), or on the lines after it without braces
-// (one statement that is itself a loop).
+// (one loop or branch).
 enum class BodyStyle { Braces, SameLine, NextLine };
 
 struct StmtNode;
@@ -176,8 +176,8 @@ struct StmtNode {
   std::vector<std::string> lines;
 };
 
-// Builders. A Block collects statements; `add` returns the statement so a
-// loop's body can be filled after it is placed.
+// Builders. A Block collects statements in order; a loop or branch returns
+// the Block of its body, to be filled after the loop is placed.
 class Block {
  public:
   Block();
