@@ -160,9 +160,9 @@ TEST(CliBackend, KernelSourceDump) {
   EXPECT_THAT(r.output, HasSubstr("extern \"C\" __global__ void fusebox_pointwise_"));
 }
 
-// --dump kernel_ir: the scan kernel is built through the kernel IR and its
-// dump shows the structure the source has; a pointwise kernel, still
-// written as text, says it has none.
+// --dump kernel_ir: the scan and pointwise kernels are built through the
+// kernel IR and their dump shows the structure the source has; a reduction
+// kernel, still written as text, says it has none.
 TEST(CliBackend, KernelIrDump) {
   auto r = runCommand(run("benchmarks/workloads/cumsum_rows_f32.py",
                           "--input T0=3x100 --backend host --dump kernel_ir,kernel_source"));
@@ -186,11 +186,20 @@ TEST(CliBackend, KernelIrDump) {
   EXPECT_THAT(source, ContainsRegex("\n  for \\(idx_t c = 0; c < 100; c \\+= [0-9]+\\) \\{\n"));
   EXPECT_THAT(source, HasSubstr("\n  const fusebox::ReduceSum scan_op;\n"));
 
-  auto text = runCommand(run(kBiasGelu, kSmall + "--backend host --dump kernel_ir"));
+  auto pointwise = runCommand(run(kBiasGelu, kSmall + "--backend host --dump kernel_ir"));
+  ASSERT_EQ(pointwise.exit_code, 0) << pointwise.output;
+  EXPECT_THAT(pointwise.output,
+              ContainsRegex("=== kernel IR: group 0 \\(fusebox_pointwise_[0-9a-f]+\\) ===\n"));
+  // The one-dimensional loop or the loop over rows, whichever the params chose.
+  EXPECT_THAT(pointwise.output,
+              ContainsRegex("\n(unrolled for u: int|for r: idx_t) = 0 while (u|r) < "));
+
+  auto text = runCommand(run("benchmarks/workloads/sum_rows_f32.py",
+                             "--input T0=8x64 --backend host --dump kernel_ir"));
   ASSERT_EQ(text.exit_code, 0) << text.output;
   EXPECT_THAT(text.output,
-              ContainsRegex("=== kernel IR: group 0 \\(fusebox_pointwise_[0-9a-f]+\\): none; the "
-                            "pointwise scheduler writes this kernel without the kernel IR ===\n"));
+              ContainsRegex("=== kernel IR: group 0 \\(fusebox_reduction_[0-9a-f]+\\): none; the "
+                            "reduction scheduler writes this kernel without the kernel IR ===\n"));
 }
 
 // FUSEBOX_RECORD_KERNELS (docs/testing.md, "The kernel corpus"): the file

@@ -92,10 +92,14 @@ TEST(KernelIrStatements, AssignmentTargetsEvaluationsAndComments) {
   k.comment("the last block combines");
   k.assign(select(var("c"), var("a"), var("b")), lit(1));  // c ? a : b = 1 would assign b only
   k.evaluate(call("fusebox::arrive", {var("tickets")}));
+  k.forLoop("i", intType(), lit(0), lit(2)).ifThen(var("done"), BodyStyle::SameLine).breakLoop();
   EXPECT_EQ(printCuda(k, 0),
             "// the last block combines\n"
             "(c ? a : b) = 1;\n"
-            "fusebox::arrive(tickets);\n");
+            "fusebox::arrive(tickets);\n"
+            "for (int i = 0; i < 2; ++i) {\n"
+            "  if (done) break;\n"
+            "}\n");
 }
 
 TEST(KernelIrStatements, ANextLineBodyIsOneLoopOrBranch) {

@@ -212,6 +212,9 @@ void Block::evaluate(Value value) {
 void Block::ret() {
   node_->body.push_back(makeStmt(StmtKind::Return));
 }
+void Block::breakLoop() {
+  node_->body.push_back(makeStmt(StmtKind::Break));
+}
 void Block::syncThreads() {
   node_->body.push_back(makeStmt(StmtKind::SyncThreads));
 }

@@ -131,6 +131,7 @@ enum class StmtKind {
   For,       // for (init; cond; step) body, maybe unrolled
   If,        // if (cond) then else
   Return,
+  Break,
   SyncThreads,
   Code,  // lines of C++ the IR holds as text (what is not built as IR yet)
   Comment,
@@ -190,6 +191,7 @@ class Block {
   void assign(Value target, Value value, const std::string& op = "=");
   void evaluate(Value value);
   void ret();
+  void breakLoop();
   void syncThreads();
   void code(const std::string& text);  // one or more lines
   void comment(const std::string& text);

@@ -177,6 +177,8 @@ class Printer {
         return print(s.value) + ";";
       case StmtKind::Return:
         return "return;";
+      case StmtKind::Break:
+        return "break;";
       case StmtKind::SyncThreads:
         return "__syncthreads();";
       default:

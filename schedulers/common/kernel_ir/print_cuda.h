@@ -1,5 +1,5 @@
 // The printer of the kernel IR: CUDA C++ text from it. A kernel built through
-// the IR is printed here alone (the scan kernel today; the others are still
+// the IR is printed here alone (scan and pointwise today; the others are still
 // written as text, docs/kernel-ir.md); the host backend compiles the same text.
 #pragma once
 

@@ -57,6 +57,9 @@ class IrPrinter {
       case StmtKind::Return:
         line("return");
         return;
+      case StmtKind::Break:
+        line("break");
+        return;
       case StmtKind::SyncThreads:
         line("sync_threads");
         return;

@@ -19,6 +19,7 @@ struct GeneratedKernel {
   KernelSource source;
   std::vector<ParamBinding> bindings;
   std::vector<IndexCheck> index_checks;
+  std::string kernel_ir;  // KernelPlan::kernel_ir: the IR dump, when built through it
 };
 
 // `__launch_bounds__` for a kernel whose heuristics count on a number of

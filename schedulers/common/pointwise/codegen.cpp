@@ -1,14 +1,19 @@
 // The pointwise kernel generator (codegen.h): the kernel around the
 // per-element code the shared walker writes (kernelgen/element_writer.h),
 // i.e. the parameter prelude, the merged-index arithmetic, the 1-D or 2-D
-// loop structure, the vector chunk and its scalar tail.
+// loop structure, the vector chunk and its scalar tail, built through the
+// kernel IR (docs/kernel-ir.md).
 #include "codegen.h"
 
 #include <fmt/format.h>
 
 #include <functional>
 #include <string>
+#include <tuple>
 
+#include "kernel_ir/kernel_ir.h"
+#include "kernel_ir/print_cuda.h"
+#include "kernel_ir/print_ir.h"
 #include "kernelgen/element_writer.h"
 #include "kernelgen/merged_dims.h"
 
@@ -40,6 +45,24 @@ std::vector<kernelgen::Access> collectAccesses(const Fusion& segment, const Segm
 
 namespace {
 
+constexpr kir::DeclareFlags kConstUnused{.is_const = true, .maybe_unused = true};
+
+// The iteration indices of merged dim g (declareIterIndices' lines).
+std::string iterIndices(const MergedDims& dims, const IterSpace& space, size_t g) {
+  Buffer b;
+  kernelgen::declareIterIndices(b, dims, space, g);
+  return b.text;
+}
+
+// Merged dims [begin, end)'s indices from the linear index `lin`
+// (declareMergedIndices' lines).
+std::string mergedIndices(const MergedDims& dims, const std::string& lin, size_t begin, size_t end,
+                          SizeLiterals& lits) {
+  Buffer b;
+  kernelgen::declareMergedIndices(b, dims, lin, begin, end, &lits);
+  return b.text;
+}
+
 MergedDims mergedDims(const PointwiseParams& p) {
   MergedDims dims;
   dims.groups = p.groups;
@@ -47,6 +70,108 @@ MergedDims mergedDims(const PointwiseParams& p) {
   dims.vector_width = p.vector_width;
   dims.row_groups = p.break_point;
   return dims;
+}
+
+// What the element writer wrote: the element code twice, vectorized for
+// whole chunks (with the loads above the row loop and the chunk, and the
+// stores after it) and scalar for a partial chunk.
+struct ElementCode {
+  Buffer fast_pre_row, fast_pre, fast_body, fast_post, tail_body;
+};
+
+// The kernel's shape: its merged dims, iteration space and size literals.
+struct KernelShape {
+  const MergedDims& dims;
+  const IterSpace& space;
+  SizeLiterals& lits;
+  size_t merged() const { return dims.groups.size(); }
+  // The innermost extent's role, as declareMergedIndices names it.
+  std::string lastExtent() const {
+    return merged() > 0 ? fmt::format("m{}", merged() - 1) : std::string();
+  }
+};
+
+// One chunk: vector_width consecutive elements along the innermost merged
+// dim, vectorized when whole, element by element when a tail may be partial.
+kir::Block buildChunk(const KernelShape& shape, const ElementCode& code, int v) {
+  const size_t m = shape.merged();
+  const kir::Type idx = kir::indexType();
+  const kir::Value vv = kir::var("v", kir::intType());
+  const kir::Value mb = kir::var("mb", idx);
+  auto perElement = [&](kir::Block& out, const Buffer& element) {
+    if (m > 0) {
+      out.declare(fmt::format("m{}", m - 1), idx, mb + vv, kConstUnused);
+      out.code(iterIndices(shape.dims, shape.space, m - 1));
+    }
+    out.code(element.text);
+  };
+  auto lastExtent = [&] {
+    return kir::text(shape.lits.text(shape.dims.extents.back(), shape.lastExtent()));
+  };
+  const bool tail = shape.dims.tailPossible();
+  kir::Block chunk;
+  kir::Block fast_chunk = chunk, tail_chunk;
+  if (tail) std::tie(fast_chunk, tail_chunk) = chunk.ifElse(mb + kir::lit(v) <= lastExtent());
+  fast_chunk.code(code.fast_pre.text);
+  kir::Block fast_element =
+      fast_chunk.forLoop("v", kir::intType(), kir::lit(0), kir::lit(v), {}, kir::Unroll::Full);
+  perElement(fast_element, code.fast_body);
+  fast_chunk.code(code.fast_post.text);
+  if (tail) {
+    kir::Block tail_element = tail_chunk.forLoop("v", kir::intType(), kir::lit(0), kir::lit(v));
+    tail_element.ifThen(mb + vv >= lastExtent(), kir::BodyStyle::SameLine).breakLoop();
+    perElement(tail_element, code.tail_body);
+  }
+  return chunk;
+}
+
+// The loops around the chunk: one dimension unrolled over `unroll` chunks per
+// thread, or rows (blockIdx.y) over a thread's position in the inner dims.
+kir::Block buildLoops(const PointwiseParams& p, const SegmentFacts& facts, const KernelShape& shape,
+                      const ElementCode& code, const kir::Block& chunk) {
+  const size_t m = shape.merged();
+  const int v = p.vector_width;
+  const kir::Type idx = kir::indexType();
+  const kir::Value block_x = kir::cast(idx, kir::blockIdx('x'));
+  const kir::Value threads = kir::cast(idx, kir::blockDim('x'));
+  const kir::Value thread = kir::cast(idx, kir::threadIdx('x'));
+  kir::Block k;
+  if (facts.numel == 0) {
+    k.comment("no elements: nothing to do");
+  } else if (p.break_point == 0) {
+    kir::Block unrolled =
+        k.forLoop("u", kir::intType(), kir::lit(0), kir::lit(p.unroll), {}, kir::Unroll::Full);
+    const kir::Value s = unrolled.declare(
+        "s", idx, ((block_x * kir::lit(p.unroll) + kir::var("u")) * threads + thread) * kir::lit(v),
+        {.is_const = true});
+    unrolled.ifThen(s >= kir::text(shape.lits.text(facts.numel, "numel")), kir::BodyStyle::SameLine)
+        .breakLoop();
+    if (m == 0) unrolled.declare("mb", idx, s, kConstUnused);
+    unrolled.code(mergedIndices(shape.dims, "s", 0, m, shape.lits));
+    for (size_t g = 0; g + 1 < m; ++g) unrolled.code(iterIndices(shape.dims, shape.space, g));
+    unrolled.append(chunk);
+  } else {
+    const size_t b = static_cast<size_t>(p.break_point);
+    const kir::Value s =
+        k.declare("s", idx, (block_x * threads + thread) * kir::lit(v), {.is_const = true});
+    k.ifThen(s >= kir::text(shape.lits.text(p.innerExtent(), "inner")), kir::BodyStyle::SameLine)
+        .ret();
+    k.code(mergedIndices(shape.dims, "s", b, m, shape.lits));
+    for (size_t g = b; g + 1 < m; ++g) k.code(iterIndices(shape.dims, shape.space, g));
+    k.comment("loads that no row dim moves: once per thread, reused for every row");
+    k.code(code.fast_pre_row.text);
+    // Rows per block is a size-derived choice no code depends on: a parameter too.
+    const kir::Value rows = kir::text(shape.lits.text(p.rows_per_block, "rows"));
+    kir::Block row = k.forLoop("r", idx, kir::lit(0), rows);
+    const kir::Value o = row.declare(
+        "o", idx, kir::cast(idx, kir::blockIdx('y')) * rows + kir::var("r"), {.is_const = true});
+    row.ifThen(o >= kir::text(shape.lits.text(p.outerExtent(), "outer")), kir::BodyStyle::SameLine)
+        .breakLoop();
+    row.code(mergedIndices(shape.dims, "o", 0, b, shape.lits));
+    for (size_t g = 0; g < b; ++g) row.code(iterIndices(shape.dims, shape.space, g));
+    row.append(chunk);
+  }
+  return k;
 }
 
 // The kernel, or why its parameters do not fit KernelParams.
@@ -66,14 +191,8 @@ Generated generate(const Fusion& segment, const SegmentFacts& facts, const Point
   ElementWriter w(segment, facts.sizes, params, info, std::move(iter_space));
   const IterSpace& space = w.space();
   const MergedDims dims = mergedDims(p);
-  const size_t m = dims.groups.size();
-  const int v = p.vector_width;
-  const bool tail = dims.tailPossible();
-  // The innermost extent's role, as declareMergedIndices names it.
-  const std::string last_extent = m > 0 ? fmt::format("m{}", m - 1) : std::string();
 
-  // The element code twice: vectorized for whole chunks, scalar for a partial one.
-  Buffer fast_pre_row, fast_pre, fast_body, fast_post, tail_body;
+  ElementCode code;
   if (facts.numel > 0) {
     VectorPlacement fast(dims, space, true);
     // Chunks start on multiples of the width (heuristics.cpp): pad / cat
@@ -81,117 +200,42 @@ Generated generate(const Fusion& segment, const SegmentFacts& facts, const Point
     fast.uniform_branches = true;
     w.storeOutputs(facts.output_strides, fast);
     fast.finishChunk();
-    fast_pre_row = fast.pre_row;
-    fast_pre = fast.pre_chunk;
-    fast_body = w.sink.body;
-    fast_post = fast.post_chunk;
+    code.fast_pre_row = fast.pre_row;
+    code.fast_pre = fast.pre_chunk;
+    code.fast_body = w.sink.body;
+    code.fast_post = fast.post_chunk;
     w.sink.body = Buffer{};
-    if (tail) {
+    if (dims.tailPossible()) {
       VectorPlacement scalar(dims, space, false);
       w.storeOutputs(facts.output_strides, scalar);
-      tail_body = w.sink.body;
+      code.tail_body = w.sink.body;
     }
   }
 
-  // One chunk: vector_width consecutive elements along the innermost merged dim.
-  Buffer chunk;
-  auto perElement = [&](Buffer& out, const Buffer& element) {
-    if (m > 0) {
-      out.line(fmt::format("[[maybe_unused]] const idx_t m{} = mb + v;", m - 1));
-      kernelgen::declareIterIndices(out, dims, space, m - 1);
-    }
-    out.append(element);
-  };
-  if (tail) {
-    chunk.line(
-        fmt::format("if (mb + {} <= {}) {{", v, lits.text(dims.extents.back(), last_extent)));
-    ++chunk.indent;
-  }
-  chunk.append(fast_pre);
-  chunk.line("FUSEBOX_UNROLL");
-  chunk.line(fmt::format("for (int v = 0; v < {}; ++v) {{", v));
-  ++chunk.indent;
-  perElement(chunk, fast_body);
-  --chunk.indent;
-  chunk.line("}");
-  chunk.append(fast_post);
-  if (tail) {
-    --chunk.indent;
-    chunk.line("} else {");
-    ++chunk.indent;
-    chunk.line(fmt::format("for (int v = 0; v < {}; ++v) {{", v));
-    ++chunk.indent;
-    chunk.line(
-        fmt::format("if (mb + v >= {}) break;", lits.text(dims.extents.back(), last_extent)));
-    perElement(chunk, tail_body);
-    --chunk.indent;
-    chunk.line("}");
-    --chunk.indent;
-    chunk.line("}");
-  }
-
-  // The loops; the declarations above them (size parameters included) follow
-  // once every size has been printed.
-  Buffer k;
-  k.indent = 1;
-
-  if (facts.numel == 0) {
-    k.line("// no elements: nothing to do");
-  } else if (p.break_point == 0) {
-    k.line("FUSEBOX_UNROLL");
-    k.line(fmt::format("for (int u = 0; u < {}; ++u) {{", p.unroll));
-    ++k.indent;
-    k.line(
-        fmt::format("const idx_t s = ((static_cast<idx_t>(blockIdx.x) * {} + u) * "
-                    "static_cast<idx_t>(blockDim.x) "
-                    "+ static_cast<idx_t>(threadIdx.x)) * {};",
-                    p.unroll, v));
-    k.line(fmt::format("if (s >= {}) break;", lits.text(facts.numel, "numel")));
-    if (m == 0) k.line("[[maybe_unused]] const idx_t mb = s;");
-    kernelgen::declareMergedIndices(k, dims, "s", 0, m, &lits);
-    for (size_t g = 0; g + 1 < m; ++g) kernelgen::declareIterIndices(k, dims, space, g);
-    k.append(chunk);
-    --k.indent;
-    k.line("}");
-  } else {
-    const size_t b = static_cast<size_t>(p.break_point);
-    k.line(fmt::format(
-        "const idx_t s = (static_cast<idx_t>(blockIdx.x) * static_cast<idx_t>(blockDim.x) + "
-        "static_cast<idx_t>(threadIdx.x)) * {};",
-        v));
-    k.line(fmt::format("if (s >= {}) return;", lits.text(p.innerExtent(), "inner")));
-    kernelgen::declareMergedIndices(k, dims, "s", b, m, &lits);
-    for (size_t g = b; g + 1 < m; ++g) kernelgen::declareIterIndices(k, dims, space, g);
-    k.line("// loads that no row dim moves: once per thread, reused for every row");
-    k.append(fast_pre_row);
-    // Rows per block is a size-derived choice no code depends on: a parameter too.
-    const std::string rows = lits.text(p.rows_per_block, "rows");
-    k.line(fmt::format("for (idx_t r = 0; r < {}; ++r) {{", rows));
-    ++k.indent;
-    k.line(fmt::format("const idx_t o = static_cast<idx_t>(blockIdx.y) * {} + r;", rows));
-    k.line(fmt::format("if (o >= {}) break;", lits.text(p.outerExtent(), "outer")));
-    kernelgen::declareMergedIndices(k, dims, "o", 0, b, &lits);
-    for (size_t g = 0; g < b; ++g) kernelgen::declareIterIndices(k, dims, space, g);
-    k.append(chunk);
-    --k.indent;
-    k.line("}");
-  }
-
-  Buffer top;
-  top.indent = 1;
-  top.line(fmt::format("using idx_t = {};", p.index32 ? "int32_t" : "int64_t"));
-  params.declarePointers(top);
-  lits.declare(top);
+  // Literals are named in the order the kernel text meets them: the chunk's
+  // first (the loops hold it), and the declarations above the loops (size
+  // parameters included) once every size has been printed.
+  const KernelShape shape{dims, space, lits};
+  const kir::Block chunk = buildChunk(shape, code, p.vector_width);
+  const kir::Block k = buildLoops(p, facts, shape, code, chunk);
+  kir::Block top;
+  top.code(fmt::format("using idx_t = {};", p.index32 ? "int32_t" : "int64_t"));
+  Buffer declarations;
+  params.declarePointers(declarations);
+  lits.declare(declarations);
+  top.code(declarations.text);
   for (size_t d = 0; d < space.rank(); ++d)
     if (space.sizes[d] == 1)
-      top.line(fmt::format("[[maybe_unused]] const idx_t {} = 0;", space.names[d]));
-  top.append(w.prologue);
+      top.declare(space.names[d], kir::indexType(), kir::lit(0), kConstUnused);
+  top.code(w.prologue.text);
+  top.append(k);
 
   Generated out;
   out.problem = kernelgen::paramLimitProblem(segment, 0, lits.count());
   if (!out.problem.empty()) return out;
-  out.kernel.source = kernelSource("pointwise", p.structure(), top.text + k.text,
+  out.kernel.source = kernelSource("pointwise", p.structure(), kir::printCuda(top),
                                    /*uses_block_sync=*/false);
+  out.kernel.kernel_ir = kir::printIr(top);
   out.kernel.bindings = params.bindings();
   lits.addBindings(out.kernel.bindings);
   out.kernel.index_checks = w.indexChecks();

@@ -52,6 +52,7 @@ std::unique_ptr<KernelPlan> makeKernelPlan(const Fusion& segment, const SegmentF
   plan->kernel = std::move(gen.source);
   plan->bindings = std::move(gen.bindings);
   plan->index_checks = std::move(gen.index_checks);
+  plan->kernel_ir = std::move(gen.kernel_ir);
   plan->launch.grid = p.grid;
   plan->launch.block = {static_cast<uint32_t>(p.threads), 1, 1};
   kernelgen::describePlanMemory(*plan, segment, info, facts.sizes, facts.output_strides);
