@@ -381,9 +381,7 @@ GeneratedKernel KernelWriter::write(std::string& problem) {
 
   // Pointers and size parameters last: gridCombine may have added a scratch
   // buffer, and every part may have printed sizes.
-  k.line(fmt::format("using idx_t = {};", p_.index32 ? "int32_t" : "int64_t"));
-  layout_.declarePointers(k);
-  lits_.declare(k);
+  layout_.declareKernelTop(k, p_.index32, lits_);
   for (size_t d = 0; d < p_.sizes.size(); ++d)
     if (p_.sizes[d] == 1) k.line(fmt::format("[[maybe_unused]] const idx_t i{} = 0;", d));
   k.append(w_.prologue);

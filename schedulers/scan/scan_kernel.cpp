@@ -40,8 +40,6 @@ std::string functorOf(const std::string& op) {
   return "fusebox::ReduceMin";
 }
 
-constexpr kir::DeclareFlags kConstUnused{.is_const = true, .maybe_unused = true};
-
 // What the element writer wrote for the scan kernel: the code before the
 // scan (`x` is the value scanned) and after it, and the per-chunk loads and
 // stores around them.
@@ -59,35 +57,20 @@ struct ScanOp {
 };
 
 // Loops over a thread's `v` elements of a chunk (unrolled), each with its
-// iteration indices and then `element`.
-class ChunkElements {
- public:
-  ChunkElements(const MergedDims& md, const IterSpace& space, int v)
-      : md_(md), space_(space), v_(v), last_(md.groups.size() - 1) {}
-
-  void add(kir::Block& out, const kir::Block& element) const {
-    kir::Block body =
-        out.forLoop("v", kir::intType(), kir::lit(0), kir::lit(v_), {}, kir::Unroll::Full);
-    body.declare(fmt::format("m{}", last_), kir::indexType(), kir::var("mb") + kir::var("v"),
-                 kConstUnused);
-    Buffer indices;
-    declareIterIndices(indices, md_, space_, last_);
-    body.code(indices.text);
-    body.append(element);
-  }
-
- private:
-  const MergedDims& md_;
-  const IterSpace& space_;
-  int v_;
-  size_t last_;
-};
+// indices and then `element`.
+void addChunkElements(kir::Block& out, const kir::Block& element, const MergedDims& md,
+                      const IterSpace& space, int v) {
+  kir::Block body =
+      out.forLoop("v", kir::intType(), kir::lit(0), kir::lit(v), {}, kir::Unroll::Full);
+  declareChunkElementIndices(body, md, space);
+  body.append(element);
+}
 
 // One chunk of the row: each thread's v values in registers, scanned in
 // order; the block scan of the threads' totals gives each thread's base,
 // on top of the chunks before (`carry`); then every output is written.
 void buildChunk(kir::Block& chunk, const kir::Value& n, const kir::Value& carry, const ScanOp& op,
-                const ScanElementCode& code, const ChunkElements& elements, int v) {
+                const ScanElementCode& code, const MergedDims& md, const IterSpace& space, int v) {
   const kir::Type idx = kir::indexType();
   const kir::Value vv = kir::var("v", kir::intType());
   const kir::Value mb =
@@ -102,7 +85,7 @@ void buildChunk(kir::Block& chunk, const kir::Value& n, const kir::Value& carry,
   element.assign(
       kir::subscript(sc, vv),
       kir::call(fmt::format("fusebox::Cast<{}>::from", op.acc_name), {kir::text(code.x)}));
-  elements.add(load, element);
+  addChunkElements(load, element, md, space, v);
   load.forLoop("v", kir::intType(), kir::lit(1), kir::lit(v), {}, kir::Unroll::Full,
                kir::BodyStyle::SameLine)
       .assign(kir::subscript(sc, vv),
@@ -121,9 +104,9 @@ void buildChunk(kir::Block& chunk, const kir::Value& n, const kir::Value& carry,
   kir::Block store = chunk.ifThen(active);
   store.code(code.store_pre_chunk);
   kir::Block outputs;
-  outputs.declare("scanned", op.acc, op.combine(base, kir::subscript(sc, vv)), kConstUnused);
+  outputs.declare("scanned", op.acc, op.combine(base, kir::subscript(sc, vv)), kir::kConstUnused);
   outputs.code(code.store_body);
-  elements.add(store, outputs);
+  addChunkElements(store, outputs, md, space, v);
   store.code(code.store_post_chunk);
 }
 
@@ -138,7 +121,7 @@ kir::Block buildRowScan(const ScanParams& p, const MergedDims& md, const IterSpa
   k.declare("scan_smem", kir::pointerTo(op.acc),
             kir::call("fusebox::dynamicSharedMemory", {}, {op.acc}), {.maybe_unused = true});
   k.declare("scan_op", kir::named(op.functor), {}, {.is_const = true});
-  k.declare("row", idx, kir::cast(idx, kir::blockIdx('x')), kConstUnused);
+  k.declare("row", idx, kir::cast(idx, kir::blockIdx('x')), kir::kConstUnused);
   std::vector<int> row_dims;
   for (size_t g = 0; g < last; ++g) row_dims.push_back(md.groups[g][0]);
   Buffer dims;
@@ -146,10 +129,10 @@ kir::Block buildRowScan(const ScanParams& p, const MergedDims& md, const IterSpa
   k.code(dims.text);
   for (size_t g = 0; g < last; ++g)
     k.declare(fmt::format("m{}", g), idx, kir::var(fmt::format("i{}", md.groups[g][0])),
-              kConstUnused);
+              kir::kConstUnused);
   const kir::Value carry = k.declare("carry", op.acc, kir::text(op.identity));
   kir::Block chunk = k.forLoop("c", idx, kir::lit(0), n, kir::text(lits.text(p.chunk(), "chunk")));
-  buildChunk(chunk, n, carry, op, code, ChunkElements(md, space, p.vector_width), p.vector_width);
+  buildChunk(chunk, n, carry, op, code, md, space, p.vector_width);
   return k;
 }
 
@@ -188,12 +171,10 @@ std::unique_ptr<KernelPlan> makeScanPlan(const Fusion& segment, const ScanStruct
   code.store_post_chunk = stores.post_chunk.text;
   const kir::Block k = buildRowScan(p, md, space, lits, op, code);
 
-  kir::Block top;
-  top.code(fmt::format("using idx_t = {};", p.index32 ? "int32_t" : "int64_t"));
   Buffer declarations;
-  layout.declarePointers(declarations);
-  lits.declare(declarations);
+  layout.declareKernelTop(declarations, p.index32, lits);
   declarations.append(w.prologue);
+  kir::Block top;
   top.code(declarations.text);
   top.append(k);
 

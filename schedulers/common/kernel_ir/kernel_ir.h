@@ -150,6 +150,8 @@ struct DeclareFlags {
   bool is_const = false;
   bool maybe_unused = false;
 };
+// `[[maybe_unused]] const`: an index or value not every kernel reads.
+inline constexpr DeclareFlags kConstUnused{.is_const = true, .maybe_unused = true};
 
 struct StmtNode {
   StmtKind kind = StmtKind::Block;

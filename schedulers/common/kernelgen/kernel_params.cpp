@@ -123,6 +123,12 @@ std::string ParamLayout::addScratch(int64_t bytes) {
   return fmt::format("scratch{}", scratch_++);
 }
 
+void ParamLayout::declareKernelTop(Buffer& out, bool index32, const SizeLiterals& literals) const {
+  out.line(fmt::format("using idx_t = {};", index32 ? "int32_t" : "int64_t"));
+  declarePointers(out);
+  literals.declare(out);
+}
+
 void ParamLayout::declarePointers(Buffer& out) const {
   for (const Val* in : segment_.inputs()) {
     if (!in->isTensor()) continue;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "buffer.h"
+#include "size_literals.h"
 
 namespace fusebox::kernelgen {
 
@@ -59,6 +60,9 @@ class ParamLayout {
 
   // The kernel's pointer variables, typed by dtype (restrict; const for inputs).
   void declarePointers(Buffer& out) const;
+  // What every generated kernel opens with: the index type, then the
+  // pointers and the size literals' declarations.
+  void declareKernelTop(Buffer& out, bool index32, const SizeLiterals& literals) const;
 
  private:
   const Fusion& segment_;

@@ -78,6 +78,27 @@ void declareIterIndices(Buffer& out, const MergedDims& dims, const IterSpace& sp
                          space.names[static_cast<size_t>(group[group.size() - 1 - j])], texts[j]));
 }
 
+std::string mergedIndexLines(const MergedDims& dims, const std::string& lin, size_t begin,
+                             size_t end, SizeLiterals& literals) {
+  Buffer b;
+  declareMergedIndices(b, dims, lin, begin, end, &literals);
+  return b.text;
+}
+
+std::string iterIndexLines(const MergedDims& dims, const IterSpace& space, size_t g) {
+  Buffer b;
+  declareIterIndices(b, dims, space, g);
+  return b.text;
+}
+
+void declareChunkElementIndices(kir::Block& out, const MergedDims& dims, const IterSpace& space) {
+  const size_t m = dims.groups.size();
+  if (m == 0) return;
+  out.declare(fmt::format("m{}", m - 1), kir::indexType(),
+              kir::var("mb") + kir::var("v", kir::intType()), kir::kConstUnused);
+  out.code(iterIndexLines(dims, space, m - 1));
+}
+
 bool walksAsOne(const Affine& a, const std::vector<int>& group, const std::vector<int64_t>& sizes) {
   for (size_t j = 0; j + 1 < group.size(); ++j) {
     const auto d = static_cast<size_t>(group[j]), next = static_cast<size_t>(group[j + 1]);

@@ -22,6 +22,7 @@
 
 #include "buffer.h"
 #include "index_math.h"
+#include "kernel_ir/kernel_ir.h"
 #include "placement.h"
 #include "size_literals.h"
 
@@ -68,6 +69,13 @@ void declareIterIndices(Buffer& out, const MergedDims& dims, const IterSpace& sp
 // or mb at a chunk's start), as declareIterIndices writes them.
 std::vector<std::string> iterIndexTexts(const MergedDims& dims, const IterSpace& space, size_t g,
                                         const std::string& merged);
+// For kernels built as kernel IR: declareMergedIndices' lines, and the
+// indices of element `mb + v` of a chunk (m<last> and its iteration
+// indices) declared in `out`.
+std::string mergedIndexLines(const MergedDims& dims, const std::string& lin, size_t begin,
+                             size_t end, SizeLiterals& literals);
+std::string iterIndexLines(const MergedDims& dims, const IterSpace& space, size_t g);
+void declareChunkElementIndices(kir::Block& out, const MergedDims& dims, const IterSpace& space);
 
 class VectorPlacement final : public Placement {
  public:

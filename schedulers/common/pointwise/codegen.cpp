@@ -45,24 +45,6 @@ std::vector<kernelgen::Access> collectAccesses(const Fusion& segment, const Segm
 
 namespace {
 
-constexpr kir::DeclareFlags kConstUnused{.is_const = true, .maybe_unused = true};
-
-// The iteration indices of merged dim g (declareIterIndices' lines).
-std::string iterIndices(const MergedDims& dims, const IterSpace& space, size_t g) {
-  Buffer b;
-  kernelgen::declareIterIndices(b, dims, space, g);
-  return b.text;
-}
-
-// Merged dims [begin, end)'s indices from the linear index `lin`
-// (declareMergedIndices' lines).
-std::string mergedIndices(const MergedDims& dims, const std::string& lin, size_t begin, size_t end,
-                          SizeLiterals& lits) {
-  Buffer b;
-  kernelgen::declareMergedIndices(b, dims, lin, begin, end, &lits);
-  return b.text;
-}
-
 MergedDims mergedDims(const PointwiseParams& p) {
   MergedDims dims;
   dims.groups = p.groups;
@@ -94,15 +76,10 @@ struct KernelShape {
 // One chunk: vector_width consecutive elements along the innermost merged
 // dim, vectorized when whole, element by element when a tail may be partial.
 kir::Block buildChunk(const KernelShape& shape, const ElementCode& code, int v) {
-  const size_t m = shape.merged();
-  const kir::Type idx = kir::indexType();
   const kir::Value vv = kir::var("v", kir::intType());
-  const kir::Value mb = kir::var("mb", idx);
+  const kir::Value mb = kir::var("mb", kir::indexType());
   auto perElement = [&](kir::Block& out, const Buffer& element) {
-    if (m > 0) {
-      out.declare(fmt::format("m{}", m - 1), idx, mb + vv, kConstUnused);
-      out.code(iterIndices(shape.dims, shape.space, m - 1));
-    }
+    kernelgen::declareChunkElementIndices(out, shape.dims, shape.space);
     out.code(element.text);
   };
   auto lastExtent = [&] {
@@ -146,9 +123,10 @@ kir::Block buildLoops(const PointwiseParams& p, const SegmentFacts& facts, const
         {.is_const = true});
     unrolled.ifThen(s >= kir::text(shape.lits.text(facts.numel, "numel")), kir::BodyStyle::SameLine)
         .breakLoop();
-    if (m == 0) unrolled.declare("mb", idx, s, kConstUnused);
-    unrolled.code(mergedIndices(shape.dims, "s", 0, m, shape.lits));
-    for (size_t g = 0; g + 1 < m; ++g) unrolled.code(iterIndices(shape.dims, shape.space, g));
+    if (m == 0) unrolled.declare("mb", idx, s, kir::kConstUnused);
+    unrolled.code(kernelgen::mergedIndexLines(shape.dims, "s", 0, m, shape.lits));
+    for (size_t g = 0; g + 1 < m; ++g)
+      unrolled.code(kernelgen::iterIndexLines(shape.dims, shape.space, g));
     unrolled.append(chunk);
   } else {
     const size_t b = static_cast<size_t>(p.break_point);
@@ -156,8 +134,9 @@ kir::Block buildLoops(const PointwiseParams& p, const SegmentFacts& facts, const
         k.declare("s", idx, (block_x * threads + thread) * kir::lit(v), {.is_const = true});
     k.ifThen(s >= kir::text(shape.lits.text(p.innerExtent(), "inner")), kir::BodyStyle::SameLine)
         .ret();
-    k.code(mergedIndices(shape.dims, "s", b, m, shape.lits));
-    for (size_t g = b; g + 1 < m; ++g) k.code(iterIndices(shape.dims, shape.space, g));
+    k.code(kernelgen::mergedIndexLines(shape.dims, "s", b, m, shape.lits));
+    for (size_t g = b; g + 1 < m; ++g)
+      k.code(kernelgen::iterIndexLines(shape.dims, shape.space, g));
     k.comment("loads that no row dim moves: once per thread, reused for every row");
     k.code(code.fast_pre_row.text);
     // Rows per block is a size-derived choice no code depends on: a parameter too.
@@ -167,8 +146,8 @@ kir::Block buildLoops(const PointwiseParams& p, const SegmentFacts& facts, const
         "o", idx, kir::cast(idx, kir::blockIdx('y')) * rows + kir::var("r"), {.is_const = true});
     row.ifThen(o >= kir::text(shape.lits.text(p.outerExtent(), "outer")), kir::BodyStyle::SameLine)
         .breakLoop();
-    row.code(mergedIndices(shape.dims, "o", 0, b, shape.lits));
-    for (size_t g = 0; g < b; ++g) row.code(iterIndices(shape.dims, shape.space, g));
+    row.code(kernelgen::mergedIndexLines(shape.dims, "o", 0, b, shape.lits));
+    for (size_t g = 0; g < b; ++g) row.code(kernelgen::iterIndexLines(shape.dims, shape.space, g));
     row.append(chunk);
   }
   return k;
@@ -218,15 +197,13 @@ Generated generate(const Fusion& segment, const SegmentFacts& facts, const Point
   const KernelShape shape{dims, space, lits};
   const kir::Block chunk = buildChunk(shape, code, p.vector_width);
   const kir::Block k = buildLoops(p, facts, shape, code, chunk);
-  kir::Block top;
-  top.code(fmt::format("using idx_t = {};", p.index32 ? "int32_t" : "int64_t"));
   Buffer declarations;
-  params.declarePointers(declarations);
-  lits.declare(declarations);
+  params.declareKernelTop(declarations, p.index32, lits);
+  kir::Block top;
   top.code(declarations.text);
   for (size_t d = 0; d < space.rank(); ++d)
     if (space.sizes[d] == 1)
-      top.declare(space.names[d], kir::indexType(), kir::lit(0), kConstUnused);
+      top.declare(space.names[d], kir::indexType(), kir::lit(0), kir::kConstUnused);
   top.code(w.prologue.text);
   top.append(k);
 
