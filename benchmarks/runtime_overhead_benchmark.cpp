@@ -92,8 +92,12 @@ void bareLaunch(benchmark::State& state, BackendKind kind) {
   DeviceProperties device = queryDeviceProperties(*backend);
   RuntimeInfo info(*fusion, {argumentInfo(inputs[0])}, device);
   CompileTimeCache cache;
-  auto params = scheduler->computeHeuristics(*fusion, info, cache);
-  auto plan = scheduler->schedule(*fusion, *params, info);
+  Answer answer = scheduler->propose(*fusion, info, cache);
+  if (!answer.proposed()) {
+    state.SkipWithError(("pointwise refused: " + answer.refusal().describe()).c_str());
+    return;
+  }
+  auto plan = answer.takeProposal()->makePlan();
   const auto* kernel_plan = dynamic_cast<const KernelPlan*>(plan.get());
   if (kernel_plan == nullptr) {
     state.SkipWithError("pointwise did not make a KernelPlan");

@@ -89,8 +89,8 @@ void BM_SegmentChainWithReductions(benchmark::State& state) {
   state.counters["exprs"] = static_cast<double>(f->tensorExprs().size());
   state.counters["groups"] = static_cast<double>(groups);
   state.counters["extractions"] = static_cast<double>(counters.extractions);
-  state.counters["ct_checks"] = static_cast<double>(counters.compile_time_checks);
-  state.counters["ct_cache_hits"] = static_cast<double>(counters.compile_time_cache_hits);
+  state.counters["proposals"] = static_cast<double>(counters.proposals_asked);
+  state.counters["refusals_reused"] = static_cast<double>(counters.structural_refusals_reused);
 }
 BENCHMARK(BM_SegmentChainWithReductions)
     ->Arg(100)

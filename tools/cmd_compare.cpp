@@ -28,6 +28,7 @@ struct SuiteOptions {
   double alpha = 0.05;
   double min_effect = 0.01;
   std::string json;
+  std::vector<std::string> baselines;  // bench: JSON files of the runs to compare with
 };
 
 void addMeasureOptions(CLI::App* app, SuiteOptions& o) {
@@ -96,6 +97,41 @@ nlohmann::json segmentsJson(const std::vector<SegmentChoice>& segments) {
   return out;
 }
 
+// One variant's samples against the baseline's: the verdict and its figures.
+struct Comparison {
+  bench::Verdict verdict = bench::Verdict::NoDifference;
+  std::string ratio, p;  // "1.012 [1.004, 1.020]", "0.031"
+  nlohmann::json json;
+};
+
+Comparison compareSamples(const std::vector<double>& times, const std::vector<double>& baseline,
+                          const SuiteOptions& o) {
+  const bench::UTest u = bench::mannWhitneyU(times, baseline);
+  const bench::RatioEstimate r = bench::ratioOfTimes(times, baseline, 0.95);
+  // Significant and large enough: two runtimes with the same decisions
+  // differ by a few tenths of a percent (where their buffers landed),
+  // which enough samples make significant.
+  Comparison c;
+  c.verdict = bench::verdict(u, r, o.alpha);
+  if (std::abs(std::log(r.ratio)) < std::log1p(o.min_effect))
+    c.verdict = bench::Verdict::NoDifference;
+  c.ratio = fmt::format("{:.3f} [{:.3f}, {:.3f}]", r.ratio, r.low, r.high);
+  c.p = fmt::format("{:.2g}", u.p_value);
+  c.json = {{"ratio", r.ratio},
+            {"ratio_low", r.low},
+            {"ratio_high", r.high},
+            {"p_value", u.p_value},
+            {"verdict", std::string(bench::toString(c.verdict))},
+            {"min_effect", o.min_effect}};
+  return c;
+}
+
+void checkVerdictOptions(const SuiteOptions& o) {
+  FUSEBOX_USER_CHECK(o.alpha > 0 && o.alpha < 1, "--alpha {}: expected a level in (0, 1)", o.alpha);
+  FUSEBOX_USER_CHECK(o.min_effect >= 0 && o.min_effect < 1,
+                     "--min-effect {}: expected a fraction in [0, 1)", o.min_effect);
+}
+
 void writeJson(const std::string& path, const std::vector<bench::BenchmarkRun>& runs,
                const nlohmann::json& context) {
   const nlohmann::json doc = bench::googleBenchmarkJson(runs, context, "fusebox");
@@ -110,9 +146,7 @@ int compareCommand(SuiteOptions& o) {
                      "compare needs two variants or more (--variant [NAME=]FLAGS, repeated), "
                      "got {}",
                      o.variants.size());
-  FUSEBOX_USER_CHECK(o.alpha > 0 && o.alpha < 1, "--alpha {}: expected a level in (0, 1)", o.alpha);
-  FUSEBOX_USER_CHECK(o.min_effect >= 0 && o.min_effect < 1,
-                     "--min-effect {}: expected a fraction in [0, 1)", o.min_effect);
+  checkVerdictOptions(o);
   std::vector<Variant> variants;
   std::set<std::string> names;
   for (size_t i = 0; i < o.variants.size(); ++i) {
@@ -158,23 +192,14 @@ int compareCommand(SuiteOptions& o) {
                               {"script", scripts[f]},
                               {"segments", segmentsJson(v.segments)}};
       if (i > 0) {
-        const bench::UTest u = bench::mannWhitneyU(v.times_ms, a.times_ms);
-        const bench::RatioEstimate r = bench::ratioOfTimes(v.times_ms, a.times_ms, 0.95);
-        // Significant and large enough: two runtimes with the same decisions
-        // differ by a few tenths of a percent (where their buffers landed),
-        // which enough samples make significant.
-        bench::Verdict d = bench::verdict(u, r, o.alpha);
-        if (std::abs(std::log(r.ratio)) < std::log1p(o.min_effect))
-          d = bench::Verdict::NoDifference;
-        ++tally[v.variant][d];
-        ratio = fmt::format("{:.3f} [{:.3f}, {:.3f}]", r.ratio, r.low, r.high);
-        p = fmt::format("{:.2g}", u.p_value);
-        verdict = std::string(bench::toString(d));
-        extra["vs_baseline"] = {
-            {"baseline", base},           {"ratio", r.ratio},
-            {"ratio_low", r.low},         {"ratio_high", r.high},
-            {"p_value", u.p_value},       {"verdict", verdict},
-            {"min_effect", o.min_effect}, {"same_decision", v.segments == a.segments}};
+        Comparison c = compareSamples(v.times_ms, a.times_ms, o);
+        ++tally[v.variant][c.verdict];
+        ratio = c.ratio;
+        p = c.p;
+        verdict = std::string(bench::toString(c.verdict));
+        c.json["baseline"] = base;
+        c.json["same_decision"] = v.segments == a.segments;
+        extra["vs_baseline"] = c.json;
       }
       std::string segments = describeSegments(v.segments);
       if (i > 0 && v.segments == a.segments) segments += fmt::format(" (same as {})", base);
@@ -221,31 +246,60 @@ int benchCommand(SuiteOptions& o) {
   const std::vector<std::string> scripts = expandScripts(o.paths);
   const std::vector<std::string> script_names = scriptNames(scripts);
   Variant variant{"bench", "", o.flags};
+  // The baseline files' samples, pooled by name (several files: runs of the
+  // other build interleaved with this one's).
+  checkVerdictOptions(o);
+  std::map<std::string, std::vector<double>> baseline;
+  for (const std::string& file : o.baselines)
+    for (auto& [name, times] : bench::readSampleTimesMs(file))
+      baseline[name].insert(baseline[name].end(), times.begin(), times.end());
+  std::map<bench::Verdict, int> tally;
+  int without_baseline = 0;
   std::vector<bench::BenchmarkRun> runs;
   std::string backend;
   bool outputs_ok = true;
   std::cout << fmt::format("bench: {} script{}, {} repetitions\n", scripts.size(),
                            scripts.size() == 1 ? "" : "s", o.measure.repetitions);
-  std::cout << fmt::format("{:<28} {:>10} {:>10} {:>10} {:>6}  {}\n", "script", "median ms",
-                           "min ms", "IQR ms", "runs", "segments");
+  std::cout << fmt::format(
+      "{:<28} {:>10} {:>10} {:>10} {:>6}  {}\n", "script", "median ms", "min ms", "IQR ms", "runs",
+      o.baselines.empty()
+          ? "segments"
+          : fmt::format("{:<25} {:>9}  {:<14} segments", "vs baseline [95% CI]", "p", "verdict"));
   for (size_t f = 0; f < scripts.size(); ++f) {
     const FusionMeasurement m = measureFusion(scripts[f], {variant}, o.measure,
                                               progressLine(f, scripts.size(), script_names[f]));
     backend = m.backend;
     const VariantMeasurement& v = m.variants[0];
-    std::cout << fmt::format("{:<28} {:>10.4f} {:>10.4f} {:>10.4f} {:>6}  {}\n", script_names[f],
+    nlohmann::json extra = {{"script", scripts[f]}, {"segments", segmentsJson(v.segments)}};
+    std::string versus;
+    if (!o.baselines.empty()) {
+      const auto it = baseline.find(script_names[f]);
+      if (it == baseline.end()) {
+        ++without_baseline;
+        versus = fmt::format("{:<25} {:>9}  {:<14} ", "(not in the baseline)", "", "");
+      } else {
+        Comparison c = compareSamples(v.times_ms, it->second, o);
+        ++tally[c.verdict];
+        versus = fmt::format("{:<25} {:>9}  {:<14} ", c.ratio, c.p, bench::toString(c.verdict));
+        c.json["baseline_samples"] = it->second.size();
+        extra["vs_baseline"] = c.json;
+      }
+    }
+    std::cout << fmt::format("{:<28} {:>10.4f} {:>10.4f} {:>10.4f} {:>6}  {}{}\n", script_names[f],
                              v.summary.median, v.summary.min, v.summary.iqr, m.runs_per_sample,
-                             describeSegments(v.segments));
+                             versus, describeSegments(v.segments));
     for (const std::string& problem : v.output_problems) {
       std::cout << fmt::format("  outputs: {}: FAIL\n", problem);
       outputs_ok = false;
     }
-    runs.push_back({script_names[f],
-                    v.times_ms,
-                    m.runs_per_sample,
-                    {{"script", scripts[f]}, {"segments", segmentsJson(v.segments)}}});
+    runs.push_back({script_names[f], v.times_ms, m.runs_per_sample, extra});
   }
   std::cout << fmt::format("backend: {}\n", backend);
+  if (!o.baselines.empty())
+    std::cout << fmt::format(
+        "vs baseline: {} faster, {} slower, {} no difference, {} not in the baseline\n",
+        tally[bench::Verdict::Faster], tally[bench::Verdict::Slower],
+        tally[bench::Verdict::NoDifference], without_baseline);
   if (!o.json.empty()) {
     writeJson(o.json, runs,
               {{"fusebox_version", FUSEBOX_VERSION_STRING},
@@ -290,6 +344,17 @@ Command addBenchCommand(CLI::App& parent) {
   app->add_option("--disable-scheduler", o->flags.disabled_schedulers,
                   "Do not use this scheduler (repeatable)")
       ->allow_extra_args(false);
+  app->add_option("--baseline", o->baselines,
+                  "FILE: a --json of `bench` (another build, another config) to compare each "
+                  "script with, by name, as `compare` does (repeatable: the files' samples are "
+                  "pooled, so runs of two builds can be interleaved)")
+      ->allow_extra_args(false);
+  app->add_option("--alpha", o->alpha, "Significance level of the verdicts (with --baseline)")
+      ->capture_default_str();
+  app->add_option("--min-effect", o->min_effect,
+                  "Smallest difference a verdict reports, as a fraction of the baseline's time "
+                  "(with --baseline)")
+      ->capture_default_str();
   return {app, [o] { return benchCommand(*o); }};
 }
 

@@ -148,23 +148,17 @@ class ExprEvalScheduler final : public Scheduler {
   // Accepts anything: only offered what no kernel scheduler accepts.
   bool isFallback() const override { return true; }
 
-  Decision canScheduleCompileTime(const Fusion&, CompileTimeCache&) override {
-    return Decision::accept();
-  }
-  Decision canScheduleRunTime(const Fusion&, RuntimeInfo&, CompileTimeCache&) override {
-    return Decision::accept();
-  }
-  std::unique_ptr<HeuristicParams> computeHeuristics(const Fusion& segment, RuntimeInfo&,
-                                                     CompileTimeCache& cache) override {
-    uint64_t hash =
+  Answer propose(const Fusion& segment, RuntimeInfo& info, CompileTimeCache& cache) override {
+    const uint64_t hash =
         cache.get<uint64_t>("expr_eval.structural_hash", [&] { return segment.structuralHash(); });
-    return std::make_unique<ExprEvalParams>(hash);
-  }
-  std::unique_ptr<SegmentPlan> schedule(const Fusion& segment, const HeuristicParams&,
-                                        RuntimeInfo& info) override {
-    if (info.device().is_gpu)
-      if (const Expr* e = cublasExpr(segment, info)) return std::make_unique<CublasPlan>(e);
-    return std::make_unique<EvaluatorPlan>(segment, info.device().is_gpu);
+    const bool on_gpu = info.device().is_gpu;
+    const Expr* cublas = on_gpu ? cublasExpr(segment, info) : nullptr;
+    return std::make_unique<LazyProposal>(
+        [hash] { return std::make_unique<ExprEvalParams>(hash); },
+        [&segment, on_gpu, cublas](const HeuristicParams&) -> std::unique_ptr<SegmentPlan> {
+          if (cublas != nullptr) return std::make_unique<CublasPlan>(cublas);
+          return std::make_unique<EvaluatorPlan>(segment, on_gpu);
+        });
   }
 };
 

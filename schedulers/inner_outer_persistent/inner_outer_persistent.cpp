@@ -76,57 +76,29 @@ class InnerOuterPersistentScheduler final : public Scheduler {
     requireIntInRange(settings, "blocks_per_sm", 0, 8, " (0: the heuristic decides)");
   }
 
-  Decision canScheduleCompileTime(const Fusion& segment, CompileTimeCache& cache) override {
-    return cache.get<Decision>("inner_outer_persistent.compile_time", [&] {
+  Answer propose(const Fusion& segment, RuntimeInfo& info, CompileTimeCache& cache) override {
+    const Decision structure = cache.get<Decision>("inner_outer_persistent.compile_time", [&] {
       NormalizationStructure st;
       InnerOuterParts parts;
       Decision d = analyzeCompileTime(segment, ReductionType::InnerOuter, st);
       if (d) d = splitInnerOuter(segment, st, parts);
       return d;
     });
-  }
-
-  Decision canScheduleRunTime(const Fusion& segment, RuntimeInfo& info,
-                              CompileTimeCache& cache) override {
-    if (Decision d = canScheduleCompileTime(segment, cache); !d) return d;
+    if (!structure) return Refusal::ofStructure(structure);
     Analysis an;
     if (std::string problem = analyze(segment, info, an); !problem.empty())
-      return Decision::reject(problem);
-    if (!an.rows.shape_problem.empty()) return Decision::reject(an.rows.shape_problem);
+      return Refusal::ofInputs(problem);
+    if (!an.rows.shape_problem.empty()) return Refusal::ofInputs(an.rows.shape_problem);
+    const int64_t dynamic = an.params.accumulator_shared_bytes;
     try {
-      (void)generateInnerOuterKernel(segment, an.parts, an.rows.facts, an.params, an.rows.plan,
-                                     info, name(), an.params.accumulator_shared_bytes > 0);
+      return persistentProposal(
+          segment, info, an.params, an.rows.facts,
+          generateInnerOuterKernel(segment, an.parts, an.rows.facts, an.params, an.rows.plan, info,
+                                   name(), dynamic > 0),
+          true, dynamic);
     } catch (const Unschedulable& e) {
-      return Decision::reject(e.what());
+      return Refusal::ofInputs(e.what());
     }
-    return Decision::accept();
-  }
-
-  std::unique_ptr<HeuristicParams> computeHeuristics(const Fusion& segment, RuntimeInfo& info,
-                                                     CompileTimeCache&) override {
-    Analysis an;
-    const std::string problem = analyze(segment, info, an);
-    FUSEBOX_CHECK(problem.empty() && an.rows.shape_problem.empty(),
-                  "inner_outer_persistent: heuristics for a segment it rejects: {}{}", problem,
-                  an.rows.shape_problem);
-    return std::make_unique<InnerOuterParams>(an.params);
-  }
-
-  std::unique_ptr<SegmentPlan> schedule(const Fusion& segment, const HeuristicParams& params,
-                                        RuntimeInfo& info) override {
-    const auto* p = dynamic_cast<const InnerOuterParams*>(&params);
-    FUSEBOX_CHECK(p != nullptr,
-                  "inner_outer_persistent: schedule() got another scheduler's params");
-    Analysis an;
-    const std::string problem = analyze(segment, info, an);
-    FUSEBOX_CHECK(problem.empty(), "inner_outer_persistent: scheduling a segment it rejects: {}",
-                  problem);
-    std::unique_ptr<KernelPlan> plan =
-        rowKernelPlan(generateInnerOuterKernel(segment, an.parts, an.rows.facts, *p, an.rows.plan,
-                                               info, name(), p->accumulator_shared_bytes > 0),
-                      *p, true, segment, info, an.rows.facts);
-    plan->launch.dynamic_shared_memory = static_cast<uint32_t>(p->accumulator_shared_bytes);
-    return plan;
   }
 
  private:

@@ -49,52 +49,27 @@ class InnerPersistentScheduler final : public Scheduler {
     checkRowShapeOptions(name(), settings, forcedShape());
   }
 
-  Decision canScheduleCompileTime(const Fusion& segment, CompileTimeCache& cache) override {
-    return cache.get<Decision>("inner_persistent.compile_time", [&] {
+  Answer propose(const Fusion& segment, RuntimeInfo& info, CompileTimeCache& cache) override {
+    const Decision structure = cache.get<Decision>("inner_persistent.compile_time", [&] {
       NormalizationStructure st;
       return analyzeCompileTime(segment, ReductionType::Inner, st);
     });
-  }
-
-  Decision canScheduleRunTime(const Fusion& segment, RuntimeInfo& info,
-                              CompileTimeCache& cache) override {
-    if (Decision d = canScheduleCompileTime(segment, cache); !d) return d;
+    if (!structure) return Refusal::ofStructure(structure);
     Analysis an;
     if (std::string problem = analyze(segment, info, an); !problem.empty())
-      return Decision::reject(problem);
-    if (!an.rows.shape_problem.empty()) return Decision::reject(an.rows.shape_problem);
+      return Refusal::ofInputs(problem);
+    if (!an.rows.shape_problem.empty()) return Refusal::ofInputs(an.rows.shape_problem);
     if (an.params.grid[0] >= (uint32_t{1} << 31))
-      return Decision::reject(
+      return Refusal::ofInputs(
           fmt::format("{} rows need more than 2^31 - 1 blocks", an.rows.facts.kept_extent));
     try {
-      (void)generateRowKernel(segment, an.st, an.rows.facts, an.params, an.rows.plan, info, name());
+      return persistentProposal(
+          segment, info, an.params, an.rows.facts,
+          generateRowKernel(segment, an.st, an.rows.facts, an.params, an.rows.plan, info, name()),
+          false);
     } catch (const Unschedulable& e) {
-      return Decision::reject(e.what());
+      return Refusal::ofInputs(e.what());
     }
-    return Decision::accept();
-  }
-
-  std::unique_ptr<HeuristicParams> computeHeuristics(const Fusion& segment, RuntimeInfo& info,
-                                                     CompileTimeCache&) override {
-    Analysis an;
-    const std::string problem = analyze(segment, info, an);
-    FUSEBOX_CHECK(problem.empty() && an.rows.shape_problem.empty(),
-                  "inner_persistent: heuristics for a segment it rejects: {}{}", problem,
-                  an.rows.shape_problem);
-    return std::make_unique<InnerPersistentParams>(an.params);
-  }
-
-  std::unique_ptr<SegmentPlan> schedule(const Fusion& segment, const HeuristicParams& params,
-                                        RuntimeInfo& info) override {
-    const auto* p = dynamic_cast<const InnerPersistentParams*>(&params);
-    FUSEBOX_CHECK(p != nullptr, "inner_persistent: schedule() got another scheduler's params");
-    Analysis an;
-    const std::string problem = analyze(segment, info, an);
-    FUSEBOX_CHECK(problem.empty(), "inner_persistent: scheduling a segment it rejects: {}",
-                  problem);
-    return rowKernelPlan(
-        generateRowKernel(segment, an.st, an.rows.facts, *p, an.rows.plan, info, name()), *p, false,
-        segment, info, an.rows.facts);
   }
 
  private:

@@ -145,15 +145,30 @@ class NoOpScheduler final : public Scheduler {
  public:
   std::string name() const override { return "no_op"; }
 
-  Decision canScheduleCompileTime(const Fusion& segment, CompileTimeCache& cache) override {
+  Answer propose(const Fusion& segment, RuntimeInfo& info, CompileTimeCache& cache) override {
+    const Decision structure =
+        cache.get<Decision>("no_op.compile_time", [&] { return checkStructure(segment, cache); });
+    if (!structure) return Refusal::ofStructure(structure);
+    auto result = makeRecipes(segment, info, cache);
+    if (auto* reason = std::get_if<std::string>(&result)) return Refusal::ofInputs(*reason);
+    auto recipes = std::get<std::vector<Recipe>>(std::move(result));
+    return std::make_unique<LazyProposal>(
+        [recipes] { return std::make_unique<NoOpParams>(recipes); },
+        [](const HeuristicParams& params) {
+          return std::make_unique<ViewPlan>(dynamic_cast<const NoOpParams&>(params).recipes());
+        });
+  }
+
+ private:
+  // Outputs that are views, or computed ones that may be empty (known at run
+  // time, unless their extents are constants).
+  static Decision checkStructure(const Fusion& segment, CompileTimeCache& cache) {
     const SegmentFacts& facts = factsOf(segment, cache);
     for (size_t k = 0; k < facts.outputs.size(); ++k) {
       const OutputSource& source = facts.outputs[k];
       if (source.is_view) continue;
       const Val* out = segment.outputs()[k];
       if (!out->isTensor()) return Decision::reject(notAView(segment, out, source));
-      // A computed output is fine only when it has no elements: known at run time,
-      // unless its extents are constants.
       const auto* tv = out->as<TensorView>();
       if (neverEmpty(tv))
         return Decision::reject(
@@ -163,29 +178,6 @@ class NoOpScheduler final : public Scheduler {
     return Decision::accept();
   }
 
-  Decision canScheduleRunTime(const Fusion& segment, RuntimeInfo& info,
-                              CompileTimeCache& cache) override {
-    auto result = makeRecipes(segment, info, cache);
-    if (auto* reason = std::get_if<std::string>(&result)) return Decision::reject(*reason);
-    return Decision::accept();
-  }
-
-  std::unique_ptr<HeuristicParams> computeHeuristics(const Fusion& segment, RuntimeInfo& info,
-                                                     CompileTimeCache& cache) override {
-    auto result = makeRecipes(segment, info, cache);
-    if (auto* reason = std::get_if<std::string>(&result))
-      throw std::runtime_error("the segment is not a view after all: " + *reason);
-    return std::make_unique<NoOpParams>(std::get<std::vector<Recipe>>(std::move(result)));
-  }
-
-  std::unique_ptr<SegmentPlan> schedule(const Fusion&, const HeuristicParams& params,
-                                        RuntimeInfo&) override {
-    const auto* p = dynamic_cast<const NoOpParams*>(&params);
-    if (p == nullptr) throw std::invalid_argument("no_op was given another scheduler's params");
-    return std::make_unique<ViewPlan>(p->recipes());
-  }
-
- private:
   static const SegmentFacts& factsOf(const Fusion& segment, CompileTimeCache& cache) {
     return cache.get<SegmentFacts>("no_op.facts", [&] { return analyzeSegment(segment); });
   }

@@ -68,54 +68,28 @@ class OuterPersistentScheduler final : public Scheduler {
     requireIntInRange(settings, "blocks_per_sm", 0, 8, " (0: the heuristic decides)");
   }
 
-  Decision canScheduleCompileTime(const Fusion& segment, CompileTimeCache& cache) override {
-    return cache.get<Decision>("outer_persistent.compile_time", [&] {
+  Answer propose(const Fusion& segment, RuntimeInfo& info, CompileTimeCache& cache) override {
+    const Decision structure = cache.get<Decision>("outer_persistent.compile_time", [&] {
       NormalizationStructure st;
       return analyzeCompileTime(segment, ReductionType::Outer, st);
     });
-  }
-
-  Decision canScheduleRunTime(const Fusion& segment, RuntimeInfo& info,
-                              CompileTimeCache& cache) override {
-    if (Decision d = canScheduleCompileTime(segment, cache); !d) return d;
+    if (!structure) return Refusal::ofStructure(structure);
     Analysis an;
     if (std::string problem = analyze(segment, info, an); !problem.empty())
-      return Decision::reject(problem);
-    if (!an.columns.shape_problem.empty()) return Decision::reject(an.columns.shape_problem);
+      return Refusal::ofInputs(problem);
+    if (!an.columns.shape_problem.empty()) return Refusal::ofInputs(an.columns.shape_problem);
     if (an.params.grid[0] >= (uint32_t{1} << 31) || an.params.grid[1] > 65535)
-      return Decision::reject(fmt::format("{} columns and {} rows need a grid of [{}, {}] blocks",
-                                          an.params.kept_extent, an.params.reduced_extent,
-                                          an.params.grid[0], an.params.grid[1]));
+      return Refusal::ofInputs(fmt::format("{} columns and {} rows need a grid of [{}, {}] blocks",
+                                           an.params.kept_extent, an.params.reduced_extent,
+                                           an.params.grid[0], an.params.grid[1]));
     try {
-      (void)generateColumnKernel(segment, an.st, an.columns.facts, an.params, an.columns.plan, info,
-                                 name());
+      return persistentProposal(segment, info, an.params, an.columns.facts,
+                                generateColumnKernel(segment, an.st, an.columns.facts, an.params,
+                                                     an.columns.plan, info, name()),
+                                an.params.grid[1] > 1);
     } catch (const Unschedulable& e) {
-      return Decision::reject(e.what());
+      return Refusal::ofInputs(e.what());
     }
-    return Decision::accept();
-  }
-
-  std::unique_ptr<HeuristicParams> computeHeuristics(const Fusion& segment, RuntimeInfo& info,
-                                                     CompileTimeCache&) override {
-    Analysis an;
-    const std::string problem = analyze(segment, info, an);
-    FUSEBOX_CHECK(problem.empty() && an.columns.shape_problem.empty(),
-                  "outer_persistent: heuristics for a segment it rejects: {}{}", problem,
-                  an.columns.shape_problem);
-    return std::make_unique<OuterPersistentParams>(an.params);
-  }
-
-  std::unique_ptr<SegmentPlan> schedule(const Fusion& segment, const HeuristicParams& params,
-                                        RuntimeInfo& info) override {
-    const auto* p = dynamic_cast<const OuterPersistentParams*>(&params);
-    FUSEBOX_CHECK(p != nullptr, "outer_persistent: schedule() got another scheduler's params");
-    Analysis an;
-    const std::string problem = analyze(segment, info, an);
-    FUSEBOX_CHECK(problem.empty(), "outer_persistent: scheduling a segment it rejects: {}",
-                  problem);
-    return rowKernelPlan(
-        generateColumnKernel(segment, an.st, an.columns.facts, *p, an.columns.plan, info, name()),
-        *p, p->grid[1] > 1, segment, info, an.columns.facts);
   }
 
  private:

@@ -49,24 +49,41 @@ class ReductionScheduler final : public Scheduler {
     requireIntInRange(settings, "max_vector_width", 0, 16, " (0: the widest the dtype allows)");
   }
 
-  Decision canScheduleCompileTime(const Fusion& segment, CompileTimeCache& cache) override {
-    return cache.get<Decision>("reduction.compile_time", [&] {
+  Answer propose(const Fusion& segment, RuntimeInfo& info, CompileTimeCache& cache) override {
+    const Decision structure = cache.get<Decision>("reduction.compile_time", [&] {
       ReductionStructure st;
       return analyzeStructure(segment, st);
     });
+    if (!structure) return Refusal::ofStructure(structure);
+    auto st = std::make_shared<ReductionStructure>();
+    (void)analyzeStructure(segment, *st);
+    auto facts = std::make_shared<SegmentFacts>();
+    try {
+      *facts = computeFacts(segment, *st, info);
+    } catch (const UserError& e) {
+      return Refusal::ofInputs(fmt::format("the inputs do not fit the segment: {}", e.what()));
+    }
+    if (Decision d = sizeCheck(segment, *st, *facts, info); !d) return Refusal::ofInputs(d);
+    const ReductionParams p = params(segment, *st, *facts, info);
+    if (Decision d = paramCheck(segment, *st, *facts, p, info); !d) return Refusal::ofInputs(d);
+    return std::make_unique<LazyProposal>(
+        [p] { return std::make_unique<ReductionParams>(p); },
+        [&segment, st, facts, info](const HeuristicParams& params) mutable {
+          return plan(segment, *st, *facts, dynamic_cast<const ReductionParams&>(params), info);
+        });
   }
 
-  Decision canScheduleRunTime(const Fusion& segment, RuntimeInfo& info,
-                              CompileTimeCache& cache) override {
-    if (Decision d = canScheduleCompileTime(segment, cache); !d) return d;
-    ReductionStructure st;
-    (void)analyzeStructure(segment, st);
-    SegmentFacts facts;
-    try {
-      facts = computeFacts(segment, st, info);
-    } catch (const UserError& e) {
-      return Decision::reject(fmt::format("the inputs do not fit the segment: {}", e.what()));
-    }
+ private:
+  static int64_t keptCount(const SegmentFacts& facts) {
+    int64_t kept = 1;
+    for (size_t d = 0; d < facts.input_sizes.size(); ++d)
+      if (!facts.reduced[d]) kept *= facts.input_sizes[d];
+    return kept;
+  }
+
+  // What the sizes of this call rule out.
+  static Decision sizeCheck(const Fusion& segment, const ReductionStructure& st,
+                            const SegmentFacts& facts, RuntimeInfo& info) {
     const int64_t domain = numel(facts.input_sizes);
     int64_t kept = 1, reduced = 1;
     for (size_t d = 0; d < facts.input_sizes.size(); ++d)
@@ -100,7 +117,13 @@ class ReductionScheduler final : public Scheduler {
             tv->toString(), numel(facts.sizes.at(tv)), domain));
     if (const std::string problem = kernelgen::inputLayoutProblem(segment, info); !problem.empty())
       return Decision::reject(problem);
-    const ReductionParams p = params(segment, st, facts, info);
+    return Decision::accept();
+  }
+
+  // What the params chosen for this call rule out.
+  static Decision paramCheck(const Fusion& segment, const ReductionStructure& st,
+                             const SegmentFacts& facts, const ReductionParams& p,
+                             RuntimeInfo& info) {
     // A kernel over symbolic sizes also takes its sizes as parameters.
     if (const std::string problem =
             p.shape_mode == ShapeMode::Symbolic
@@ -109,38 +132,24 @@ class ReductionScheduler final : public Scheduler {
         !problem.empty())
       return Decision::reject(problem);
     if (p.grid[0] >= (uint32_t{1} << 31))
-      return Decision::reject(fmt::format("{} kept elements need more than 2^31 - 1 blocks", kept));
+      return Decision::reject(
+          fmt::format("{} kept elements need more than 2^31 - 1 blocks", keptCount(facts)));
     return Decision::accept();
   }
 
-  std::unique_ptr<HeuristicParams> computeHeuristics(const Fusion& segment, RuntimeInfo& info,
-                                                     CompileTimeCache&) override {
-    ReductionStructure st;
-    const Decision d = analyzeStructure(segment, st);
-    FUSEBOX_CHECK(d.accepted(), "reduction: heuristics for a segment it rejects: {}", d.reason());
-    return std::make_unique<ReductionParams>(
-        params(segment, st, computeFacts(segment, st, info), info));
-  }
-
-  std::unique_ptr<SegmentPlan> schedule(const Fusion& segment, const HeuristicParams& params,
-                                        RuntimeInfo& info) override {
-    const auto* p = dynamic_cast<const ReductionParams*>(&params);
-    FUSEBOX_CHECK(p != nullptr, "reduction: schedule() got another scheduler's params");
-    ReductionStructure st;
-    const Decision d = analyzeStructure(segment, st);
-    FUSEBOX_CHECK(d.accepted(), "reduction: scheduling a segment it rejects: {}", d.reason());
-    const SegmentFacts facts = computeFacts(segment, st, info);
-    GeneratedKernel gen = generateKernel(segment, st, facts, *p, info);
+  static std::unique_ptr<KernelPlan> plan(const Fusion& segment, const ReductionStructure& st,
+                                          const SegmentFacts& facts, const ReductionParams& p,
+                                          RuntimeInfo& info) {
+    GeneratedKernel gen = generateKernel(segment, st, facts, p, info);
     auto plan = std::make_unique<KernelPlan>();
     plan->kernel = std::move(gen.source);
     plan->bindings = std::move(gen.bindings);
-    plan->launch.grid = p->grid;
-    plan->launch.block = {static_cast<uint32_t>(p->block_x), static_cast<uint32_t>(p->block_y), 1};
+    plan->launch.grid = p.grid;
+    plan->launch.block = {static_cast<uint32_t>(p.block_x), static_cast<uint32_t>(p.block_y), 1};
     kernelgen::describePlanMemory(*plan, segment, info, facts.sizes, facts.output_strides);
     return plan;
   }
 
- private:
   static SegmentFacts computeFacts(const Fusion& segment, const ReductionStructure& st,
                                    RuntimeInfo& info) {
     SegmentFacts facts;

@@ -33,39 +33,32 @@ class ScanScheduler final : public Scheduler {
                                   threads));
   }
 
-  Decision canScheduleCompileTime(const Fusion& segment, CompileTimeCache& cache) override {
-    return cache.get<Decision>("scan.compile_time", [&] {
+  Answer propose(const Fusion& segment, RuntimeInfo& info, CompileTimeCache& cache) override {
+    // Cached per structure: only the decision (a structure refers to one
+    // segment's IR, and segments of one structure share the cache).
+    const Decision structure = cache.get<Decision>("scan.compile_time", [&] {
       ScanStructure st;
       return analyzeScan(segment, st);
     });
-  }
-
-  Decision canScheduleRunTime(const Fusion& segment, RuntimeInfo& info,
-                              CompileTimeCache& cache) override {
-    if (Decision d = canScheduleCompileTime(segment, cache); !d) return d;
-    const ScanStructure st = structureOf(segment);
+    if (!structure) return Refusal::ofStructure(structure);
+    auto st = std::make_shared<const ScanStructure>(structureOf(segment));
+    ScanFacts facts;
     try {
-      return checkScanRunTime(segment, st, computeScanFacts(segment, st, info), info);
+      facts = computeScanFacts(segment, *st, info);
+      if (Decision d = checkScanRunTime(segment, *st, facts, info); !d) return Refusal::ofInputs(d);
     } catch (const UserError& e) {
-      return Decision::reject(fmt::format("the inputs do not fit the segment: {}", e.what()));
+      return Refusal::ofInputs(fmt::format("the inputs do not fit the segment: {}", e.what()));
     }
-  }
-
-  std::unique_ptr<HeuristicParams> computeHeuristics(const Fusion& segment, RuntimeInfo& info,
-                                                     CompileTimeCache&) override {
-    const ScanStructure st = structureOf(segment);
-    const ScanFacts facts = computeScanFacts(segment, st, info);
-    return std::make_unique<ScanParams>(
-        computeScanParams(st, facts, collectScanAccesses(segment, st, facts, info),
-                          static_cast<int>(option<int64_t>("max_threads"))));
-  }
-
-  std::unique_ptr<SegmentPlan> schedule(const Fusion& segment, const HeuristicParams& params,
-                                        RuntimeInfo& info) override {
-    const auto* p = dynamic_cast<const ScanParams*>(&params);
-    FUSEBOX_CHECK(p != nullptr, "scan: schedule() got another scheduler's params");
-    const ScanStructure st = structureOf(segment);
-    return makeScanPlan(segment, st, computeScanFacts(segment, st, info), *p, info);
+    const int max_threads = static_cast<int>(option<int64_t>("max_threads"));
+    auto kept = std::make_shared<const ScanFacts>(std::move(facts));
+    return std::make_unique<LazyProposal>(
+        [&segment, st, kept, info, max_threads]() mutable {
+          return std::make_unique<ScanParams>(computeScanParams(
+              *st, *kept, collectScanAccesses(segment, *st, *kept, info), max_threads));
+        },
+        [&segment, st, kept, info](const HeuristicParams& params) mutable {
+          return makeScanPlan(segment, *st, *kept, dynamic_cast<const ScanParams&>(params), info);
+        });
   }
 
  private:

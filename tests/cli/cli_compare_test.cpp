@@ -166,6 +166,68 @@ TEST(CliBench, AFolderOfScriptsGivesOneBenchmarkEach) {
   EXPECT_EQ(iterations(doc, "notes.txt").size(), 0u);
 }
 
+TEST(CliBench, ABaselineFromAnotherRunGivesAVerdictPerScript) {
+  TempDir dir;
+  fs::copy_file(kScript, dir.path() / "a.py");
+  const std::string a = (dir.path() / "a.py").string();
+  const std::string fast = testSchedulers(dir, "\"accept_all_host\"");
+  const std::string sleepy =
+      testSchedulers(dir, "\"sleepy_host\"") + " --set schedulers.sleepy_host.sleep_us=2000";
+  const std::string common = kSmall + " --repetitions 9 --min-sample-ms 0";
+  // Two baseline files (runs of the other build, interleaved): pooled.
+  const fs::path old1 = dir.path() / "old1.json", old2 = dir.path() / "old2.json";
+  for (const fs::path& file : {old1, old2}) {
+    auto r = runCommand(kExe + " bench " + a + " --config " + fast + common + " --json " +
+                        file.string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  fs::copy_file(kScript, dir.path() / "b.py");  // not in the baseline
+  const fs::path json = dir.path() / "new.json";
+  auto r = runCommand(kExe + " bench " + dir.path().string() + " --config " + sleepy + common +
+                      " --baseline " + old1.string() + " --baseline " + old2.string() + " --json " +
+                      json.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("vs baseline [95% CI]"));
+  EXPECT_THAT(r.output, HasSubstr("(not in the baseline)"));
+  EXPECT_THAT(r.output, HasSubstr("vs baseline: 0 faster, 1 slower, 0 no difference, 1 not in the "
+                                  "baseline"));
+  const nlohmann::json doc = readJson(json);
+  const auto runs = iterations(doc, "a.py");
+  ASSERT_EQ(runs.size(), 9u);
+  EXPECT_EQ((*runs[0])["vs_baseline"]["verdict"], "slower");
+  EXPECT_EQ((*runs[0])["vs_baseline"]["baseline_samples"], 18);
+  EXPECT_GT((*runs[0])["vs_baseline"]["ratio_low"].get<double>(), 1.0);
+}
+
+TEST(CliBench, ABaselineThatIsNotBenchmarkJsonIsNamed) {
+  TempDir dir;
+  const std::string bench = kExe + " bench " + kScript + kSmall + " --repetitions 2 --baseline ";
+  auto missing = runCommand(bench + (dir.path() / "none.json").string());
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.output, HasSubstr("none.json: cannot open the file"));
+  auto text = runCommand(bench + dir.write("text.json", "not json").string());
+  EXPECT_EQ(text.exit_code, 1);
+  EXPECT_THAT(text.output, HasSubstr("text.json: not benchmark JSON"));
+  auto shape = runCommand(bench + dir.write("shape.json", "{\"runs\": []}").string());
+  EXPECT_EQ(shape.exit_code, 1);
+  EXPECT_THAT(shape.output, HasSubstr("shape.json: expected Google Benchmark JSON"));
+  auto unit = runCommand(bench + dir.write("unit.json",
+                                           "{\"benchmarks\": [{\"name\": \"x\", \"run_type\": "
+                                           "\"iteration\", \"real_time\": 3, \"time_unit\": "
+                                           "\"weeks\"}]}")
+                                     .string());
+  EXPECT_EQ(unit.exit_code, 1);
+  EXPECT_THAT(unit.output, HasSubstr("unit.json: benchmarks[0]: time_unit 'weeks'"));
+  auto negative =
+      runCommand(bench + dir.write("neg.json",
+                                   "{\"benchmarks\": [{\"name\": \"x\", \"real_time\": -1, "
+                                   "\"time_unit\": \"us\"}]}")
+                             .string());
+  EXPECT_EQ(negative.exit_code, 1);
+  EXPECT_THAT(negative.output,
+              HasSubstr("neg.json: benchmarks[0]: real_time -1 is not a positive"));
+}
+
 TEST(CliSet, OverridesASchedulerOptionAndNamesItsPlaceWhenWrong) {
   auto r = runCommand(kExe + " run " + kScript + kSmall +
                       " --no-ir --set schedulers.pointwise.unroll=3 --dump scheduler_params");

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "kernel_ir/kernel_ir.h"
+#include "kernel_ir/kernel_source.h"
 #include "kernel_ir/print_cuda.h"
 #include "kernel_ir/print_ir.h"
 
@@ -134,6 +135,35 @@ TEST(KernelIrStatements, AnUnrolledLoopCannotFollowASameLineHeader) {
       .forLoop("v", intType(), lit(0), lit(2), {}, Unroll::Full, BodyStyle::SameLine)
       .assign(var("x"), var("v"));
   EXPECT_THROW(printCuda(k), InternalError);
+}
+
+TEST(KernelIrStatements, ASharedArrayIsOnePerBlock) {
+  Block k;
+  const Value partial = k.declareArray("partial", named("float"), 256, {.shared = true});
+  k.assign(subscript(partial, threadIdx('x')), text("0.0f"));
+  EXPECT_EQ(printCuda(k, 1),
+            "  __shared__ float partial[256];\n"
+            "  partial[threadIdx.x] = 0.0f;\n");
+  EXPECT_EQ(printIr(k), "decl shared partial: float[256]\npartial[threadIdx.x] = 0.0f\n");
+}
+
+TEST(KernelIrSource, TheTranslationUnitNamesTheKernelByItsBody) {
+  Block k;
+  k.ret();
+  const KernelSource a = kernelSource("row_sum", "threads = 64", k, true, {64, 2});
+  EXPECT_EQ(a.name.rfind("fusebox_row_sum_", 0), 0u) << a.name;
+  EXPECT_TRUE(a.uses_block_sync);
+  EXPECT_NE(a.source.find("//   threads = 64\n"), std::string::npos) << a.source;
+  EXPECT_NE(a.source.find("#include <fusebox_runtime.cuh>"), std::string::npos) << a.source;
+  EXPECT_NE(a.source.find("extern \"C\" __global__ void __launch_bounds__(64, 2) " + a.name +
+                          "([[maybe_unused]] fusebox::KernelParams p) {\n  return;\n}\n"),
+            std::string::npos)
+      << a.source;
+  // Another body, another name; the same body, the same name.
+  Block other;
+  other.syncThreads();
+  EXPECT_NE(kernelSource("row_sum", "threads = 64", other, true).name, a.name);
+  EXPECT_EQ(kernelSource("row_sum", "other params", k, true, {64, 2}).name, a.name);
 }
 
 TEST(KernelIrDump, ShowsTheStructure) {

@@ -87,9 +87,9 @@ std::string layernormBackwardParams(const DeviceProperties& device, int64_t rows
   s->configure({});
   CompileTimeCache cache;
   RuntimeInfo info(*def.fusion, infos, device);
-  const Decision d = s->canScheduleRunTime(*def.fusion, info, cache);
+  const Decision d = runTimeDecision(*s, *def.fusion, info);
   if (!d) return d.reason();
-  return s->computeHeuristics(*def.fusion, info, cache)->toString();
+  return paramsOf(*s, *def.fusion, info)->toString();
 }
 
 TEST(InnerOuterPersistentHeuristics, LayernormBackwardOnAnH100) {
@@ -150,7 +150,7 @@ TEST(RowShapeOptions, ForcedChunksNeedingTooManyThreadsAreRefused) {
     CompileTimeCache cache;
     RuntimeInfo info(*def.fusion, infos, {});
     expectReason(
-        s->canScheduleRunTime(*def.fusion, info, cache),
+        runTimeDecision(*s, *def.fusion, info),
         "chunks_per_thread 1 needs 4128 threads for the row's 4097 chunks, more than 1024");
   }
 }

@@ -28,10 +28,10 @@ std::string paramsOn(const DeviceProperties& device, const Fusion& f,
   s->configure({});
   CompileTimeCache cache;
   RuntimeInfo info(f, infos, device);
-  const Decision d = s->canScheduleRunTime(f, info, cache);
+  const Decision d = runTimeDecision(*s, f, info);
   if (decision != nullptr) *decision = d;
   if (!d) return d.reason();
-  return s->computeHeuristics(f, info, cache)->toString();
+  return paramsOf(*s, f, info)->toString();
 }
 
 TEST(OuterPersistentRejects, EachReductionTypeGoesToItsOwner) {
@@ -96,8 +96,8 @@ TEST(OuterPersistentOptions, ForcedRowsPerThreadSetTheBands) {
   s->configure(settings);
   CompileTimeCache cache;
   RuntimeInfo info(*def.fusion, {tensorInfo(DataType::Float, {1000, 64})}, h100());
-  ASSERT_TRUE(s->canScheduleRunTime(*def.fusion, info, cache).accepted());
-  const std::string params = s->computeHeuristics(*def.fusion, info, cache)->toString();
+  ASSERT_TRUE(runTimeDecision(*s, *def.fusion, info).accepted());
+  const std::string params = paramsOf(*s, *def.fusion, info)->toString();
   // 64 float columns: 16 threads of 4, 16 rows of threads, 4 rows each: 64
   // rows a band, 16 bands.
   EXPECT_EQ(paramLine(params, "batch"), "4") << params;

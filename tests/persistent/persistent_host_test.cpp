@@ -91,9 +91,8 @@ TEST(InnerPersistentHeuristics, RowsTooWideForTheRegistersGoToSharedMemory) {
     s->configure(settings);
     CompileTimeCache cache;
     RuntimeInfo info(*def.fusion, {tensorInfo(dtype, {4, width})}, h100);
-    const Decision d = s->canScheduleRunTime(*def.fusion, info, cache);
-    if (d && params != nullptr)
-      *params = s->computeHeuristics(*def.fusion, info, cache)->toString();
+    const Decision d = runTimeDecision(*s, *def.fusion, info);
+    if (d && params != nullptr) *params = paramsOf(*s, *def.fusion, info)->toString();
     return d;
   };
   std::string params;
@@ -189,9 +188,9 @@ TEST_F(PersistentFixture, AWrongKernelFailsValidation) {
   auto s = builtinScheduler("inner_persistent");
   s->configure({});
   CompileTimeCache cache;
-  ASSERT_TRUE(s->canScheduleRunTime(*def.fusion, info, cache).accepted());
-  auto params = s->computeHeuristics(*def.fusion, info, cache);
-  auto plan = s->schedule(*def.fusion, *params, info);
+  ASSERT_TRUE(runTimeDecision(*s, *def.fusion, info).accepted());
+  auto params = paramsOf(*s, *def.fusion, info);
+  auto plan = planOf(*s, *def.fusion, info);
   auto* kp = dynamic_cast<KernelPlan*>(plan.get());
   ASSERT_NE(kp, nullptr);
   const std::string rsqrt = "fusebox::op::rsqrt(";

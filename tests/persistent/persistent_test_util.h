@@ -20,21 +20,28 @@ inline SchedulerRun expectPersistentMatches(const std::string& scheduler, Backen
 
 // A scheduler's compile-time and run-time decisions on `f` (the host's
 // device properties).
-inline Decision compileTime(const std::string& scheduler, const Fusion& f) {
+// A scheduler's answer on `f` as a Decision; with `structural_only`, only a
+// refusal of the structure counts (what any inputs would get).
+inline Decision answerOf(const std::string& scheduler, const Fusion& f,
+                         const std::vector<ArgumentInfo>& inputs, bool structural_only) {
   CompileTimeCache cache;
   auto s = builtinScheduler(scheduler);
   s->configure({});
-  return s->canScheduleCompileTime(f, cache);
+  RuntimeInfo info(f, inputs, {});
+  Answer answer = s->propose(f, info, cache);
+  if (answer.proposed()) return Decision::accept();
+  if (structural_only && !answer.refusal().structural()) return Decision::accept();
+  return Decision::reject(answer.refusal().reason());
+}
+
+// The structural part of a scheduler's answer on `f` (its compile-time check).
+inline Decision compileTime(const std::string& scheduler, const Fusion& f) {
+  return answerOf(scheduler, f, someInputs(f), true);
 }
 
 inline Decision runTime(const std::string& scheduler, const Fusion& f,
                         const std::vector<ArgumentInfo>& inputs) {
-  CompileTimeCache cache;
-  auto s = builtinScheduler(scheduler);
-  s->configure({});
-  if (Decision d = s->canScheduleCompileTime(f, cache); !d) return d;
-  RuntimeInfo info(f, inputs, {});
-  return s->canScheduleRunTime(f, info, cache);
+  return answerOf(scheduler, f, inputs, false);
 }
 
 inline void expectReason(const Decision& d, const std::string& part) {

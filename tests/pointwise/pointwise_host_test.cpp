@@ -28,7 +28,7 @@ TEST(PointwiseRejects, ReductionWithReason) {
   TensorView* x = defineTensor(f, {-1, -1}, DataType::Float);
   f.addOutput(sum(exp(x), {1}));
   CompileTimeCache cache;
-  const Decision d = pointwiseScheduler()->canScheduleCompileTime(f, cache);
+  const Decision d = structuralDecision(*pointwiseScheduler(), f);
   EXPECT_FALSE(d.accepted());
   EXPECT_NE(d.reason().find("is a reduction"), std::string::npos) << d.reason();
 }
@@ -38,7 +38,7 @@ TEST(PointwiseRejects, ReductionOverADimThatMayBeLongerThanOne) {
   TensorView* x = defineTensor(f, {-1, -1}, DataType::Float);  // extent of dim 1 unknown
   f.addOutput(sum(x, {1}));
   CompileTimeCache cache;
-  const Decision d = pointwiseScheduler()->canScheduleCompileTime(f, cache);
+  const Decision d = structuralDecision(*pointwiseScheduler(), f);
   EXPECT_NE(d.reason().find("is a reduction"), std::string::npos) << d.reason();
 }
 
@@ -50,7 +50,7 @@ TEST(PointwiseRejects, SegmentLongerThanOneKernelHolds) {
   for (int k = 0; k < 513; ++k) t = neg(t);
   f.addOutput(t);
   CompileTimeCache cache;
-  const Decision d = pointwiseScheduler()->canScheduleCompileTime(f, cache);
+  const Decision d = structuralDecision(*pointwiseScheduler(), f);
   EXPECT_FALSE(d.accepted());
   EXPECT_NE(d.reason().find("the segment has 513 ops; one generated kernel holds at most 512"),
             std::string::npos)
@@ -63,7 +63,7 @@ TEST(PointwiseRejects, MatmulWithReason) {
   TensorView* b = defineTensor(f, {-1, -1}, DataType::Float);
   f.addOutput(matmul(a, b));
   CompileTimeCache cache;
-  const Decision d = pointwiseScheduler()->canScheduleCompileTime(f, cache);
+  const Decision d = structuralDecision(*pointwiseScheduler(), f);
   EXPECT_FALSE(d.accepted());
   EXPECT_NE(d.reason().find("is a matmul"), std::string::npos) << d.reason();
 }
@@ -75,7 +75,7 @@ TEST(PointwiseRejects, ScalarOutputWithReason) {
   f.addOutput(exp(x));
   f.addOutput(add(s, s));
   CompileTimeCache cache;
-  const Decision d = pointwiseScheduler()->canScheduleCompileTime(f, cache);
+  const Decision d = structuralDecision(*pointwiseScheduler(), f);
   EXPECT_FALSE(d.accepted());
   EXPECT_NE(d.reason().find("is a scalar"), std::string::npos) << d.reason();
 }
@@ -87,11 +87,11 @@ TEST(PointwiseRejects, OutputsOfDifferentElementCounts) {
   f.addOutput(add(x, broadcast(bias, {true, false})));
   f.addOutput(exp(bias));
   CompileTimeCache cache;
-  ASSERT_TRUE(pointwiseScheduler()->canScheduleCompileTime(f, cache).accepted());
+  ASSERT_TRUE(structuralDecision(*pointwiseScheduler(), f).accepted());
   std::vector<ArgumentInfo> infos{TensorArgInfo{DataType::Float, {4, 8}, {8, 1}, 16},
                                   TensorArgInfo{DataType::Float, {8}, {1}, 16}};
   RuntimeInfo info(f, infos, {});
-  const Decision d = pointwiseScheduler()->canScheduleRunTime(f, info, cache);
+  const Decision d = runTimeDecision(*pointwiseScheduler(), f, info);
   EXPECT_FALSE(d.accepted());
   EXPECT_NE(d.reason().find("has 8 elements but the reference output"), std::string::npos)
       << d.reason();
@@ -111,7 +111,7 @@ TEST(PointwiseParams, LargeContiguousFloatMergesDimsAndVectorizes) {
   h100.multiprocessor_count = 132;
   RuntimeInfo info(f, infos, h100);
   CompileTimeCache cache;
-  auto params = pointwiseScheduler()->computeHeuristics(f, info, cache);
+  auto params = paramsOf(*pointwiseScheduler(), f, info);
   const std::string p = params->toString();
   EXPECT_EQ(paramLine(p, "merged_dims"), "[[0, 1, 2]] (iteration dims; extents [67108864])") << p;
   EXPECT_EQ(paramLine(p, "vector_width"), "4") << p;
@@ -121,7 +121,7 @@ TEST(PointwiseParams, LargeContiguousFloatMergesDimsAndVectorizes) {
   // 2^26 elements / (4 * 256 * 4) per block.
   EXPECT_EQ(paramLine(p, "grid"), "[16384, 1, 1]") << p;
   EXPECT_EQ(paramLine(p, "index_type"), "int32") << p;
-  auto again = pointwiseScheduler()->computeHeuristics(f, info, cache);
+  auto again = paramsOf(*pointwiseScheduler(), f, info);
   EXPECT_TRUE(params->sameAs(*again));
   EXPECT_EQ(params->hash(), again->hash());
 }

@@ -14,9 +14,9 @@ std::string heuristics(const Fusion& f, std::vector<ArgumentInfo> inputs) {
   RuntimeInfo info(f, std::move(inputs), DeviceProperties{});
   CompileTimeCache cache;
   auto scheduler = pointwiseScheduler();
-  EXPECT_TRUE(scheduler->canScheduleCompileTime(f, cache).accepted());
-  EXPECT_TRUE(scheduler->canScheduleRunTime(f, info, cache).accepted());
-  return scheduler->computeHeuristics(f, info, cache)->toString();
+  EXPECT_TRUE(structuralDecision(*scheduler, f).accepted());
+  EXPECT_TRUE(runTimeDecision(*scheduler, f, info).accepted());
+  return paramsOf(*scheduler, f, info)->toString();
 }
 
 TEST(PointwiseVectorWidth, DataPointerAlignmentBoundsTheWidth) {

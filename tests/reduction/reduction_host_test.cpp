@@ -29,15 +29,15 @@ namespace {
 
 Decision compileTime(const Fusion& f) {
   CompileTimeCache cache;
-  return reductionScheduler()->canScheduleCompileTime(f, cache);
+  return structuralDecision(*reductionScheduler(), f);
 }
 
 Decision runTime(const Fusion& f, const std::vector<ArgumentInfo>& inputs) {
   CompileTimeCache cache;
   auto s = reductionScheduler();
-  if (Decision d = s->canScheduleCompileTime(f, cache); !d) return d;
+  if (Decision d = structuralDecision(*s, f); !d) return d;
   RuntimeInfo info(f, inputs, {});
-  return s->canScheduleRunTime(f, info, cache);
+  return runTimeDecision(*s, f, info);
 }
 
 TensorArgInfo floats(std::vector<int64_t> sizes) {
@@ -151,10 +151,9 @@ TEST(ReductionOptions, MaxVectorWidthOutOfRangeNamesTheSettingAndCapsTheWidth) {
     const std::vector<int64_t> sizes = {64, 256};
     RuntimeInfo info(f, {TensorArgInfo{DataType::BFloat16, sizes, contiguousStrides(sizes), 256}},
                      {});
-    ASSERT_TRUE(r->canScheduleCompileTime(f, cache).accepted());
-    ASSERT_TRUE(r->canScheduleRunTime(f, info, cache).accepted());
-    EXPECT_EQ(paramLine(r->computeHeuristics(f, info, cache)->toString(), "vector_width"), width)
-        << cap;
+    ASSERT_TRUE(structuralDecision(*r, f).accepted());
+    ASSERT_TRUE(runTimeDecision(*r, f, info).accepted());
+    EXPECT_EQ(paramLine(paramsOf(*r, f, info)->toString(), "vector_width"), width) << cap;
   }
 }
 
@@ -181,8 +180,8 @@ TEST(ReductionParamsTest, H100ShapesOfTheBenchmarks) {
     DeviceProperties d;
     d.multiprocessor_count = 132;
     RuntimeInfo info(f, {TensorArgInfo{c.dtype, c.sizes, contiguousStrides(c.sizes), 256}}, d);
-    ASSERT_TRUE(s->canScheduleRunTime(f, info, cache).accepted());
-    const std::string p = s->computeHeuristics(f, info, cache)->toString();
+    ASSERT_TRUE(runTimeDecision(*s, f, info).accepted());
+    const std::string p = paramsOf(*s, f, info)->toString();
     EXPECT_EQ(paramLine(p, "kind"), c.kind) << p;
     EXPECT_EQ(paramLine(p, "vector_width"), c.vector_width) << p;
     EXPECT_EQ(paramLine(p, "grid_reduction") != "no", c.split) << p;
@@ -223,8 +222,8 @@ TEST(ReductionParamsTest, OuterWelfordSplitsLeaveEachThreadAtLeast64Rows) {
     d.multiprocessor_count = 132;
     RuntimeInfo info(f, {TensorArgInfo{DataType::BFloat16, sizes, contiguousStrides(sizes), 256}},
                      d);
-    EXPECT_TRUE(s->canScheduleRunTime(f, info, cache).accepted());
-    const std::string p = s->computeHeuristics(f, info, cache)->toString();
+    EXPECT_TRUE(runTimeDecision(*s, f, info).accepted());
+    const std::string p = paramsOf(*s, f, info)->toString();
     int64_t gx = 0, gy = 0, bx = 0, by = 0;
     EXPECT_EQ(std::sscanf(paramLine(p, "grid").c_str(), "[%ld, %ld, 1]", &gx, &gy), 2) << p;
     EXPECT_EQ(std::sscanf(paramLine(p, "block").c_str(), "[%ld, %ld, 1]", &bx, &by), 2) << p;

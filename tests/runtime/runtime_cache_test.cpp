@@ -55,8 +55,11 @@ TEST(RuntimeCache, SameSignatureSkipsPassesSegmentationHeuristicsAndScheduling) 
   EXPECT_EQ(c.pass_pipeline_runs, 1);
   EXPECT_EQ(c.segmentations, 1);
   const int64_t groups = static_cast<int64_t>(rt->lastSegmentation().groups().size());
-  EXPECT_EQ(c.heuristics_computed, groups);
-  EXPECT_EQ(c.schedules, groups);
+  // Each group planned once, with the proposal the segmenter kept: no
+  // scheduler was asked again.
+  EXPECT_EQ(c.plans_made, groups);
+  EXPECT_EQ(c.proposals_reused, groups);
+  EXPECT_EQ(c.proposals_made, 0);
   EXPECT_FALSE(rt->lastRun().cache_hit);
 
   auto second = rt->run(inputs);
@@ -66,8 +69,8 @@ TEST(RuntimeCache, SameSignatureSkipsPassesSegmentationHeuristicsAndScheduling) 
   EXPECT_EQ(c.cache_hits, 1);
   EXPECT_EQ(c.pass_pipeline_runs, 1);
   EXPECT_EQ(c.segmentations, 1);
-  EXPECT_EQ(c.heuristics_computed, groups);
-  EXPECT_EQ(c.schedules, groups);
+  EXPECT_EQ(c.plans_made, groups);
+  EXPECT_EQ(c.proposals_made, 0);
   EXPECT_EQ(c.segments_run, 2 * groups);
   EXPECT_TRUE(rt->lastRun().cache_hit);
   EXPECT_EQ(rt->lastRun().setup_milliseconds, 0);

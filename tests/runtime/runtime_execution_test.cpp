@@ -62,6 +62,28 @@ TEST(RuntimeExecution, OneGroupPerExpressionRunsInOrderAndDropsIntermediates) {
   EXPECT_FALSE(produced[2].expired());
 }
 
+TEST(RuntimeExecution, EachGroupIsPlannedOnceFromTheProposalTheSegmenterKept) {
+  auto one = std::make_shared<TestScheduler>("one_expr", oneExpression());
+  Captured captured;
+  FusionRuntime rt(chain(), std::nullopt, {inProcess(one)}, Options(), captured.options());
+  std::vector<Argument> inputs = {sampleTensor({2, 3})};
+  expectSameValues(rt.run(inputs)[0], reference(rt.fusion(), inputs)[0]);
+  ASSERT_EQ(rt.lastSegmentation().groups().size(), 3u);
+  const int64_t asked_while_segmenting = one->proposals;
+  // The intermediates turned out as the segmenter predicted them, so each
+  // group's kept proposal served: params and plan made once, nothing asked.
+  EXPECT_EQ(rt.counters().proposals_reused, 3);
+  EXPECT_EQ(rt.counters().proposals_made, 0);
+  EXPECT_EQ(one->params_made, 3);
+  EXPECT_EQ(one->plans_made, 3);
+  // Other sizes: segmented again (new proposals) and planned once each.
+  std::vector<Argument> other = {sampleTensor({4, 5})};
+  expectSameValues(rt.run(other)[0], reference(rt.fusion(), other)[0]);
+  EXPECT_GT(one->proposals, asked_while_segmenting);
+  EXPECT_EQ(rt.counters().proposals_made, 0);
+  EXPECT_EQ(one->plans_made, 6);
+}
+
 TEST(RuntimeExecution, EveryGroupRunsAfterTheGroupsItReads) {
   // A diamond: T1 = exp(T0), T2 = tanh(T0), T3 = T1 + T2, T4 = T3 * T1.
   auto f = std::make_unique<Fusion>();
@@ -200,7 +222,7 @@ TEST(RuntimeExecution, HeuristicsThatThrowFallBackToTheNextScheduler) {
   EXPECT_THAT(captured.diagnostics.str(), HasSubstr("heuristics exploded"));
   // The log dump says which scheduler failed, in what, and why.
   EXPECT_THAT(captured.dump.str(), HasSubstr("flaky"));
-  EXPECT_THAT(captured.dump.str(), HasSubstr("computeHeuristics()"));
+  EXPECT_THAT(captured.dump.str(), HasSubstr("Proposal::params()"));
   EXPECT_THAT(captured.dump.str(), HasSubstr("=== scheduler params: group 0 (expr_eval) ==="));
 
   // The fallback is cached too: the next run schedules nothing.

@@ -55,7 +55,7 @@ TEST(RuntimeFixtures, ThrowingAndRejectingSchedulersLeaveTheRunToExprEval) {
   ASSERT_EQ(rt->lastRun().segments.size(), 1u);
   EXPECT_EQ(rt->lastRun().segments[0].scheduler, "expr_eval");
   std::string log = rt.captured.dump.str();
-  EXPECT_THAT(log, HasSubstr("throws_always throws from canScheduleCompileTime"));
+  EXPECT_THAT(log, HasSubstr("throws_always throws from propose"));
   EXPECT_THAT(log, HasSubstr("reject_all rejects every segment"));
 }
 

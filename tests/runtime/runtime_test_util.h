@@ -98,24 +98,25 @@ class TestScheduler : public Scheduler {
       : name_(std::move(name)), accepts_(std::move(accepts)), on_run_(std::move(on_run)) {}
 
   std::string name() const override { return name_; }
-  Decision canScheduleCompileTime(const Fusion& segment, CompileTimeCache&) override {
-    return accepts_(segment);
+  Answer propose(const Fusion& segment, RuntimeInfo&, CompileTimeCache&) override {
+    ++proposals;
+    if (Decision d = accepts_(segment); !d) return Refusal::ofStructure(d);
+    return std::make_unique<LazyProposal>(
+        [this, &segment] {
+          ++params_made;
+          if (throw_in_heuristics) throw std::runtime_error("heuristics exploded");
+          return std::make_unique<Params>(segment.structuralHash());
+        },
+        [this, &segment](const HeuristicParams&) {
+          ++plans_made;
+          if (throw_in_schedule) throw std::runtime_error("schedule exploded");
+          return std::make_unique<Plan>(segment, on_run_);
+        });
   }
-  Decision canScheduleRunTime(const Fusion&, RuntimeInfo&, CompileTimeCache&) override {
-    return Decision::accept();
-  }
-  std::unique_ptr<HeuristicParams> computeHeuristics(const Fusion& segment, RuntimeInfo&,
-                                                     CompileTimeCache&) override {
-    if (throw_in_heuristics) throw std::runtime_error("heuristics exploded");
-    return std::make_unique<Params>(segment.structuralHash());
-  }
-  std::unique_ptr<SegmentPlan> schedule(const Fusion& segment, const HeuristicParams&,
-                                        RuntimeInfo&) override {
-    if (throw_in_schedule) throw std::runtime_error("schedule exploded");
-    return std::make_unique<Plan>(segment, on_run_);
-  }
-  bool throw_in_heuristics = false;
-  bool throw_in_schedule = false;
+  bool throw_in_heuristics = false;  // from Proposal::params()
+  bool throw_in_schedule = false;    // from Proposal::makePlan()
+  // Calls of propose() and of the proposals' two steps.
+  int64_t proposals = 0, params_made = 0, plans_made = 0;
 
  private:
   struct Params : HeuristicParams {

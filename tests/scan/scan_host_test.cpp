@@ -20,7 +20,7 @@ namespace {
 
 fusebox::Decision compileTimeDecision(const fusebox::Fusion& f) {
   fusebox::CompileTimeCache cache;
-  return fusebox::test::builtinScheduler("scan")->canScheduleCompileTime(f, cache);
+  return fusebox::test::structuralDecision(*builtinScheduler("scan"), f);
 }
 
 TEST(ScanRejects, OuterDimReductionAndNoScanWithReasons) {

@@ -46,17 +46,22 @@ class EvaluatorPlan final : public HostPlan {
   std::unique_ptr<Fusion> segment_;
 };
 
+// A structural check, a check of the inputs, and a plan: each fixture says
+// which of them it changes.
 class HostScheduler : public Scheduler {
  public:
-  Decision canScheduleRunTime(const Fusion&, RuntimeInfo&, CompileTimeCache&) override {
-    return Decision::accept();
+  Answer propose(const Fusion& segment, RuntimeInfo& info, CompileTimeCache&) override {
+    if (Decision d = checkStructure(segment); !d) return Refusal::ofStructure(d);
+    if (Decision d = checkInputs(segment, info); !d) return Refusal::ofInputs(d);
+    return std::make_unique<LazyProposal>(
+        [scheduler = name()] { return std::make_unique<NoParams>(scheduler); },
+        [this, &segment](const HeuristicParams&) { return makePlan(segment); });
   }
-  std::unique_ptr<HeuristicParams> computeHeuristics(const Fusion&, RuntimeInfo&,
-                                                     CompileTimeCache&) override {
-    return std::make_unique<NoParams>(name());
-  }
-  std::unique_ptr<SegmentPlan> schedule(const Fusion& segment, const HeuristicParams&,
-                                        RuntimeInfo&) override {
+
+ protected:
+  virtual Decision checkStructure(const Fusion&) { return Decision::accept(); }
+  virtual Decision checkInputs(const Fusion&, RuntimeInfo&) { return Decision::accept(); }
+  virtual std::unique_ptr<SegmentPlan> makePlan(const Fusion& segment) {
     return std::make_unique<EvaluatorPlan>(segment);
   }
 };
@@ -84,7 +89,7 @@ inline bool isReductionLike(const Expr* e) {
 class PointwiseOnly final : public HostScheduler {
  public:
   std::string name() const override { return "pointwise_only"; }
-  Decision canScheduleCompileTime(const Fusion& segment, CompileTimeCache&) override {
+  Decision checkStructure(const Fusion& segment) override {
     for (const Expr* e : segment.tensorExprs())
       if (isReductionLike(e))
         return Decision::reject(fmt::format("{} is not pointwise", describeExpr(e)));
@@ -96,7 +101,7 @@ class PointwiseOnly final : public HostScheduler {
 class SingleReduction final : public HostScheduler {
  public:
   std::string name() const override { return "single_reduction"; }
-  Decision canScheduleCompileTime(const Fusion& segment, CompileTimeCache&) override {
+  Decision checkStructure(const Fusion& segment) override {
     int reductions = 0;
     for (const Expr* e : segment.tensorExprs()) {
       if (e->op() == OpType::Reduction) {
@@ -119,17 +124,17 @@ class SingleReduction final : public HostScheduler {
 class RejectAll final : public HostScheduler {
  public:
   std::string name() const override { return "reject_all"; }
-  Decision canScheduleCompileTime(const Fusion&, CompileTimeCache&) override {
+  Decision checkStructure(const Fusion&) override {
     return Decision::reject("reject_all rejects every segment");
   }
 };
 
-// Throws from its compile-time check.
+// Throws from propose.
 class ThrowsAlways final : public HostScheduler {
  public:
   std::string name() const override { return "throws_always"; }
-  Decision canScheduleCompileTime(const Fusion&, CompileTimeCache&) override {
-    throw std::runtime_error("throws_always throws from canScheduleCompileTime");
+  Decision checkStructure(const Fusion&) override {
+    throw std::runtime_error("throws_always throws from propose");
   }
 };
 
@@ -138,11 +143,7 @@ class ThrowsAlways final : public HostScheduler {
 class RuntimeReject final : public HostScheduler {
  public:
   std::string name() const override { return "runtime_reject"; }
-  Decision canScheduleCompileTime(const Fusion&, CompileTimeCache&) override {
-    return Decision::accept();
-  }
-  Decision canScheduleRunTime(const Fusion& segment, RuntimeInfo& info,
-                              CompileTimeCache&) override {
+  Decision checkInputs(const Fusion& segment, RuntimeInfo& info) override {
     std::vector<std::string> shapes;
     for (const Val* v : segment.outputs())
       if (v->isTensor())
@@ -157,9 +158,6 @@ class RuntimeReject final : public HostScheduler {
 class AcceptAllHost final : public HostScheduler {
  public:
   std::string name() const override { return "accept_all_host"; }
-  Decision canScheduleCompileTime(const Fusion&, CompileTimeCache&) override {
-    return Decision::accept();
-  }
 };
 
 // Like accept_all_host, but a fallback (as expr_eval): only offered what no
@@ -168,9 +166,6 @@ class FallbackHost final : public HostScheduler {
  public:
   std::string name() const override { return "fallback_host"; }
   bool isFallback() const override { return true; }
-  Decision canScheduleCompileTime(const Fusion&, CompileTimeCache&) override {
-    return Decision::accept();
-  }
 };
 
 }  // namespace fusebox_test_schedulers

@@ -32,11 +32,9 @@ class SleepyHost final : public HostScheduler {
   std::vector<OptionSpec> options() const override {
     return {{"sleep_us", OptionType::Int, int64_t{3000}, "Microseconds each run sleeps"}};
   }
-  Decision canScheduleCompileTime(const Fusion&, CompileTimeCache&) override {
-    return Decision::accept();
-  }
-  std::unique_ptr<SegmentPlan> schedule(const Fusion& segment, const HeuristicParams&,
-                                        RuntimeInfo&) override {
+
+ protected:
+  std::unique_ptr<SegmentPlan> makePlan(const Fusion& segment) override {
     return std::make_unique<SleepyPlan>(segment, option<int64_t>("sleep_us"));
   }
 };

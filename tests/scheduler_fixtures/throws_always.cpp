@@ -1,5 +1,5 @@
-// Test scheduler: throws from its compile-time check.
+// Test scheduler: throws from propose.
 #include "fixture_schedulers.h"
 
 FUSEBOX_DECLARE_SCHEDULER_PLUGIN(fusebox_test_schedulers::ThrowsAlways, "throws_always", "1.0",
-                                 "test: throws from canScheduleCompileTime")
+                                 "test: throws from propose")

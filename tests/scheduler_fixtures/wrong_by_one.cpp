@@ -36,13 +36,9 @@ class WrongByOnePlan final : public fusebox::HostPlan {
 class WrongByOne final : public HostScheduler {
  public:
   std::string name() const override { return "wrong_by_one"; }
-  fusebox::Decision canScheduleCompileTime(const fusebox::Fusion&,
-                                           fusebox::CompileTimeCache&) override {
-    return fusebox::Decision::accept();
-  }
-  std::unique_ptr<fusebox::SegmentPlan> schedule(const fusebox::Fusion& segment,
-                                                 const fusebox::HeuristicParams&,
-                                                 fusebox::RuntimeInfo&) override {
+
+ protected:
+  std::unique_ptr<fusebox::SegmentPlan> makePlan(const fusebox::Fusion& segment) override {
     return std::make_unique<WrongByOnePlan>(segment);
   }
 };

@@ -3,12 +3,14 @@
 #include <gmock/gmock.h>
 
 #include "runtime/runtime_test_util.h"
+#include "support/scheduler_answers.h"
 
 namespace fusebox {
 namespace {
 
 using ::testing::HasSubstr;
 using namespace runtime_testing;
+using namespace fusebox::test;
 
 TEST(ExprEval, AcceptsAnythingAndRunsTheEvaluator) {
   Fusion f;
@@ -17,17 +19,17 @@ TEST(ExprEval, AcceptsAnythingAndRunsTheEvaluator) {
   f.addOutput(sum(matmul(a, b), {0}));
   auto entry = pluginScheduler("expr_eval");
   CompileTimeCache cache;
-  EXPECT_TRUE(entry.scheduler->canScheduleCompileTime(f, cache).accepted());
+  EXPECT_TRUE(structuralDecision(*entry.scheduler, f).accepted());
   RuntimeInfo info(f,
                    {TensorArgInfo{DataType::Float, {2, 3}, {3, 1}, 16},
                     TensorArgInfo{DataType::Float, {3, 4}, {4, 1}, 16}},
                    DeviceProperties{});
-  EXPECT_TRUE(entry.scheduler->canScheduleRunTime(f, info, cache).accepted());
+  EXPECT_TRUE(runTimeDecision(*entry.scheduler, f, info).accepted());
 
-  auto params = entry.scheduler->computeHeuristics(f, info, cache);
+  auto params = paramsOf(*entry.scheduler, f, info);
   EXPECT_EQ(params->hash(), f.structuralHash());
   EXPECT_THAT(params->toString(), HasSubstr(fmt::format("{:016x}", f.structuralHash())));
-  auto plan = entry.scheduler->schedule(f, *params, info);
+  auto plan = planOf(*entry.scheduler, f, info);
   EXPECT_EQ(plan->describe(), "host evaluation of 2 tensor expressions (reference evaluator)");
 
   // Small integers, so every product and sum is exact in float.
@@ -59,9 +61,9 @@ TEST(ExprEval, ParamsAreTheSameOnlyForTheSameSegment) {
   CompileTimeCache cf, cg;
   RuntimeInfo fi(f, {TensorArgInfo{DataType::Float, {4}, {1}, 16}}, DeviceProperties{});
   RuntimeInfo gi(g, {TensorArgInfo{DataType::Float, {4}, {1}, 16}}, DeviceProperties{});
-  auto pf = entry.scheduler->computeHeuristics(f, fi, cf);
-  auto pf2 = entry.scheduler->computeHeuristics(f, fi, cf);
-  auto pg = entry.scheduler->computeHeuristics(g, gi, cg);
+  auto pf = paramsOf(*entry.scheduler, f, fi);
+  auto pf2 = paramsOf(*entry.scheduler, f, fi);
+  auto pg = paramsOf(*entry.scheduler, g, gi);
   EXPECT_TRUE(pf->sameAs(*pf2));
   EXPECT_FALSE(pf->sameAs(*pg));
   EXPECT_NE(pf->hash(), pg->hash());

@@ -4,12 +4,14 @@
 #include <gmock/gmock.h>
 
 #include "runtime/runtime_test_util.h"
+#include "support/scheduler_answers.h"
 
 namespace fusebox {
 namespace {
 
 using ::testing::HasSubstr;
 using namespace runtime_testing;
+using namespace fusebox::test;
 using Ints = std::vector<int64_t>;
 
 struct NoOpRuntime {
@@ -122,11 +124,14 @@ TEST(NoOp, ComputedOutputsOfConstantShapeAreRefusedAtCompileTime) {
   f.addOutput(add(t0, t0));
   auto entry = pluginScheduler("no_op");
   CompileTimeCache cache;
-  Decision d = entry.scheduler->canScheduleCompileTime(f, cache);
-  EXPECT_FALSE(d.accepted());
-  EXPECT_THAT(d.reason(), HasSubstr("add computes new values"));
-  EXPECT_THAT(d.reason(), HasSubstr("its extents [2, 3] are constants, so it is never empty"));
-  EXPECT_EQ(cache.size(), 1u);  // the analysis is kept for the next question
+  RuntimeInfo info(f, someInputs(f), DeviceProperties{});
+  Answer answer = entry.scheduler->propose(f, info, cache);
+  ASSERT_FALSE(answer.proposed());
+  EXPECT_TRUE(answer.refusal().structural());  // remembered per structure by the segmenter
+  EXPECT_THAT(answer.refusal().reason(), HasSubstr("add computes new values"));
+  EXPECT_THAT(answer.refusal().reason(),
+              HasSubstr("its extents [2, 3] are constants, so it is never empty"));
+  EXPECT_EQ(cache.size(), 2u);  // the analysis and the decision, kept for the next question
 }
 
 TEST(NoOp, ParamsAndPlanDescribeEachOutput) {
@@ -136,14 +141,14 @@ TEST(NoOp, ParamsAndPlanDescribeEachOutput) {
   auto entry = pluginScheduler("no_op");
   CompileTimeCache cache;
   RuntimeInfo info(f, {TensorArgInfo{DataType::Float, {2, 3}, {3, 1}, 16}}, DeviceProperties{});
-  ASSERT_TRUE(entry.scheduler->canScheduleRunTime(f, info, cache).accepted());
-  auto params = entry.scheduler->computeHeuristics(f, info, cache);
+  ASSERT_TRUE(runTimeDecision(*entry.scheduler, f, info).accepted());
+  auto params = paramsOf(*entry.scheduler, f, info);
   EXPECT_THAT(params->toString(), HasSubstr("view of input 0"));
   EXPECT_THAT(params->toString(), HasSubstr("sizes [3, 2] strides [1, 3]"));
-  auto again = entry.scheduler->computeHeuristics(f, info, cache);
+  auto again = paramsOf(*entry.scheduler, f, info);
   EXPECT_TRUE(params->sameAs(*again));
   EXPECT_EQ(params->hash(), again->hash());
-  auto plan = entry.scheduler->schedule(f, *params, info);
+  auto plan = planOf(*entry.scheduler, f, info);
   EXPECT_EQ(plan->describe(), "1 view of inputs and 0 empty tensors; no data moved");
 }
 

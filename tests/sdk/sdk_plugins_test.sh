@@ -52,4 +52,20 @@ ir=$(sed -n "/IR after pass 'fold_identities'/,/^}/p" "$work/fold_run.txt")
 [ "$(grep -c '^T' <<<"$ir")" = 3 ] || { echo "$ir" >&2; fail "fold_identities should leave 3 exprs (add 0.0, int * 1.0, the sum)"; }
 grep -q ' / ' <<<"$ir" && { echo "$ir" >&2; fail "fold_identities left a division by 1"; }
 expect "$work/fold_run.txt" "validate: PASS" "fold_identities results"
+# row_sum_tree: its own kernel, built through the kernel IR (the dump shows
+# its shared-memory tree), takes the cast and the sum as one segment and
+# validates, at a size with wide rows and one narrower than a warp.
+rows=$work/row_sum_tree/row_sum_tree.toml
+"$fusebox" plugins --config "$rows" >"$work/rows_plugins.txt"
+expect "$work/rows_plugins.txt" "row_sum_tree  scheduler  1.0" "fusebox plugins"
+"$fusebox" run "$source/tests/sdk/row_sums.py" --config "$rows" --no-ir --validate \
+  --dump=kernel_ir,scheduler_params >"$work/rows_run.txt" 2>&1 || { cat "$work/rows_run.txt" >&2; fail "run with row_sum_tree"; }
+expect "$work/rows_run.txt" "1 segment in .* by row_sum_tree" "segment scheduler"
+expect "$work/rows_run.txt" "threads = 256" "row_sum_tree params"
+expect "$work/rows_run.txt" "decl shared partial: float\[256\]" "row_sum_tree kernel IR"
+expect "$work/rows_run.txt" "validate: PASS" "row_sum_tree results"
+"$fusebox" run "$source/tests/sdk/row_sums.py" --config "$rows" --no-ir --validate \
+  --input T0=7x3:bfloat16 --dump=scheduler_params >"$work/rows_narrow.txt" 2>&1 || { cat "$work/rows_narrow.txt" >&2; fail "narrow run with row_sum_tree"; }
+expect "$work/rows_narrow.txt" "threads = 32" "row_sum_tree params for 3 columns"
+expect "$work/rows_narrow.txt" "validate: PASS" "row_sum_tree results for 3 columns"
 echo "PASS: plugins built against $work/prefix: $(ls "$source"/plugins | tr '\n' ' ')"

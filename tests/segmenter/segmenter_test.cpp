@@ -10,11 +10,13 @@
 #include <gmock/gmock.h>
 
 #include "segmenter_test_util.h"
+#include "support/scheduler_answers.h"
 
 namespace fusebox {
 namespace {
 
 using namespace segmenter_testing;
+using namespace fusebox::test;
 using ::testing::HasSubstr;
 
 struct Segmented {
@@ -47,9 +49,7 @@ void expectRunsLikeTheCompleteFusion(const Segmented& s, const Fusion& f,
       if (e.plugin.name == g.scheduler) entry = &e;
     ASSERT_NE(entry, nullptr) << g.scheduler;
     RuntimeInfo info = facts.forSegment(*g.fusion, g.inputs);
-    CompileTimeCache& cache = s.segmenter->compileTimeCache(g.scheduler, *g.fusion);
-    auto params = entry->scheduler->computeHeuristics(*g.fusion, info, cache);
-    plans.push_back(entry->scheduler->schedule(*g.fusion, *params, info));
+    plans.push_back(planOf(*entry->scheduler, *g.fusion, info));
     auto* plan = dynamic_cast<const HostPlan*>(plans.back().get());
     ASSERT_NE(plan, nullptr);
     run.push_back({g.fusion.get(), &g.inputs, &g.outputs, plan});
@@ -225,10 +225,10 @@ TEST(Segmenter, ASchedulerThatThrowsCountsAsRejectingAndTheLogSaysWhy) {
   for (const auto& e : s.log)
     if (e.scheduler == "throws_always") {
       EXPECT_THAT(e.reason, HasSubstr("threw: plugin 'throws_always'"));
-      EXPECT_THAT(e.reason, HasSubstr("canScheduleCompileTime"));
+      EXPECT_THAT(e.reason, HasSubstr("failed in propose"));
+      // A throw is no verdict on the structure: asked again next time.
+      EXPECT_THAT(e.reason, HasSubstr("run time: threw:"));
     }
-  // It was asked once per segment structure: the rest came from the cache.
-  EXPECT_GT(s.segmenter->counters().compile_time_cache_hits, 0);
   expectRunsLikeTheCompleteFusion(s, p);
 }
 
@@ -272,7 +272,7 @@ TEST(Segmenter, AnExpressionNoSchedulerAcceptsIsAUserErrorNamingItAndEveryReason
     EXPECT_THAT(m, HasSubstr("no scheduler accepts this expression"));
     EXPECT_THAT(m, HasSubstr(printExpr(var_mean)));
     EXPECT_THAT(m, HasSubstr("pointwise_only: compile time: T3_g = var_mean is not pointwise"));
-    EXPECT_THAT(m, HasSubstr("throws_always: compile time: threw:"));
+    EXPECT_THAT(m, HasSubstr("throws_always: run time: threw:"));
     EXPECT_THAT(m, HasSubstr("single_reduction: compile time: T3_g = var_mean is not a plain "
                              "reduction"));
   }
@@ -318,12 +318,16 @@ TEST(Segmenter, CompileTimeDecisionsAreCachedPerSegmentStructure) {
   auto result = segmenter.segment(f, facts);
   ASSERT_EQ(result->groups().size(), 2u);
   const auto first = segmenter.counters();
-  EXPECT_GE(first.compile_time_cache_hits, 7 * 2);
-  // Segmenting again asks no scheduler anything at compile time.
+  // single_reduction refused "exp" for its structure once; the other seven
+  // were answered from memory.
+  EXPECT_GE(first.structural_refusals_reused, 7);
+  // Segmenting again learns no new structural refusal: each comes from
+  // memory, and only proposals (which depend on the inputs) are asked again.
   FusionRuntimeFacts again = factsFor(f, in);
   auto second = segmenter.segment(f, again);
-  EXPECT_EQ(segmenter.counters().compile_time_checks, first.compile_time_checks);
-  EXPECT_GT(segmenter.counters().run_time_checks, first.run_time_checks);
+  EXPECT_EQ(segmenter.counters().structural_refusals_kept, first.structural_refusals_kept);
+  EXPECT_GT(segmenter.counters().structural_refusals_reused, first.structural_refusals_reused);
+  EXPECT_GT(segmenter.counters().proposals_asked, first.proposals_asked);
   EXPECT_EQ(second->toString(), result->toString());
 }
 

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "support/output_match.h"
+#include "support/scheduler_answers.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -83,6 +84,7 @@ class SymbolicShapesFixture : public ::testing::Test {
 };
 
 struct SchedulerRun {
+  // A refusal of the structure (compile time) or of these inputs (run time).
   Decision compile_time = Decision::accept();
   Decision run_time = Decision::accept();
   std::string params;  // HeuristicParams::toString()
@@ -116,14 +118,17 @@ inline SchedulerRun runScheduler(Scheduler& scheduler, Backend& backend, const F
   }
   RuntimeInfo info(fusion, infos, device, shape_mode);
   CompileTimeCache cache;
-  r.compile_time = scheduler.canScheduleCompileTime(fusion, cache);
-  if (!r.compile_time) return r;
-  r.run_time = scheduler.canScheduleRunTime(fusion, info, cache);
-  if (!r.run_time) return r;
-  std::shared_ptr<HeuristicParams> params = scheduler.computeHeuristics(fusion, info, cache);
+  Answer answer = scheduler.propose(fusion, info, cache);
+  if (!answer.proposed()) {
+    (answer.refusal().structural() ? r.compile_time : r.run_time) =
+        Decision::reject(answer.refusal().reason());
+    return r;
+  }
+  std::unique_ptr<Proposal> proposal = answer.takeProposal();
+  std::shared_ptr<const HeuristicParams> params = proposal->params();
   r.params = params->toString();
   r.heuristics = params;
-  auto plan = scheduler.schedule(fusion, *params, info);
+  auto plan = proposal->makePlan();
   auto* kp = dynamic_cast<KernelPlan*>(plan.get());
   EXPECT_NE(kp, nullptr);
   if (kp == nullptr) return r;

@@ -213,4 +213,38 @@ nlohmann::json googleBenchmarkJson(const std::vector<BenchmarkRun>& runs,
   return {{"context", std::move(ctx)}, {"benchmarks", std::move(benchmarks)}};
 }
 
+std::map<std::string, std::vector<double>> readSampleTimesMs(const std::string& path) {
+  std::ifstream in(path);
+  FUSEBOX_USER_CHECK(in.good(), "{}: cannot open the file", path);
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw UserError(fmt::format("{}: not benchmark JSON: {}", path, e.what()));
+  }
+  FUSEBOX_USER_CHECK(doc.is_object() && doc.contains("benchmarks") && doc["benchmarks"].is_array(),
+                     "{}: expected Google Benchmark JSON, an object with a \"benchmarks\" array",
+                     path);
+  const std::map<std::string, double> to_ms = {{"ns", 1e-6}, {"us", 1e-3}, {"ms", 1}, {"s", 1e3}};
+  std::map<std::string, std::vector<double>> samples;
+  size_t index = 0;
+  for (const nlohmann::json& entry : doc["benchmarks"]) {
+    const std::string where = fmt::format("{}: benchmarks[{}]", path, index++);
+    FUSEBOX_USER_CHECK(entry.is_object() && entry.contains("name") && entry["name"].is_string(),
+                       "{}: expected an object with a \"name\"", where);
+    if (entry.value("run_type", std::string("iteration")) != "iteration") continue;
+    const std::string unit = entry.value("time_unit", std::string("ns"));
+    const auto scale = to_ms.find(unit);
+    FUSEBOX_USER_CHECK(scale != to_ms.end(), "{}: time_unit '{}': expected ns, us, ms or s", where,
+                       unit);
+    FUSEBOX_USER_CHECK(entry.contains("real_time") && entry["real_time"].is_number(),
+                       "{}: expected a numeric \"real_time\"", where);
+    const double ms = entry["real_time"].get<double>() * scale->second;
+    FUSEBOX_USER_CHECK(ms > 0 && std::isfinite(ms), "{}: real_time {} is not a positive time",
+                       where, entry["real_time"].get<double>());
+    samples[entry["name"].get<std::string>()].push_back(ms);
+  }
+  return samples;
+}
+
 }  // namespace fusebox::bench

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,5 +55,13 @@ inline constexpr std::string_view kTimeUnit = "us";
 nlohmann::json googleBenchmarkJson(const std::vector<BenchmarkRun>& runs,
                                    const nlohmann::json& context_extra,
                                    std::string_view executable);
+
+// The samples of every run in a Google Benchmark JSON file (fusebox's, or
+// Google Benchmark's own): each "iteration" entry's real_time, in
+// milliseconds, under its name, in file order (aggregate entries are left
+// out). Throws UserError naming the file (and the entry) when it cannot be
+// read, is not JSON, has no "benchmarks" array, or an entry lacks a name, a
+// positive real_time or a known time_unit (ns, us, ms, s).
+std::map<std::string, std::vector<double>> readSampleTimesMs(const std::string& path);
 
 }  // namespace fusebox::bench

@@ -1,14 +1,17 @@
-// The scheduler interface. A scheduler plugin answers, for one segment (a
-// sub-fusion the segmenter proposes):
+// The scheduler interface. A scheduler plugin answers one question for a
+// segment (a sub-fusion the segmenter tries) and the inputs of one signature:
 //
-//   1. canScheduleCompileTime(segment)          accept, or reject with a reason
-//   2. canScheduleRunTime(segment, runtime)     accept, or reject with a reason
-//   3. computeHeuristics(segment, runtime)      a params object (hash, sameAs, toString)
-//   4. schedule(segment, params, runtime)       a plan that runs the segment
+//   propose(segment, runtime facts, cache)  ->  a Refusal (why not), or a
+//                                               Proposal (params and a plan)
 //
-// Schedulers are tried in the order of the config's [schedulers] order; the
-// first that accepts a segment gets it. Every call into a scheduler is guarded
-// by the host: a scheduler that throws counts as rejecting, and the log says so.
+// A proposal owns what the scheduler derived to answer (its analysis) and
+// makes the params and the plan (code generation) when asked, once. The
+// segmenter keeps the proposal of the scheduler that took a segment and the
+// runtime plans with it, so nothing is analyzed or generated twice for one
+// segment and signature. Schedulers are tried in the config's [schedulers]
+// order; the first that proposes gets the segment. Every call into a
+// scheduler is guarded by the host: a scheduler that throws counts as
+// refusing, and the log says so.
 #pragma once
 
 #include <fusebox/configurable.h>
@@ -21,14 +24,18 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <typeindex>
 #include <variant>
 #include <vector>
 
 namespace fusebox {
 
-// Accept, or reject with a reason the segmenter log shows.
+// The outcome of one of a scheduler's checks: accept, or reject with a reason
+// (a rejecting Decision becomes the Refusal that propose() returns).
 class [[nodiscard]] Decision {
  public:
   static Decision accept() { return Decision(true, {}); }
@@ -148,6 +155,88 @@ class __attribute__((visibility("default"))) HostPlan : public SegmentPlan {
   virtual std::vector<Argument> run(const std::vector<Argument>& inputs) const = 0;
 };
 
+// Why a scheduler does not take a segment: the one way a scheduler says no.
+// The segmenter log shows it as "compile time: <reason>" (the segment's
+// structure rules it out, whatever its inputs: the segmenter remembers the
+// refusal per scheduler and structure and does not ask again) or "run time:
+// <reason>" (these inputs rule it out; other inputs are asked again).
+class Refusal {
+ public:
+  enum class Basis { Structure, Inputs };
+  static Refusal ofStructure(std::string reason) { return {Basis::Structure, std::move(reason)}; }
+  static Refusal ofInputs(std::string reason) { return {Basis::Inputs, std::move(reason)}; }
+  // From a rejecting check.
+  static Refusal ofStructure(const Decision& d) { return ofStructure(d.reason()); }
+  static Refusal ofInputs(const Decision& d) { return ofInputs(d.reason()); }
+  Basis basis() const { return basis_; }
+  bool structural() const { return basis_ == Basis::Structure; }
+  const std::string& reason() const { return reason_; }
+  // "compile time: <reason>" or "run time: <reason>", as the log shows it.
+  std::string describe() const {
+    return (structural() ? "compile time: " : "run time: ") + reason_;
+  }
+
+ private:
+  Refusal(Basis basis, std::string reason) : basis_(basis), reason_(std::move(reason)) {}
+  Basis basis_;
+  std::string reason_;
+};
+
+// A scheduler's offer to run one segment for one input signature. It may
+// refer to the segment (which outlives it) but keeps its own copy of anything
+// else it needs (the RuntimeInfo passed to propose() does not outlive the
+// call). The host asks for params() (any number of times: make them once) and
+// then for makePlan() at most once; either may throw, which counts as the
+// scheduler failing to plan the segment (the next scheduler is tried).
+class __attribute__((visibility("default"))) Proposal {
+ public:
+  virtual ~Proposal();
+  virtual std::shared_ptr<const HeuristicParams> params() = 0;
+  virtual std::unique_ptr<SegmentPlan> makePlan() = 0;
+};
+
+// The usual Proposal: two steps over what propose() derived (captured by the
+// functions). The params are made on the first params() call and kept; the
+// plan is made from them.
+class LazyProposal final : public Proposal {
+ public:
+  using MakeParams = std::function<std::unique_ptr<HeuristicParams>()>;
+  using MakePlan = std::function<std::unique_ptr<SegmentPlan>(const HeuristicParams&)>;
+  LazyProposal(MakeParams make_params, MakePlan make_plan)
+      : make_params_(std::move(make_params)), make_plan_(std::move(make_plan)) {}
+  std::shared_ptr<const HeuristicParams> params() override {
+    if (params_ == nullptr) {
+      params_ = make_params_();
+      if (params_ == nullptr) throw std::logic_error("the proposal made no params");
+    }
+    return params_;
+  }
+  std::unique_ptr<SegmentPlan> makePlan() override { return make_plan_(*params()); }
+
+ private:
+  MakeParams make_params_;
+  MakePlan make_plan_;
+  std::shared_ptr<const HeuristicParams> params_;
+};
+
+// What propose() returns: a refusal or a proposal.
+class [[nodiscard]] Answer {
+ public:
+  Answer(Refusal refusal) : refusal_(std::move(refusal)) {}  // NOLINT: implicit by design
+  template <class P, class = std::enable_if_t<std::is_base_of_v<Proposal, P>>>
+  Answer(std::unique_ptr<P> proposal) : proposal_(std::move(proposal)) {  // NOLINT
+    if (proposal_ == nullptr) refusal_ = Refusal::ofInputs("the scheduler proposed nothing");
+  }
+  bool proposed() const { return proposal_ != nullptr; }
+  // When !proposed().
+  const Refusal& refusal() const { return *refusal_; }
+  std::unique_ptr<Proposal> takeProposal() { return std::move(proposal_); }
+
+ private:
+  std::optional<Refusal> refusal_;
+  std::unique_ptr<Proposal> proposal_;
+};
+
 class __attribute__((visibility("default"))) Scheduler : public Configurable {
  public:
   ~Scheduler() override;
@@ -162,15 +251,11 @@ class __attribute__((visibility("default"))) Scheduler : public Configurable {
   // groups), so one unsupported op does not pull the whole fusion off the GPU.
   virtual bool isFallback() const { return false; }
 
-  virtual Decision canScheduleCompileTime(const Fusion& segment, CompileTimeCache& cache) = 0;
-  virtual Decision canScheduleRunTime(const Fusion& segment, RuntimeInfo& info,
-                                      CompileTimeCache& cache) = 0;
-  virtual std::unique_ptr<HeuristicParams> computeHeuristics(const Fusion& segment,
-                                                             RuntimeInfo& info,
-                                                             CompileTimeCache& cache) = 0;
-  virtual std::unique_ptr<SegmentPlan> schedule(const Fusion& segment,
-                                                const HeuristicParams& params,
-                                                RuntimeInfo& info) = 0;
+  // Whether this scheduler takes `segment` for the inputs `info` describes,
+  // and if so the proposal. `cache` keeps what the scheduler derives from the
+  // segment's IR alone, across calls and signatures (one cache per scheduler
+  // and segment structure).
+  virtual Answer propose(const Fusion& segment, RuntimeInfo& info, CompileTimeCache& cache) = 0;
 
  protected:
   std::string describeSelf() const override;

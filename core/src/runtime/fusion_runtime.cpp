@@ -141,7 +141,8 @@ std::unique_ptr<CacheEntry> FusionRuntime::Impl::build(const std::vector<Argumen
   std::vector<ArgumentInfo> infos;
   for (const auto& a : inputs) infos.push_back(argumentInfo(a));
   start = std::chrono::steady_clock::now();
-  FusionRuntimeFacts runtime_facts(*entry->fusion, std::move(infos), runtime.device);
+  FusionRuntimeFacts runtime_facts(*entry->fusion, std::move(infos), runtime.device,
+                                   entry->shape_mode);
   entry->segmented = segmenter.segment(*entry->fusion, runtime_facts, &entry->log);
   ++counters.segmentations;
   planExecution(*entry);

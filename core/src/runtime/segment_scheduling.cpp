@@ -28,29 +28,26 @@ std::string groupLabel(const SegmentGroup& group) {
 constexpr const char* kEvalRefusal =
     "the eval backend runs no kernels (--backend eval): only host plans";
 
-// Heuristics and a plan from one scheduler; a failure is returned as a message.
-std::optional<std::string> tryScheduler(const SchedulerEntry& entry, const Fusion& segment,
-                                        RuntimeInfo& info, CompileTimeCache& cache,
-                                        ExecutionContext& ctx, ScheduledSegment& out) {
+// The params and plan of `proposal`, into `out`; a failure is returned as a
+// message.
+std::optional<std::string> planWith(const SchedulerEntry& entry, Proposal& proposal,
+                                    ExecutionContext& ctx, ScheduledSegment& out) {
   try {
-    ++ctx.counters.heuristics_computed;
-    auto params = callPlugin(entry.plugin, "computeHeuristics()", [&] {
-      return entry.scheduler->computeHeuristics(segment, info, cache);
-    });
-    if (!params) return std::string("computeHeuristics() returned no params");
+    auto params = callPlugin(entry.plugin, "Proposal::params()", [&] { return proposal.params(); });
+    if (!params) return std::string("the proposal has no params");
     out.params_hash =
         callPlugin(entry.plugin, "HeuristicParams::hash()", [&] { return params->hash(); });
-    ++ctx.counters.schedules;
-    auto plan = callPlugin(entry.plugin, "schedule()",
-                           [&] { return entry.scheduler->schedule(segment, *params, info); });
-    if (!plan) return std::string("schedule() returned no plan");
+    ++ctx.counters.plans_made;
+    auto plan =
+        callPlugin(entry.plugin, "Proposal::makePlan()", [&] { return proposal.makePlan(); });
+    if (!plan) return std::string("the proposal made no plan");
     out.backend_plan = dynamic_cast<const BackendPlan*>(plan.get());
     out.host_plan = out.backend_plan ? nullptr : dynamic_cast<const HostPlan*>(plan.get());
     out.kernel_plan = dynamic_cast<const KernelPlan*>(plan.get());
     if (out.kernel_plan != nullptr && !ctx.kernels_allowed) return std::string(kEvalRefusal);
     if (out.host_plan == nullptr && out.backend_plan == nullptr && out.kernel_plan == nullptr)
       return fmt::format(
-          "schedule() returned a plan this runtime cannot run ({}); it runs HostPlan, "
+          "the proposal made a plan this runtime cannot run ({}); it runs HostPlan, "
           "BackendPlan and KernelPlan",
           plan->describe());
     out.scheduler = entry.scheduler;
@@ -63,22 +60,11 @@ std::optional<std::string> tryScheduler(const SchedulerEntry& entry, const Fusio
   }
 }
 
-// The scheduler's own check of a segment it did not pick first; refusals are
-// returned as messages.
-std::optional<std::string> checkAccepts(const SchedulerEntry& entry, const Fusion& segment,
-                                        RuntimeInfo& info, CompileTimeCache& cache) {
-  try {
-    Decision d = callPlugin(entry.plugin, "canScheduleCompileTime()", [&] {
-      return entry.scheduler->canScheduleCompileTime(segment, cache);
-    });
-    if (!d) return "rejected at compile time: " + d.reason();
-    d = callPlugin(entry.plugin, "canScheduleRunTime()",
-                   [&] { return entry.scheduler->canScheduleRunTime(segment, info, cache); });
-    if (!d) return "rejected at run time: " + d.reason();
-    return std::nullopt;
-  } catch (const PluginError& e) {
-    return std::string(e.what());
-  }
+// Whether the segmenter's proposal for `group` was made for these inputs.
+bool keptProposalFits(const SegmentGroup& group, const std::vector<ArgumentInfo>& inputs,
+                      ShapeMode mode) {
+  if (group.proposal == nullptr || group.proposed_mode != mode) return false;
+  return fitsPlan(group.proposed_for, inputs) && fitsPlan(inputs, group.proposed_for);
 }
 
 void dumpParams(const SegmentGroup& group, const ScheduledSegment& s, std::ostream& out) {
@@ -152,34 +138,41 @@ ScheduledSegment scheduleGroup(CacheEntry& entry, size_t g, std::vector<Argument
       ctx.streams.dump << fmt::format("segmenter log: scheduling group {} ({}): {}: {}\n", group.id,
                                       groupLabel(group), e.plugin.name, reason);
   };
-  for (auto it = first; it != all.end(); ++it) {
-    CompileTimeCache& cache = ctx.segmenter.compileTimeCache(it->plugin.name, segment);
-    if (it != first) {
-      if (auto refusal = checkAccepts(*it, segment, info, cache)) {
-        note(*it, *refusal, false);
-        continue;
-      }
+  // The segmenter's proposal serves once, when made for these inputs.
+  std::unique_ptr<Proposal> kept;
+  if (keptProposalFits(group, made_for, entry.shape_mode)) kept = entry.segmented->takeProposal(g);
+  const bool reused = kept != nullptr;
+  ctx.counters.proposals_reused += reused;
+  ScheduledSegment scheduled;
+  auto take = [&](const SchedulerEntry& e, Proposal& proposal) {
+    if (&e != &*first || !reused) ++ctx.counters.proposals_made;
+    scheduled = ScheduledSegment();
+    return planWith(e, proposal, ctx, scheduled);
+  };
+  // The scheduler that took the segment refusing it now fails as a plan does.
+  auto refused = [&](const SchedulerEntry& e, const std::string& reason, bool failed) {
+    note(e, failed ? reason : "rejected at " + reason, failed || &e == &*first);
+  };
+  SchedulerChoice choice = ctx.segmenter.choose(segment, info, SchedulerTier::Any, refused, &*first,
+                                                std::move(kept), take);
+  if (choice) {
+    if (choice.entry != &*first) {
+      ++ctx.counters.fallbacks;
+      if (warn)
+        ctx.streams.diagnostics << fmt::format(
+            "warning: group {} falls back to scheduler '{}': {}\n", group.id,
+            choice.entry->plugin.name, fmt::join(failures, "; "));
     }
-    ScheduledSegment scheduled;
-    auto failure = tryScheduler(*it, segment, info, cache, ctx, scheduled);
-    if (!failure) {
-      if (it != first) {
-        ++ctx.counters.fallbacks;
-        if (warn)
-          ctx.streams.diagnostics << fmt::format(
-              "warning: group {} falls back to scheduler '{}': {}\n", group.id, it->plugin.name,
-              fmt::join(failures, "; "));
-      }
-      if (ctx.options.dumpSchedulerParams()) dumpParams(group, scheduled, ctx.streams.dump);
-      if (scheduled.kernel_plan != nullptr && ctx.options.dumpKernelIr())
-        dumpKernelIr(group, *scheduled.kernel_plan, it->plugin.name, ctx.streams.dump);
-      if (scheduled.kernel_plan != nullptr && ctx.options.dumpKernelSource())
-        dumpKernelSource(group, *scheduled.kernel_plan, ctx.streams.dump);
-      ctx.report.compile.heuristics_ms += msSince(start);
-      scheduled.made_for = made_for;
-      return scheduled;
-    }
-    note(*it, *failure, true);
+    // The proposal made the plan; what it keeps is no longer needed.
+    choice.proposal.reset();
+    if (ctx.options.dumpSchedulerParams()) dumpParams(group, scheduled, ctx.streams.dump);
+    if (scheduled.kernel_plan != nullptr && ctx.options.dumpKernelIr())
+      dumpKernelIr(group, *scheduled.kernel_plan, choice.entry->plugin.name, ctx.streams.dump);
+    if (scheduled.kernel_plan != nullptr && ctx.options.dumpKernelSource())
+      dumpKernelSource(group, *scheduled.kernel_plan, ctx.streams.dump);
+    ctx.report.compile.heuristics_ms += msSince(start);
+    scheduled.made_for = made_for;
+    return scheduled;
   }
   throw UserError(fmt::format("group {} ({}) could not be scheduled: {}", group.id,
                               groupLabel(group), fmt::join(failures, "; ")));

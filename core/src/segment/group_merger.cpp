@@ -147,9 +147,10 @@ std::optional<AcceptedGroup> GroupMerger::tryWholeFusion(SchedulerTier tier,
   whole.exprs = exprs;
   whole.segment = extract(exprs);
   RuntimeInfo info = facts_.forSegment(*whole.segment.fusion, whole.segment.inputs);
-  whole.scheduler = segmenter_.findScheduler(*whole.segment.fusion, info, log_, {0},
-                                             {"whole fusion"}, stage, tier);
-  if (whole.scheduler == nullptr) return std::nullopt;
+  if (!whole.take(segmenter_.findScheduler(*whole.segment.fusion, info, log_, {0}, {"whole fusion"},
+                                           stage, tier),
+                  info))
+    return std::nullopt;
   return whole;
 }
 
@@ -170,8 +171,8 @@ void GroupMerger::forwardInputChains() {
 bool GroupMerger::acceptedByPrimary(const std::vector<Expr*>& exprs) {
   ExtractedSegment segment = extract(exprs);
   RuntimeInfo info = facts_.forSegment(*segment.fusion, segment.inputs);
-  return segmenter_.findScheduler(*segment.fusion, info, nullptr, {}, {}, "input forwarding",
-                                  SchedulerTier::Primary) != nullptr;
+  return static_cast<bool>(segmenter_.findScheduler(*segment.fusion, info, nullptr, {}, {},
+                                                    "input forwarding", SchedulerTier::Primary));
 }
 
 int64_t GroupMerger::groupedPosition(const Expr* e) const {
@@ -189,11 +190,12 @@ void GroupMerger::acceptSingleExpressions() {
     group.segment = extract(group.exprs);
     RuntimeInfo info = facts_.forSegment(*group.segment.fusion, group.segment.inputs);
     std::vector<SegmenterLogEntry> refusals;
-    group.scheduler = segmenter_.findScheduler(*group.segment.fusion, info, &refusals, {id},
-                                               {label(id)}, stage, SchedulerTier::Primary);
-    if (group.scheduler == nullptr)
-      group.scheduler = segmenter_.findScheduler(*group.segment.fusion, info, &refusals, {id},
-                                                 {label(id)}, stage, SchedulerTier::Fallback);
+    if (!group.take(segmenter_.findScheduler(*group.segment.fusion, info, &refusals, {id},
+                                             {label(id)}, stage, SchedulerTier::Primary),
+                    info))
+      group.take(segmenter_.findScheduler(*group.segment.fusion, info, &refusals, {id}, {label(id)},
+                                          stage, SchedulerTier::Fallback),
+                 info);
     if (log_) log_->insert(log_->end(), refusals.begin(), refusals.end());
     if (group.scheduler == nullptr) {
       std::string why;
@@ -368,9 +370,9 @@ bool GroupMerger::mergeIfAccepted(int64_t first, int64_t second, const std::stri
   const SchedulerTier tier = isFallbackGroup(first) && isFallbackGroup(second)
                                  ? SchedulerTier::Fallback
                                  : SchedulerTier::Primary;
-  group.scheduler = segmenter_.findScheduler(*group.segment.fusion, info, log, {first, second},
-                                             labels, stage, tier);
-  if (group.scheduler == nullptr) {
+  if (!group.take(segmenter_.findScheduler(*group.segment.fusion, info, log, {first, second},
+                                           labels, stage, tier),
+                  info)) {
     refused_.insert(key);
     return false;
   }

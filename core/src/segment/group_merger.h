@@ -5,6 +5,7 @@
 #include <fusebox/segmenter.h>
 
 #include <array>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -21,6 +22,16 @@ struct AcceptedGroup {
   std::vector<Expr*> exprs;  // complete-fusion expressions, topological order
   ExtractedSegment segment;
   const SchedulerEntry* scheduler = nullptr;
+  std::unique_ptr<Proposal> proposal;      // the scheduler's, kept for the runtime
+  std::vector<ArgumentInfo> proposed_for;  // the inputs it was made for
+  // Takes the scheduler and proposal of `choice`, made for `info`; false when
+  // no scheduler proposed.
+  bool take(SchedulerChoice choice, const RuntimeInfo& info) {
+    scheduler = choice.entry;
+    proposal = std::move(choice.proposal);
+    proposed_for = info.inputs();
+    return scheduler != nullptr;
+  }
 };
 
 class GroupMerger {

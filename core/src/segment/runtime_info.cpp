@@ -8,6 +8,7 @@
 
 #include <fusebox/checked_math.h>
 #include <fusebox/ir/shape_scalars.h>
+#include <fusebox/runtime.h>
 #include <fusebox/segmenter.h>
 
 namespace fusebox {
@@ -187,8 +188,11 @@ std::string uncheckedIndicesProblem(const Fusion& segment, RuntimeInfo& info) {
 // ---- FusionRuntimeFacts ---------------------------------------------------------------------
 
 FusionRuntimeFacts::FusionRuntimeFacts(const Fusion& complete, std::vector<ArgumentInfo> inputs,
-                                       DeviceProperties device)
-    : complete_(&complete), inputs_(std::move(inputs)), device_(std::move(device)) {
+                                       DeviceProperties device, ShapeMode shape_mode)
+    : complete_(&complete),
+      inputs_(std::move(inputs)),
+      device_(std::move(device)),
+      shape_mode_(shape_mode) {
   bindArgumentInfos(complete, inputs_, evaluator_, "fusion");
 }
 
@@ -237,7 +241,9 @@ ArgumentInfo FusionRuntimeFacts::argumentInfo(const Val* v) {
   auto dims = tv->logicalNoReductions();
   for (size_t d = 0; d < dims.size(); ++d)
     if (dims[d]->hasExpandedExtent()) info.strides[d] = 0;
-  info.alignment = 256;
+  // As the runtime records a fresh allocation's: so that the proposals made
+  // while segmenting are made for the inputs the segments will see.
+  info.alignment = kMaxRecordedAlignment;
   return info;
 }
 
@@ -246,7 +252,7 @@ RuntimeInfo FusionRuntimeFacts::forSegment(const Fusion& segment,
   std::vector<ArgumentInfo> infos;
   infos.reserve(complete_inputs.size());
   for (const Val* v : complete_inputs) infos.push_back(argumentInfo(v));
-  return RuntimeInfo(segment, std::move(infos), device_);
+  return RuntimeInfo(segment, std::move(infos), device_, shape_mode_);
 }
 
 }  // namespace fusebox

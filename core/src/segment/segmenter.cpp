@@ -10,16 +10,6 @@
 namespace fusebox {
 namespace {
 
-// A scheduler call that throws counts as a rejection saying what it threw.
-template <class F>
-Decision guardedDecision(const SchedulerEntry& entry, std::string_view what, F&& fn) {
-  try {
-    return callPlugin(entry.plugin, what, std::forward<F>(fn));
-  } catch (const PluginError& e) {
-    return Decision::reject(fmt::format("threw: {}", e.what()));
-  }
-}
-
 const std::string& nameOf(const SchedulerEntry& entry) {
   return entry.plugin.name;
 }
@@ -52,50 +42,74 @@ bool Segmenter::isFallback(const SchedulerEntry& entry) const {
   return fallback_[index];
 }
 
-CompileTimeCache& Segmenter::compileTimeCache(const std::string& scheduler, const Fusion& segment) {
-  return caches_[{scheduler, segment.structuralHash()}];
+Answer Segmenter::ask(const SchedulerEntry& entry, const Fusion& segment, RuntimeInfo& info) {
+  return ask(entry, segment, segment.structuralHash(), info);
 }
 
-const SchedulerEntry* Segmenter::findScheduler(const Fusion& segment, RuntimeInfo& info,
-                                               std::vector<SegmenterLogEntry>* log,
-                                               const std::vector<int64_t>& groups,
-                                               const std::vector<std::string>& group_labels,
-                                               const std::string& stage,
-                                               SchedulerTier tier) {
-  const uint64_t hash = segment.structuralHash();
-  auto refuse = [&](const SchedulerEntry& entry, const std::string& reason) {
-    if (log) log->push_back({stage, groups, group_labels, nameOf(entry), reason});
-  };
+Answer Segmenter::ask(const SchedulerEntry& entry, const Fusion& segment, uint64_t structure,
+                      RuntimeInfo& info) {
+  const auto key = std::make_pair(nameOf(entry), structure);
+  if (auto known = structural_refusals_.find(key); known != structural_refusals_.end()) {
+    ++counters_.structural_refusals_reused;
+    return known->second;
+  }
+  ++counters_.proposals_asked;
+  CompileTimeCache& cache = caches_[key];
+  Answer answer = Refusal::ofInputs("no answer");
+  try {
+    answer = callPlugin(entry.plugin, "propose",
+                        [&] { return entry.scheduler->propose(segment, info, cache); });
+  } catch (const PluginError& e) {
+    return Refusal::ofInputs(fmt::format("threw: {}", e.what()));
+  }
+  if (!answer.proposed() && answer.refusal().structural()) {
+    structural_refusals_.emplace(key, answer.refusal());
+    ++counters_.structural_refusals_kept;
+  }
+  return answer;
+}
+
+SchedulerChoice Segmenter::choose(const Fusion& segment, RuntimeInfo& info, SchedulerTier tier,
+                                  const RefusalSink& refused, const SchedulerEntry* first,
+                                  std::unique_ptr<Proposal> kept, const Take& take) {
+  bool started = first == nullptr;
+  const uint64_t structure = segment.structuralHash();  // once: it walks the whole segment
   for (const auto& entry : schedulers_) {
+    started |= &entry == first;
+    if (!started) continue;
     if (tier != SchedulerTier::Any && isFallback(entry) != (tier == SchedulerTier::Fallback))
       continue;
-    const auto key = std::make_pair(nameOf(entry), hash);
-    CompileTimeCache& cache = caches_[key];
-    auto known = compile_time_decisions_.find(key);
-    if (known != compile_time_decisions_.end()) {
-      ++counters_.compile_time_cache_hits;
+    std::unique_ptr<Proposal> proposal;
+    if (&entry == first && kept != nullptr) {
+      proposal = std::move(kept);
     } else {
-      ++counters_.compile_time_checks;
-      Decision d = guardedDecision(entry, "canScheduleCompileTime", [&] {
-        return entry.scheduler->canScheduleCompileTime(segment, cache);
-      });
-      known = compile_time_decisions_.emplace(key, std::move(d)).first;
+      Answer answer = ask(entry, segment, structure, info);
+      if (!answer.proposed()) {
+        refused(entry, answer.refusal().describe(), false);
+        continue;
+      }
+      proposal = answer.takeProposal();
     }
-    if (!known->second) {
-      refuse(entry, "compile time: " + known->second.reason());
-      continue;
+    if (take) {
+      if (std::optional<std::string> failure = take(entry, *proposal)) {
+        refused(entry, *failure, true);
+        continue;
+      }
     }
-    ++counters_.run_time_checks;
-    Decision run_time = guardedDecision(entry, "canScheduleRunTime", [&] {
-      return entry.scheduler->canScheduleRunTime(segment, info, cache);
-    });
-    if (!run_time) {
-      refuse(entry, "run time: " + run_time.reason());
-      continue;
-    }
-    return &entry;
+    return {&entry, std::move(proposal)};
   }
-  return nullptr;
+  return {};
+}
+
+SchedulerChoice Segmenter::findScheduler(const Fusion& segment, RuntimeInfo& info,
+                                         std::vector<SegmenterLogEntry>* log,
+                                         const std::vector<int64_t>& groups,
+                                         const std::vector<std::string>& group_labels,
+                                         const std::string& stage, SchedulerTier tier) {
+  return choose(segment, info, tier,
+                [&](const SchedulerEntry& entry, const std::string& reason, bool) {
+                  if (log) log->push_back({stage, groups, group_labels, nameOf(entry), reason});
+                });
 }
 
 std::unique_ptr<SegmentedFusion> Segmenter::segment(const Fusion& complete,
@@ -118,6 +132,10 @@ std::unique_ptr<SegmentedFusion> Segmenter::segment(const Fusion& complete,
     g.forwarded = std::move(a.segment.forwarded);
     g.scheduler = nameOf(*a.scheduler);
     g.fusion = std::move(a.segment.fusion);
+    g.proposer = a.scheduler->scheduler;
+    g.proposal = std::move(a.proposal);
+    g.proposed_for = std::move(a.proposed_for);
+    g.proposed_mode = facts.shapeMode();
     for (const Expr* e : g.exprs) result->group_of_[e] = g.id;
     result->groups_.push_back(std::move(g));
   }

@@ -186,11 +186,13 @@ Value Block::declare(const std::string& name, const Type& type, Value init, Decl
   return var(name, type);
 }
 
-Value Block::declareArray(const std::string& name, const Type& type, int64_t extent) {
+Value Block::declareArray(const std::string& name, const Type& type, int64_t extent,
+                          DeclareFlags flags) {
   Stmt s = makeStmt(StmtKind::Declare);
   s->name = name;
   s->type = type;
   s->array_extent = extent;
+  s->flags = flags;
   node_->body.push_back(s);
   return var(name, type);
 }

@@ -149,6 +149,7 @@ using Stmt = std::shared_ptr<StmtNode>;
 struct DeclareFlags {
   bool is_const = false;
   bool maybe_unused = false;
+  bool shared = false;  // __shared__: one per block (an array the block's threads exchange through)
 };
 // `[[maybe_unused]] const`: an index or value not every kernel reads.
 inline constexpr DeclareFlags kConstUnused{.is_const = true, .maybe_unused = true};
@@ -189,7 +190,8 @@ class Block {
 
   // Declares `name` and returns it as a value.
   Value declare(const std::string& name, const Type& type, Value init, DeclareFlags flags = {});
-  Value declareArray(const std::string& name, const Type& type, int64_t extent);
+  Value declareArray(const std::string& name, const Type& type, int64_t extent,
+                     DeclareFlags flags = {});
   void assign(Value target, Value value, const std::string& op = "=");
   void evaluate(Value value);
   void ret();

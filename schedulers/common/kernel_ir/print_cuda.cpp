@@ -196,6 +196,7 @@ class Printer {
 
   static std::string declaration(const StmtNode& s) {
     std::string text = s.flags.maybe_unused ? "[[maybe_unused]] " : "";
+    if (s.flags.shared) text += "__shared__ ";
     if (s.flags.is_const) text += "const ";
     text += s.type.spelling + " " + s.name;
     if (s.array_extent > 0) text += fmt::format("[{}]", s.array_extent);

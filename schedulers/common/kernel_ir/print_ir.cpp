@@ -32,6 +32,7 @@ class IrPrinter {
 
   static std::string declaration(const StmtNode& s) {
     std::string flags;
+    if (s.flags.shared) flags += "shared ";
     if (s.flags.is_const) flags += "const ";
     if (s.flags.maybe_unused) flags += "maybe_unused ";
     std::string text = fmt::format("{}{}: {}", flags, s.name, s.type.spelling);

@@ -55,6 +55,34 @@ std::unique_ptr<KernelPlan> rowKernelPlan(kernelgen::GeneratedKernel gen, const 
                                           bool cooperative, const Fusion& segment,
                                           RuntimeInfo& info, const RowFacts& facts);
 
+// What a persistent scheduler proposes once its checks passed: its params
+// and the kernel it generated while checking (generation is the last check),
+// made into a plan (rowKernelPlan) when asked. `dynamic_shared_bytes`, when
+// not negative, is the launch's dynamic shared memory instead of the
+// buffers'.
+template <class Params>
+std::unique_ptr<Proposal> persistentProposal(const Fusion& segment, const RuntimeInfo& info,
+                                             const Params& params, const RowFacts& facts,
+                                             kernelgen::GeneratedKernel gen, bool cooperative,
+                                             int64_t dynamic_shared_bytes = -1) {
+  struct Kept {
+    RuntimeInfo info;
+    RowFacts facts;
+    kernelgen::GeneratedKernel gen;
+  };
+  auto kept = std::make_shared<Kept>(Kept{info, facts, std::move(gen)});
+  return std::make_unique<LazyProposal>(
+      [params] { return std::make_unique<Params>(params); },
+      [&segment, kept, cooperative, dynamic_shared_bytes](const HeuristicParams& p) {
+        std::unique_ptr<KernelPlan> plan =
+            rowKernelPlan(kept->gen, dynamic_cast<const PersistentParams&>(p), cooperative, segment,
+                          kept->info, kept->facts);
+        if (dynamic_shared_bytes >= 0)
+          plan->launch.dynamic_shared_memory = static_cast<uint32_t>(dynamic_shared_bytes);
+        return plan;
+      });
+}
+
 // Shared memory the block reductions need (static), for the block shape.
 int64_t rowKernelSharedMemoryBytes(const NormalizationStructure& st, const PersistentParams& p);
 

@@ -5,42 +5,26 @@
 
 namespace fusebox::pointwise {
 
-Decision PointwiseSchedulerBase::canScheduleCompileTime(const Fusion& segment,
-                                                        CompileTimeCache& cache) {
-  return cache.get<Decision>(name() + ".compile_time", [&] { return checkCompileTime(segment); });
-}
-
-Decision PointwiseSchedulerBase::canScheduleRunTime(const Fusion& segment, RuntimeInfo& info,
-                                                    CompileTimeCache& cache) {
-  if (Decision d = canScheduleCompileTime(segment, cache); !d) return d;
-  SegmentAnalysis a;
+Answer PointwiseSchedulerBase::propose(const Fusion& segment, RuntimeInfo& info,
+                                       CompileTimeCache& cache) {
+  const Decision structure =
+      cache.get<Decision>(name() + ".compile_time", [&] { return checkCompileTime(segment); });
+  if (!structure) return Refusal::ofStructure(structure);
+  auto a = std::make_shared<SegmentAnalysis>();
   try {
-    a = analyzeSegment(segment, info);
+    *a = analyzeSegment(segment, info);
   } catch (const UserError& e) {
-    return Decision::reject(fmt::format("the inputs do not fit the segment: {}", e.what()));
+    return Refusal::ofInputs(fmt::format("the inputs do not fit the segment: {}", e.what()));
   }
-  return checkRunTime(segment, info, a.facts, paramsFor(segment, a, info));
-}
-
-std::unique_ptr<HeuristicParams> PointwiseSchedulerBase::computeHeuristics(const Fusion& segment,
-                                                                           RuntimeInfo& info,
-                                                                           CompileTimeCache&) {
-  return std::make_unique<PointwiseParams>(paramsFor(segment, analyzeSegment(segment, info), info));
-}
-
-PointwiseParams PointwiseSchedulerBase::paramsFor(const Fusion& segment, const SegmentAnalysis& a,
-                                                  RuntimeInfo& info) const {
-  PointwiseParams p = chooseParams(a, info);
-  setShapeMode(p, segment, info, a.facts, a.accesses);
-  return p;
-}
-
-std::unique_ptr<SegmentPlan> PointwiseSchedulerBase::schedule(const Fusion& segment,
-                                                              const HeuristicParams& params,
-                                                              RuntimeInfo& info) {
-  const auto* p = dynamic_cast<const PointwiseParams*>(&params);
-  FUSEBOX_CHECK(p != nullptr, "{}: schedule() got another scheduler's params", name());
-  return makeKernelPlan(segment, computeFacts(segment, info), *p, info);
+  PointwiseParams p = chooseParams(*a, info);
+  setShapeMode(p, segment, info, a->facts, a->accesses);
+  if (Decision d = checkRunTime(segment, info, a->facts, p); !d) return Refusal::ofInputs(d);
+  return std::make_unique<LazyProposal>(
+      [p] { return std::make_unique<PointwiseParams>(p); },
+      [&segment, a, info](const HeuristicParams& params) mutable -> std::unique_ptr<SegmentPlan> {
+        return makeKernelPlan(segment, a->facts, dynamic_cast<const PointwiseParams&>(params),
+                              info);
+      });
 }
 
 }  // namespace fusebox::pointwise

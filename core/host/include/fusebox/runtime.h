@@ -70,8 +70,12 @@ struct RuntimeCounters {
   int64_t cache_misses = 0;
   int64_t pass_pipeline_runs = 0;
   int64_t segmentations = 0;
-  int64_t heuristics_computed = 0;  // computeHeuristics calls
-  int64_t schedules = 0;            // schedule calls
+  // Segments scheduled with the proposal the segmenter kept (made for the
+  // same inputs), and with a proposal asked for again (other inputs: an
+  // earlier segment's output turned out otherwise, or a fallback).
+  int64_t proposals_reused = 0;
+  int64_t proposals_made = 0;
+  int64_t plans_made = 0;           // Proposal::makePlan calls (code generation)
   int64_t fallbacks = 0;            // segments handed to a later scheduler
   int64_t segments_run = 0;         // plans run
   int64_t intermediates_freed = 0;  // segment outputs dropped after their last use
@@ -100,7 +104,7 @@ struct CompileReport {
   double concretize_ms = 0;  // analysis and, for a new concretization, the copy
   double passes_ms = 0;
   double segmentation_ms = 0;
-  double heuristics_ms = 0;    // computeHeuristics and schedule (codegen) of every segment
+  double heuristics_ms = 0;    // params and plans (code generation) of every segment
   double compile_ms = 0;       // NVRTC or the host compiler, summed over kernels
   double load_ms = 0;          // module / library loads, summed over kernels
   double compile_wall_ms = 0;  // the parallel compile step, start to end

@@ -24,9 +24,11 @@
 #include <fusebox/plugin/plugin_registry.h>
 #include <fusebox/scheduler.h>
 
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -49,6 +51,16 @@ struct SegmentGroup {
   std::string scheduler;      // the name of the scheduler that accepted it
   // The sub-fusion (inputs/outputs correspond one to one with `inputs`/`outputs`).
   std::unique_ptr<Fusion> fusion;
+  // The proposal the scheduler accepted the group with, made for the inputs
+  // `proposed_for` (what the segmenter derived from the complete fusion's
+  // inputs) in `proposed_mode`. The runtime plans with it when the group's
+  // inputs turn out the same, so the scheduler's analysis and code generation
+  // run once. `proposer` keeps the proposal's plugin loaded (declared first:
+  // destroyed after the proposal, which is destroyed before the fusion).
+  std::shared_ptr<Scheduler> proposer;
+  std::unique_ptr<Proposal> proposal;
+  std::vector<ArgumentInfo> proposed_for;
+  ShapeMode proposed_mode = ShapeMode::Static;
 };
 
 // One refusal, for the segmenter_log dump.
@@ -83,6 +95,8 @@ class SegmentedFusion {
     Val* value;
   };
   const std::vector<Edge>& edges() const { return edges_; }
+  // Hands over the proposal the segmenter kept for group `g` (null once taken).
+  std::unique_ptr<Proposal> takeProposal(size_t g) { return std::move(groups_.at(g).proposal); }
   // The group whose expressions include `e`, or -1 (also for a forwarded
   // expression, which groups recompute: SegmentGroup::forwarded).
   int64_t groupOf(const Expr* e) const;
@@ -113,13 +127,13 @@ struct SchedulerEntry {
 // each candidate segment's RuntimeInfo is derived: the sizes of intermediates
 // come from evaluating their extents; their strides are dense in allocation
 // order (stride 0 for expanded broadcast dims) and their alignment that of a
-// fresh allocation (256 bytes).
+// fresh allocation (kMaxRecordedAlignment, as the runtime records it).
 class FusionRuntimeFacts {
  public:
   // `inputs` has one entry per complete-fusion input. Throws UserError when the
   // count, a kind, a rank or a size conflicts with the fusion.
   FusionRuntimeFacts(const Fusion& complete, std::vector<ArgumentInfo> inputs,
-                     DeviceProperties device);
+                     DeviceProperties device, ShapeMode shape_mode = ShapeMode::Static);
   // `complete_inputs` are the complete-fusion values that became the segment's
   // inputs, in the segment's input order (SegmentGroup::inputs).
   RuntimeInfo forSegment(const Fusion& segment, const std::vector<Val*>& complete_inputs);
@@ -133,11 +147,13 @@ class FusionRuntimeFacts {
   const Fusion& complete() const { return *complete_; }
   const std::vector<ArgumentInfo>& inputs() const { return inputs_; }
   const DeviceProperties& device() const { return device_; }
+  ShapeMode shapeMode() const { return shape_mode_; }
 
  private:
   const Fusion* complete_;
   std::vector<ArgumentInfo> inputs_;
   DeviceProperties device_;
+  ShapeMode shape_mode_;
   ExpressionEvaluator evaluator_;
 };
 
@@ -155,6 +171,13 @@ TensorArgInfo boundaryInfo(const TensorView* tv, TensorArgInfo info);
 // no_op, third-party ones), the fallbacks (Scheduler::isFallback), or all.
 enum class SchedulerTier { Primary, Fallback, Any };
 
+// A scheduler's proposal for a segment; empty (`entry` null) when none proposed.
+struct SchedulerChoice {
+  const SchedulerEntry* entry = nullptr;
+  std::unique_ptr<Proposal> proposal;
+  explicit operator bool() const { return entry != nullptr; }
+};
+
 class Segmenter {
  public:
   // Schedulers in the configured order.
@@ -164,16 +187,30 @@ class Segmenter {
   // scheduler at all (naming it and each scheduler's reason).
   std::unique_ptr<SegmentedFusion> segment(const Fusion& complete, FusionRuntimeFacts& facts,
                                            std::vector<SegmenterLogEntry>* log = nullptr);
-  // The first scheduler (in order) that accepts `segment` (compile-time check,
-  // then run-time check), or null; refusals go to `log` with `groups` and
-  // `stage`. A scheduler that throws counts as rejecting ("threw: ..."). The
-  // compile-time decisions are cached per (scheduler, segment structure).
-  const SchedulerEntry* findScheduler(const Fusion& segment, RuntimeInfo& info,
-                                      std::vector<SegmenterLogEntry>* log,
-                                      const std::vector<int64_t>& groups,
-                                      const std::vector<std::string>& group_labels = {},
-                                      const std::string& stage = {},
-                                      SchedulerTier tier = SchedulerTier::Any);
+  // One scheduler's answer for `segment`, guarded: a scheduler that throws
+  // refuses for these inputs ("threw: ..."). A structural refusal is kept per
+  // (scheduler, segment structure) and given again without asking.
+  Answer ask(const SchedulerEntry& entry, const Fusion& segment, RuntimeInfo& info);
+  // Scheduler choice, the one place it is made: asks the schedulers of `tier`
+  // in the configured order, from `first` on (all when null), and returns the
+  // first proposal `take` accepts (every proposal when `take` is empty; the
+  // runtime's `take` makes the plan, and a failure to plan tries the next
+  // scheduler). `kept` answers for `first` instead of asking it again (the
+  // proposal the segmenter kept). Every refusal and failure goes to `refused`.
+  using RefusalSink =
+      std::function<void(const SchedulerEntry&, const std::string& reason, bool failed_to_plan)>;
+  using Take = std::function<std::optional<std::string>(const SchedulerEntry&, Proposal&)>;
+  SchedulerChoice choose(const Fusion& segment, RuntimeInfo& info, SchedulerTier tier,
+                         const RefusalSink& refused, const SchedulerEntry* first = nullptr,
+                         std::unique_ptr<Proposal> kept = nullptr, const Take& take = {});
+  // choose() for the segmenter's search: refusals go to `log` with `groups`
+  // and `stage`.
+  SchedulerChoice findScheduler(const Fusion& segment, RuntimeInfo& info,
+                                std::vector<SegmenterLogEntry>* log,
+                                const std::vector<int64_t>& groups,
+                                const std::vector<std::string>& group_labels = {},
+                                const std::string& stage = {},
+                                SchedulerTier tier = SchedulerTier::Any);
   // Input forwarding (on by default; [runtime] forward_inputs): when the
   // fusion is split, a chain of unary ops and casts that starts at a fusion
   // input read by nothing else, each link read only by the next and none a
@@ -188,24 +225,27 @@ class Segmenter {
   bool forwardInputs() const { return forward_inputs_; }
   // Whether the scheduler declared itself a fallback (asked once, guarded).
   bool isFallback(const SchedulerEntry& entry) const;
-  // The compile-time cache of a scheduler for a segment of this structure.
-  CompileTimeCache& compileTimeCache(const std::string& scheduler, const Fusion& segment);
   const std::vector<SchedulerEntry>& schedulers() const { return schedulers_; }
-  // How many scheduler calls were made (compile-time checks actually run, not
-  // answered from the cache; run-time checks): for tests and benchmarks.
+  // How many propose() calls were made, how many structural refusals were
+  // remembered, and how many questions one answered without a call: for
+  // tests and benchmarks.
   struct Counters {
-    int64_t compile_time_checks = 0;
-    int64_t compile_time_cache_hits = 0;
-    int64_t run_time_checks = 0;
+    int64_t proposals_asked = 0;
+    int64_t structural_refusals_kept = 0;
+    int64_t structural_refusals_reused = 0;
     int64_t extractions = 0;
   };
   const Counters& counters() const { return counters_; }
 
  private:
+  // ask() for a segment whose structuralHash() is `structure`.
+  Answer ask(const SchedulerEntry& entry, const Fusion& segment, uint64_t structure,
+             RuntimeInfo& info);
+
   std::vector<SchedulerEntry> schedulers_;
   std::vector<bool> fallback_;  // by position in schedulers_
   std::map<std::pair<std::string, uint64_t>, CompileTimeCache> caches_;
-  std::map<std::pair<std::string, uint64_t>, Decision> compile_time_decisions_;
+  std::map<std::pair<std::string, uint64_t>, Refusal> structural_refusals_;
   Counters counters_;
   bool forward_inputs_ = true;
 };

@@ -37,7 +37,9 @@ namespace fusebox {
 // 6: Expr::origin (where the script wrote it), Fusion's origin for new
 //    expressions (layout); uncheckedIndicesProblem.
 // 7: KernelPlan::kernel_ir (layout).
-inline constexpr uint32_t kPluginApiVersion = 7;
+// 8: one scheduler call: Scheduler::propose (a Refusal or a Proposal) replaces
+//    canScheduleCompileTime / canScheduleRunTime / computeHeuristics / schedule.
+inline constexpr uint32_t kPluginApiVersion = 8;
 
 enum class PluginKind : uint32_t { Pass = 1, Scheduler = 2 };
 
