@@ -5,6 +5,7 @@
 
 #include <gmock/gmock.h>
 
+#include <cstring>
 #include <map>
 
 #include "runtime/runtime_test_util.h"
@@ -60,6 +61,31 @@ TEST(RuntimeExecution, OneGroupPerExpressionRunsInOrderAndDropsIntermediates) {
   EXPECT_TRUE(produced[0].expired());
   EXPECT_TRUE(produced[1].expired());
   EXPECT_FALSE(produced[2].expired());
+}
+
+TEST(RuntimeExecution, AGroupWhoseInputsAreNotAsPredictedIsProposedAgain) {
+  // The plan hands its output back one element into a fresh buffer: aligned
+  // to 4 bytes, not the 16 the segmenter predicted for a fresh allocation. A
+  // kernel planned for the prediction could load vectors it may not.
+  auto shifted = [](const Fusion&, const std::vector<Argument>&, std::vector<Argument>& outs) {
+    for (auto& o : outs) {
+      const Tensor t = std::get<Tensor>(o).contiguous();
+      Tensor buffer = Tensor::empty(t.dtype(), {t.numel() + 1});
+      std::memcpy(static_cast<char*>(buffer.data()) + t.elementSize(), t.data(),
+                  static_cast<size_t>(t.numel() * t.elementSize()));
+      o = buffer.asStrided(t.sizes(), t.strides(), 1);
+    }
+  };
+  auto one = std::make_shared<TestScheduler>("one_expr", oneExpression(), shifted);
+  FusionRuntime rt(chain(), std::nullopt, {inProcess(one)}, Options(), hostOptions());
+  std::vector<Argument> inputs = {sampleTensor({2, 3})};
+  expectSameValues(rt.run(inputs)[0], reference(rt.fusion(), inputs)[0]);
+  ASSERT_EQ(rt.lastSegmentation().groups().size(), 3u);
+  // The first group reads the fusion's input: its kept proposal serves. The
+  // two after it read a shifted intermediate: their schedulers are asked again.
+  EXPECT_EQ(rt.counters().proposals_reused, 1);
+  EXPECT_EQ(rt.counters().proposals_made, 2);
+  EXPECT_EQ(one->plans_made, 3);
 }
 
 TEST(RuntimeExecution, EachGroupIsPlannedOnceFromTheProposalTheSegmenterKept) {
