@@ -232,6 +232,26 @@ TEST(Segmenter, ASchedulerThatThrowsCountsAsRejectingAndTheLogSaysWhy) {
   expectRunsLikeTheCompleteFusion(s, p);
 }
 
+TEST(SchedulerAnswer, IsARefusalOrAProposalNeverBoth) {
+  Answer refused = Refusal::ofStructure("no reductions here");
+  ASSERT_FALSE(refused.proposed());
+  EXPECT_TRUE(refused.refusal().structural());
+  EXPECT_EQ(refused.refusal().describe(), "compile time: no reductions here");
+  EXPECT_EQ(Refusal::ofInputs("too wide").describe(), "run time: too wide");
+  // A null proposal is a refusal saying so, not a proposal.
+  Answer nothing = std::unique_ptr<LazyProposal>();
+  ASSERT_FALSE(nothing.proposed());
+  EXPECT_EQ(nothing.refusal().describe(), "run time: the scheduler proposed nothing");
+  Answer proposed = std::make_unique<LazyProposal>(
+      [] { return std::unique_ptr<HeuristicParams>(); },
+      [](const HeuristicParams&) { return std::unique_ptr<SegmentPlan>(); });
+  ASSERT_TRUE(proposed.proposed());
+  EXPECT_THROW((void)proposed.refusal(), std::logic_error);
+  std::unique_ptr<Proposal> proposal = proposed.takeProposal();
+  // Params that are not made are an error, not a null the host trips on.
+  EXPECT_THROW((void)proposal->params(), std::logic_error);
+}
+
 TEST(Segmenter, ASchedulerThatRejectsEverythingFirstChangesNothing) {
   Program p = loadExample("gelu_bias_grad.py");
   auto s =

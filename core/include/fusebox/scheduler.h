@@ -228,8 +228,11 @@ class [[nodiscard]] Answer {
     if (proposal_ == nullptr) refusal_ = Refusal::ofInputs("the scheduler proposed nothing");
   }
   bool proposed() const { return proposal_ != nullptr; }
-  // When !proposed().
-  const Refusal& refusal() const { return *refusal_; }
+  // Why not; only an answer that refused has one.
+  const Refusal& refusal() const {
+    if (!refusal_) throw std::logic_error("an answer with a proposal has no refusal");
+    return *refusal_;
+  }
   std::unique_ptr<Proposal> takeProposal() { return std::move(proposal_); }
 
  private:
