@@ -138,9 +138,11 @@ ScheduledSegment scheduleGroup(CacheEntry& entry, size_t g, std::vector<Argument
       ctx.streams.dump << fmt::format("segmenter log: scheduling group {} ({}): {}: {}\n", group.id,
                                       groupLabel(group), e.plugin.name, reason);
   };
-  // The segmenter's proposal serves once, when made for these inputs.
-  std::unique_ptr<Proposal> kept;
-  if (keptProposalFits(group, made_for, entry.shape_mode)) kept = entry.segmented->takeProposal(g);
+  // The segmenter's proposal serves once, when made for these inputs; for
+  // other inputs it is dropped (with what it keeps: a kernel, run-time facts).
+  const bool fits = keptProposalFits(group, made_for, entry.shape_mode);
+  std::unique_ptr<Proposal> kept = entry.segmented->takeProposal(g);
+  if (!fits) kept.reset();
   const bool reused = kept != nullptr;
   ctx.counters.proposals_reused += reused;
   ScheduledSegment scheduled;
