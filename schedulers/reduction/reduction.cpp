@@ -49,14 +49,11 @@ class ReductionScheduler final : public Scheduler {
     requireIntInRange(settings, "max_vector_width", 0, 16, " (0: the widest the dtype allows)");
   }
 
-  Answer propose(const Fusion& segment, RuntimeInfo& info, CompileTimeCache& cache) override {
-    const Decision structure = cache.get<Decision>("reduction.compile_time", [&] {
-      ReductionStructure st;
-      return analyzeStructure(segment, st);
-    });
-    if (!structure) return Refusal::ofStructure(structure);
+  Answer propose(const Fusion& segment, RuntimeInfo& info, CompileTimeCache&) override {
+    // Analyzed once per question: the structure refers to this segment's IR,
+    // and the segmenter remembers a structural refusal itself.
     auto st = std::make_shared<ReductionStructure>();
-    (void)analyzeStructure(segment, *st);
+    if (Decision d = analyzeStructure(segment, *st); !d) return Refusal::ofStructure(d);
     auto facts = std::make_shared<SegmentFacts>();
     try {
       *facts = computeFacts(segment, *st, info);

@@ -33,15 +33,11 @@ class ScanScheduler final : public Scheduler {
                                   threads));
   }
 
-  Answer propose(const Fusion& segment, RuntimeInfo& info, CompileTimeCache& cache) override {
-    // Cached per structure: only the decision (a structure refers to one
-    // segment's IR, and segments of one structure share the cache).
-    const Decision structure = cache.get<Decision>("scan.compile_time", [&] {
-      ScanStructure st;
-      return analyzeScan(segment, st);
-    });
-    if (!structure) return Refusal::ofStructure(structure);
-    auto st = std::make_shared<const ScanStructure>(structureOf(segment));
+  Answer propose(const Fusion& segment, RuntimeInfo& info, CompileTimeCache&) override {
+    // Analyzed once per question: the structure refers to this segment's IR,
+    // and the segmenter remembers a structural refusal itself.
+    auto st = std::make_shared<ScanStructure>();
+    if (Decision d = analyzeScan(segment, *st); !d) return Refusal::ofStructure(d);
     ScanFacts facts;
     try {
       facts = computeScanFacts(segment, *st, info);
@@ -61,12 +57,6 @@ class ScanScheduler final : public Scheduler {
         });
   }
 
- private:
-  static ScanStructure structureOf(const Fusion& segment) {
-    ScanStructure st;
-    FUSEBOX_CHECK(analyzeScan(segment, st).accepted(), "scan: the segment is not a scan segment");
-    return st;
-  }
 };
 
 }  // namespace

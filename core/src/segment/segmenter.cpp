@@ -42,10 +42,6 @@ bool Segmenter::isFallback(const SchedulerEntry& entry) const {
   return fallback_[index];
 }
 
-Answer Segmenter::ask(const SchedulerEntry& entry, const Fusion& segment, RuntimeInfo& info) {
-  return ask(entry, segment, segment.structuralHash(), info);
-}
-
 Answer Segmenter::ask(const SchedulerEntry& entry, const Fusion& segment, uint64_t structure,
                       RuntimeInfo& info) {
   const auto key = std::make_pair(nameOf(entry), structure);

@@ -187,10 +187,6 @@ class Segmenter {
   // scheduler at all (naming it and each scheduler's reason).
   std::unique_ptr<SegmentedFusion> segment(const Fusion& complete, FusionRuntimeFacts& facts,
                                            std::vector<SegmenterLogEntry>* log = nullptr);
-  // One scheduler's answer for `segment`, guarded: a scheduler that throws
-  // refuses for these inputs ("threw: ..."). A structural refusal is kept per
-  // (scheduler, segment structure) and given again without asking.
-  Answer ask(const SchedulerEntry& entry, const Fusion& segment, RuntimeInfo& info);
   // Scheduler choice, the one place it is made: asks the schedulers of `tier`
   // in the configured order, from `first` on (all when null), and returns the
   // first proposal `take` accepts (every proposal when `take` is empty; the
@@ -238,7 +234,10 @@ class Segmenter {
   const Counters& counters() const { return counters_; }
 
  private:
-  // ask() for a segment whose structuralHash() is `structure`.
+  // One scheduler's answer for `segment` (whose structuralHash() is
+  // `structure`), guarded: a scheduler that throws refuses for these inputs
+  // ("threw: ..."). A structural refusal is kept per (scheduler, structure)
+  // and given again without asking.
   Answer ask(const SchedulerEntry& entry, const Fusion& segment, uint64_t structure,
              RuntimeInfo& info);
 
