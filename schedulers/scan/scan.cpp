@@ -56,7 +56,6 @@ class ScanScheduler final : public Scheduler {
           return makeScanPlan(segment, *st, *kept, dynamic_cast<const ScanParams&>(params), info);
         });
   }
-
 };
 
 }  // namespace
