@@ -3,12 +3,14 @@
 //
 //   Inner: thread (x, y) reduces row blockIdx.x * block_y + y over the
 //          reduced elements x * V, (x + block_x * splits) * V, ...;
-//          the row's threads combine by warp shuffles or blockReduceX.
+//          the row's threads combine (a lanes combine).
 //   Outer: thread (x, y) accumulates columns (blockIdx.x * block_x + x) * V
 //          + [0, V) over reduced rows y, y + block_y * splits, ...; the
-//          block's rows combine in shared memory in a fixed order.
+//          block's rows combine in a fixed order (a rows combine).
 // With splits > 1 each block also stores its partials to scratch memory and
-// the last block of its column of blocks combines them (grid_reduce.cuh).
+// the last block of its column of blocks combines them (a grid combine).
+// The combines are kernel IR nodes (kernel_ir/combine.h), lowered once for
+// every kernel that combines.
 // Every reducing loop runs unrolled steps of `unroll` chunks while whole
 // steps fit, then single chunks, so the main loop needs no bounds checks.
 #include "codegen.h"
@@ -17,8 +19,10 @@
 #include <fusebox/error.h>
 
 #include <algorithm>
-#include <functional>
 
+#include "kernel_ir/combine.h"
+#include "kernel_ir/print_cuda.h"
+#include "kernel_ir/print_ir.h"
 #include "kernelgen/accumulator.h"
 #include "kernelgen/buffer.h"
 #include "kernelgen/codegen_ops.h"
@@ -73,7 +77,9 @@ MergedDims loopDims(const ReductionParams& p) {
 }
 
 // Every size-derived integer of the kernel prints through lits_: a literal,
-// or a parameter when the params ask for a kernel over symbolic sizes.
+// or a parameter when the params ask for a kernel over symbolic sizes. The
+// kernel is built as kernel IR; the element math is the element writer's
+// text, held as such.
 class KernelWriter {
  public:
   KernelWriter(const Fusion& segment, const ReductionStructure& st, const SegmentFacts& facts,
@@ -95,18 +101,35 @@ class KernelWriter {
   GeneratedKernel write(std::string& problem);
 
  private:
-  std::string acc(size_t k) const {
-    return inner_ ? fmt::format("acc{}", k) : fmt::format("acc{}[v]", k);
+  kir::Value size(int64_t value, const std::string& role,
+                  SizeLiterals::Type type = SizeLiterals::Type::Index) {
+    return kir::text(lits_.text(value, role, type));
   }
-  std::string idx(const std::string& s) const { return fmt::format("static_cast<idx_t>({})", s); }
+  static kir::Value idx(kir::Value v) { return kir::cast(kir::indexType(), std::move(v)); }
+  kir::Value accVar(size_t k) const { return kir::var(fmt::format("acc{}", k)); }
+  // Accumulator k's state of the current element (Outer: of vector lane v).
+  kir::Value acc(size_t k) const {
+    return inner_ ? accVar(k) : kir::subscript(accVar(k), kir::var("v"));
+  }
+  kir::CombineState state(size_t k) const {
+    const Accumulator& A = accs_[k];
+    return {accVar(k), kir::named(A.stateType()), A.functor, kir::text(A.identity())};
+  }
+  // The threads that store the block's results: the first of a row (Inner)
+  // or of a column (Outer), when their kept element exists.
+  kir::Value lead() const {
+    return kir::binary(kir::BinaryOp::Eq, kir::threadIdx(inner_ ? 'x' : 'y'), kir::lit(0)) &&
+           kir::var("active");
+  }
 
   // The element loop of one chunk (V elements along the innermost dim).
-  std::string chunkText();
+  kir::Block chunk();
   // The reducing loop over the reduced extent (this thread's share).
-  void reducingLoop(Buffer& k, const std::string& start, int64_t stride, const std::string& chunk);
-  void threadCombine(Buffer& k);
-  void gridCombine(Buffer& k);
-  void epilogue(Buffer& k);
+  void reducingLoop(kir::Block& k, const kir::Value& start, int64_t stride,
+                    const kir::Block& chunk);
+  void threadCombine(kir::Block& k);
+  void gridCombine(kir::Block& k);
+  void epilogue(kir::Block& k);
 
   const Fusion& f_;
   const ReductionStructure& st_;
@@ -122,119 +145,89 @@ class KernelWriter {
   bool block_sync_ = false;
 };
 
-std::string KernelWriter::chunkText() {
+kir::Block KernelWriter::chunk() {
   VectorPlacement placement(md_, w_.space(), true);
   w_.sink.body = Buffer{};
   w_.beginElement();
   for (size_t k = 0; k < accs_.size(); ++k) {
     const TensorView* in = inputOf(accs_[k].expr);
     const std::string x = w_.value(in, w_.iterationIndexOf(in), placement);
-    w_.sink.body.line(accs_[k].update(acc(k), x));
+    w_.sink.body.line(accs_[k].update(kir::printValue(acc(k)), x));
   }
   for (const TensorView* out : st_.loop_outputs) {
     const auto k = static_cast<size_t>(std::find(f_.outputs().begin(), f_.outputs().end(), out) -
                                        f_.outputs().begin());
     w_.store(k, w_.iterationIndexOf(out), facts_.output_strides[k], placement);
   }
-  Buffer c;
+  kir::Block c;
   // This chunk's reduced indices (Inner: the innermost as the chunk's start
   // mb); the kept ones are declared once, outside the loop.
-  declareDimIndices(c, p_.reduced_dims, p_.sizes, "q", inner_ ? "mb" : "", &lits_);
+  Buffer indices;
+  declareDimIndices(indices, p_.reduced_dims, p_.sizes, "q", inner_ ? "mb" : "", &lits_);
+  c.code(indices.text);
   const size_t m = md_.groups.size();
   for (size_t g = 0; g + 1 < m; ++g)
-    c.line(fmt::format("[[maybe_unused]] const idx_t m{} = i{};", g, md_.groups[g][0]));
-  c.append(placement.pre_chunk);
-  c.line("FUSEBOX_UNROLL");
-  c.line(fmt::format("for (int v = 0; v < {}; ++v) {{", v_));
-  ++c.indent;
+    c.declare(fmt::format("m{}", g), kir::indexType(),
+              kir::var(fmt::format("i{}", md_.groups[g][0])), kir::kConstUnused);
+  c.code(placement.pre_chunk.text);
+  kir::Block element =
+      c.forLoop("v", kir::intType(), kir::lit(0), kir::lit(v_), {}, kir::Unroll::Full);
   if (m > 0) {
-    c.line(fmt::format("const idx_t m{} = mb + v;", m - 1));
-    c.line(fmt::format("[[maybe_unused]] const idx_t i{} = m{};", md_.groups[m - 1][0], m - 1));
+    const kir::Value last = element.declare(fmt::format("m{}", m - 1), kir::indexType(),
+                                            kir::var("mb") + kir::var("v"), {.is_const = true});
+    element.declare(fmt::format("i{}", md_.groups[m - 1][0]), kir::indexType(), last,
+                    kir::kConstUnused);
   }
-  c.append(w_.sink.body);
-  --c.indent;
-  c.line("}");
-  c.append(placement.post_chunk);
-  return c.text;
+  element.code(w_.sink.body.text);
+  c.code(placement.post_chunk.text);
+  return c;
 }
 
-void KernelWriter::reducingLoop(Buffer& k, const std::string& start, int64_t stride,
-                                const std::string& chunk) {
-  const std::string extent = lits_.text(p_.reduced_extent, "reduced");
+void KernelWriter::reducingLoop(kir::Block& k, const kir::Value& start, int64_t stride,
+                                const kir::Block& chunk) {
+  const kir::Value extent = size(p_.reduced_extent, "reduced");
   // The stride has the number of splits in it: a parameter too.
-  const std::string step = lits_.text(stride, "stride");
-  Buffer body;
-  body.text = chunk;
-  k.line(fmt::format("idx_t r = {};", start));
+  const kir::Value step = size(stride, "stride");
+  const kir::Value r = k.declare("r", kir::indexType(), start);
   if (p_.unroll > 1) {
-    k.line(
-        fmt::format("for (; r + {} < {}; r += {}) {{",
-                    lits_.text((p_.unroll - 1) * stride, fmt::format("stride*{}", p_.unroll - 1)),
-                    extent, lits_.text(p_.unroll * stride, fmt::format("stride*{}", p_.unroll))));
-    ++k.indent;
-    k.line("FUSEBOX_UNROLL");
-    k.line(fmt::format("for (int u = 0; u < {}; ++u) {{", p_.unroll));
-    ++k.indent;
-    k.line(fmt::format("const idx_t q = r + u * {};", step));
-    k.append(body);
-    --k.indent;
-    k.line("}");
-    --k.indent;
-    k.line("}");
+    kir::Block steps = k.forExisting(
+        r, r + size((p_.unroll - 1) * stride, fmt::format("stride*{}", p_.unroll - 1)) < extent,
+        size(p_.unroll * stride, fmt::format("stride*{}", p_.unroll)));
+    kir::Block unrolled =
+        steps.forLoop("u", kir::intType(), kir::lit(0), kir::lit(p_.unroll), {}, kir::Unroll::Full);
+    unrolled.declare("q", kir::indexType(), r + kir::var("u") * step, {.is_const = true});
+    unrolled.append(chunk);
   }
-  k.line(fmt::format("for (; r < {}; r += {}) {{", extent, step));
-  ++k.indent;
-  k.line("const idx_t q = r;");
-  k.append(body);
-  --k.indent;
-  k.line("}");
+  kir::Block rest = k.forExisting(r, r < extent, step);
+  rest.declare("q", kir::indexType(), r, {.is_const = true});
+  rest.append(chunk);
 }
 
 // The block's threads that share kept elements combine their states: Inner
-// across x (shuffles within a power-of-two group of lanes, or blockReduceX),
-// Outer across y (through shared memory, in order of y).
-void KernelWriter::threadCombine(Buffer& k) {
+// across x (the row's lanes), Outer across y (the block's rows, in order).
+void KernelWriter::threadCombine(kir::Block& k) {
+  const kir::Value smem = kir::var("fusebox_reduction_smem");
   for (size_t a = 0; a < accs_.size(); ++a) {
-    const Accumulator& A = accs_[a];
-    const std::string state = A.stateType();
     if (inner_) {
       if (p_.block_x == 1) continue;
       block_sync_ = true;
-      if (p_.block_x <= 32)
-        k.line(fmt::format("acc{} = fusebox::warpGroupReduce<{}>(acc{}, {}{{}});", a, p_.block_x, a,
-                           A.functor));
-      else
-        k.line(
-            fmt::format("acc{} = fusebox::blockReduceX(acc{}, {}{{}}, reinterpret_cast<{}*>("
-                        "fusebox_reduction_smem));",
-                        a, a, A.functor, state));
+      kir::combineLanes(k, {state(a), p_.block_x, smem});
       continue;
     }
     if (p_.block_y == 1) continue;
     block_sync_ = true;
-    k.line("{");
-    ++k.indent;
-    k.line(fmt::format("{}* sm = reinterpret_cast<{}*>(fusebox_reduction_smem);", state, state));
-    k.line(
-        fmt::format("for (int v = 0; v < {}; ++v) sm[(threadIdx.y * {} + threadIdx.x) * {} + v] "
-                    "= acc{}[v];",
-                    v_, p_.block_x, v_, a));
-    k.line("__syncthreads();");
-    k.line("if (threadIdx.y == 0)");
-    k.line(fmt::format("  for (int y = 1; y < {}; ++y)", p_.block_y));
-    k.line(fmt::format(
-        "    for (int v = 0; v < {}; ++v) acc{}[v] = {};", v_, a,
-        A.combined(fmt::format("acc{}[v]", a),
-                   fmt::format("sm[(y * {} + threadIdx.x) * {} + v]", p_.block_x, v_))));
-    k.line("__syncthreads();");
-    --k.indent;
-    k.line("}");
+    kir::combineRows(k, {.s = state(a),
+                         .rows = p_.block_y,
+                         .columns = p_.block_x,
+                         .width = v_,
+                         .smem = smem,
+                         .broadcast = false});
   }
 }
 
 // Partials to scratch ([splits][kept] per reduction), then the last block of
 // this blockIdx.x combines them; the others are done.
-void KernelWriter::gridCombine(Buffer& k) {
+void KernelWriter::gridCombine(kir::Block& k) {
   if (p_.splits() <= 1) return;
   block_sync_ = true;
   const int64_t kept = p_.kept_extent;
@@ -246,49 +239,41 @@ void KernelWriter::gridCombine(Buffer& k) {
   }
   const int64_t tickets = offset;
   offset += int64_t{p_.grid[0]} * 4;
-  const std::string scratch = layout_.addScratch(offset);
-  const std::string kept_text = lits_.text(kept, "kept");
-  const std::string splits = lits_.text(p_.splits(), "splits");
-  const std::string own = inner_ ? "row" : "c + v";
-  const std::string lead = inner_ ? "threadIdx.x == 0" : "threadIdx.y == 0";
-  k.line(fmt::format("unsigned char* const partials = static_cast<unsigned char*>({});", scratch));
+  const kir::Type bytes = kir::pointerTo(kir::named("unsigned char"));
+  const kir::Value partials =
+      k.declare("partials", kir::constPointerTo(kir::named("unsigned char")),
+                kir::cast(bytes, kir::text(layout_.addScratch(offset))));
+  kir::GridCombine grid;
+  grid.protocol = kir::GridProtocol::LastBlock;
   for (size_t a = 0; a < accs_.size(); ++a) {
-    const std::string state = accs_[a].stateType();
-    k.line(fmt::format(
-        "{}* const partials{} = reinterpret_cast<{}*>(partials + {});", state, a, state,
-        lits_.text(offsets[a], fmt::format("partials{}", a), SizeLiterals::Type::Int64)));
-    const std::string store = fmt::format(
-        "partials{}[static_cast<idx_t>(blockIdx.y) * {} + {}] = {};", a, kept_text, own, acc(a));
-    k.line(inner_
-               ? fmt::format("if ({} && active) {}", lead, store)
-               : fmt::format("if ({} && active) for (int v = 0; v < {}; ++v) {}", lead, v_, store));
+    const kir::Type type = kir::named(accs_[a].stateType());
+    const kir::Value own = k.declare(
+        fmt::format("partials{}", a), kir::constPointerTo(type),
+        kir::reinterpretAs(
+            kir::pointerTo(type),
+            partials + size(offsets[a], fmt::format("partials{}", a), SizeLiterals::Type::Int64)));
+    grid.states.push_back({state(a), own});
   }
-  k.line(fmt::format(
-      "if (!fusebox::arriveLastOfBlocks(reinterpret_cast<unsigned int*>(partials + {}) + "
-      "blockIdx.x, gridDim.y)) return;",
-      lits_.text(tickets, "tickets", SizeLiterals::Type::Int64)));
-  const std::string walker = inner_ ? "threadIdx.x" : "threadIdx.y";
-  const int step = inner_ ? p_.block_x : p_.block_y;
-  for (size_t a = 0; a < accs_.size(); ++a) {
-    const Accumulator& A = accs_[a];
-    const std::string read =
-        fmt::format("fusebox::loadFromOtherBlock(&partials{}[s * {} + {}])", a, kept_text, own);
-    if (inner_) {
-      k.line(fmt::format("acc{} = {};", a, A.identity()));
-      k.line(fmt::format("if (active) for (idx_t s = {}; s < {}; s += {}) acc{} = {};", idx(walker),
-                         splits, step, a, A.combined(acc(a), read)));
-    } else {
-      k.line(fmt::format("for (int v = 0; v < {}; ++v) acc{}[v] = {};", v_, a, A.identity()));
-      k.line(fmt::format("if (active) for (idx_t s = {}; s < {}; s += {})", idx(walker), splits,
-                         step));
-      k.line(fmt::format("  for (int v = 0; v < {}; ++v) acc{}[v] = {};", v_, a,
-                         A.combined(acc(a), read)));
-    }
-  }
+  grid.width = inner_ ? 0 : v_;
+  grid.group = idx(kir::blockIdx('y'));
+  grid.groups = size(p_.splits(), "splits");
+  // Over symbolic sizes the count is a parameter: the kernel must not hold it.
+  if (!lits_.symbolic()) grid.known_groups = p_.splits();
+  grid.stride = size(kept, "kept");
+  grid.own = kir::var(inner_ ? "row" : "c");
+  grid.writes = lead();
+  grid.reads = kir::var("active");
+  grid.walker = idx(kir::threadIdx(inner_ ? 'x' : 'y'));
+  grid.walkers = inner_ ? p_.block_x : p_.block_y;
+  grid.sync = kir::reinterpretAs(kir::pointerTo(kir::named("unsigned int")),
+                                 partials + size(tickets, "tickets", SizeLiterals::Type::Int64)) +
+              kir::blockIdx('x');
+  grid.blocks = kir::gridDim('y');
+  kir::combineGrid(k, std::move(grid));
   threadCombine(k);
 }
 
-void KernelWriter::epilogue(Buffer& k) {
+void KernelWriter::epilogue(kir::Block& k) {
   IterSpace kept = keptSpace(facts_, &lits_);
   w_.setSpace(kept);
   w_.sink.body = Buffer{};
@@ -298,7 +283,7 @@ void KernelWriter::epilogue(Buffer& k) {
     for (size_t o = 0; o < r->outputs().size(); ++o) {
       const auto* tv = r->output(o)->as<TensorView>();
       const Index expected = w_.iterationIndexOf(tv);
-      const std::string value = accs_[a].result(o, acc(a));
+      const std::string value = accs_[a].result(o, kir::printValue(acc(a)));
       w_.provide(tv, [tv, expected, value, &kept](const Index& at) {
         // The epilogue maps each kept element to itself (structure.cpp
         // refuses ops that move elements after a reduction).
@@ -314,88 +299,94 @@ void KernelWriter::epilogue(Buffer& k) {
                                        f_.outputs().begin());
     w_.store(o, w_.iterationIndexOf(out), facts_.output_strides[o], placement);
   }
-  const std::string lead = inner_ ? "threadIdx.x == 0" : "threadIdx.y == 0";
-  k.line(fmt::format("if ({} && active) {{", lead));
-  ++k.indent;
+  kir::Block stores = k.ifThen(lead());
+  Buffer indices;
   if (inner_) {
-    declareDimIndices(k, p_.kept_dims, p_.sizes, "row", "", &lits_);
-    k.append(w_.sink.body);
-  } else {
-    declareDimIndices(k, p_.kept_dims, p_.sizes, "c", "cb", &lits_);
-    k.line(fmt::format("for (int v = 0; v < {}; ++v) {{", v_));
-    ++k.indent;
-    if (!p_.kept_dims.empty())
-      k.line(fmt::format("[[maybe_unused]] const idx_t i{} = cb + v;", p_.kept_dims.back()));
-    k.append(w_.sink.body);
-    --k.indent;
-    k.line("}");
+    declareDimIndices(indices, p_.kept_dims, p_.sizes, "row", "", &lits_);
+    stores.code(indices.text);
+    stores.code(w_.sink.body.text);
+    return;
   }
-  --k.indent;
-  k.line("}");
+  declareDimIndices(indices, p_.kept_dims, p_.sizes, "c", "cb", &lits_);
+  stores.code(indices.text);
+  kir::Block lane = stores.forLoop("v", kir::intType(), kir::lit(0), kir::lit(v_));
+  if (!p_.kept_dims.empty())
+    lane.declare(fmt::format("i{}", p_.kept_dims.back()), kir::indexType(),
+                 kir::var("cb") + kir::var("v"), kir::kConstUnused);
+  lane.code(w_.sink.body.text);
 }
 
 GeneratedKernel KernelWriter::write(std::string& problem) {
-  Buffer k;
-  k.indent = 1;
-  Buffer main;
-  main.indent = 1;
-  const std::string chunk = chunkText();
-  const std::string kept = lits_.text(p_.kept_extent, "kept");
+  kir::Block main;
+  const kir::Block element_chunk = chunk();
+  const kir::Value kept = size(p_.kept_extent, "kept");
 
   // Thread and block position; `active`: this thread's kept element exists.
   if (inner_) {
-    main.line(fmt::format("const idx_t row = {} * {} + {};", idx("blockIdx.x"), p_.block_y,
-                          idx("threadIdx.y")));
-    main.line(fmt::format("const bool active = row < {};", kept));
+    const kir::Value row =
+        main.declare("row", kir::indexType(),
+                     idx(kir::blockIdx('x')) * kir::lit(p_.block_y) + idx(kir::threadIdx('y')),
+                     {.is_const = true});
+    main.declare("active", kir::boolType(), row < kept, {.is_const = true});
     for (size_t a = 0; a < accs_.size(); ++a)
-      main.line(fmt::format("{} acc{} = {};", accs_[a].stateType(), a, accs_[a].identity()));
+      main.declare(fmt::format("acc{}", a), kir::named(accs_[a].stateType()),
+                   kir::text(accs_[a].identity()));
   } else {
-    main.line(fmt::format("const idx_t c = ({} * {} + {}) * {};", idx("blockIdx.x"), p_.block_x,
-                          idx("threadIdx.x"), v_));
-    main.line(fmt::format("const bool active = c < {};", kept));
+    const kir::Value c = main.declare(
+        "c", kir::indexType(),
+        (idx(kir::blockIdx('x')) * kir::lit(p_.block_x) + idx(kir::threadIdx('x'))) * kir::lit(v_),
+        {.is_const = true});
+    main.declare("active", kir::boolType(), c < kept, {.is_const = true});
     for (size_t a = 0; a < accs_.size(); ++a) {
-      main.line(fmt::format("{} acc{}[{}];", accs_[a].stateType(), a, v_));
-      main.line(
-          fmt::format("for (int v = 0; v < {}; ++v) acc{}[v] = {};", v_, a, accs_[a].identity()));
+      main.declareArray(fmt::format("acc{}", a), kir::named(accs_[a].stateType()), v_);
+      main.forLoop("v", kir::intType(), kir::lit(0), kir::lit(v_), {}, kir::Unroll::None,
+                   kir::BodyStyle::SameLine)
+          .assign(acc(a), kir::text(accs_[a].identity()));
     }
   }
-  main.line("if (active) {");
-  ++main.indent;
+  kir::Block reducing = main.ifThen(kir::var("active"));
+  Buffer indices;
   if (inner_) {
-    declareDimIndices(main, p_.kept_dims, p_.sizes, "row", "", &lits_);
+    declareDimIndices(indices, p_.kept_dims, p_.sizes, "row", "", &lits_);
+    reducing.code(indices.text);
     reducingLoop(
-        main,
-        fmt::format("({} * {} + {}) * {}", idx("blockIdx.y"), p_.block_x, idx("threadIdx.x"), v_),
-        int64_t{p_.block_x} * v_ * p_.splits(), chunk);
+        reducing,
+        (idx(kir::blockIdx('y')) * kir::lit(p_.block_x) + idx(kir::threadIdx('x'))) * kir::lit(v_),
+        int64_t{p_.block_x} * v_ * p_.splits(), element_chunk);
   } else {
-    declareDimIndices(main, p_.kept_dims, p_.sizes, "c", "mb", &lits_);
-    reducingLoop(main,
-                 fmt::format("{} * {} + {}", idx("blockIdx.y"), p_.block_y, idx("threadIdx.y")),
-                 int64_t{p_.block_y} * p_.splits(), chunk);
+    declareDimIndices(indices, p_.kept_dims, p_.sizes, "c", "mb", &lits_);
+    reducing.code(indices.text);
+    reducingLoop(reducing,
+                 idx(kir::blockIdx('y')) * kir::lit(p_.block_y) + idx(kir::threadIdx('y')),
+                 int64_t{p_.block_y} * p_.splits(), element_chunk);
   }
-  --main.indent;
-  main.line("}");
   threadCombine(main);
   gridCombine(main);
   epilogue(main);
 
   // Pointers and size parameters last: gridCombine may have added a scratch
   // buffer, and every part may have printed sizes.
-  layout_.declareKernelTop(k, p_.index32, lits_);
+  kir::Block k;
+  Buffer top;
+  layout_.declareKernelTop(top, p_.index32, lits_);
+  k.code(top.text);
   for (size_t d = 0; d < p_.sizes.size(); ++d)
-    if (p_.sizes[d] == 1) k.line(fmt::format("[[maybe_unused]] const idx_t i{} = 0;", d));
-  k.append(w_.prologue);
+    if (p_.sizes[d] == 1)
+      k.declare(fmt::format("i{}", d), kir::indexType(), kir::lit(0), kir::kConstUnused);
+  k.code(w_.prologue.text);
   const int64_t smem = sharedMemoryBytes(st_, p_);
   if (smem > 0 && block_sync_)
-    k.line(fmt::format("alignas(16) __shared__ unsigned char fusebox_reduction_smem[{}];", smem));
-  k.text += main.text;
+    k.declareArray("fusebox_reduction_smem", kir::named("unsigned char"), smem,
+                   {.shared = true, .align = 16});
+  k.append(main);
 
   GeneratedKernel out;
   problem = paramLimitProblem(f_, p_.splits() > 1 ? 1 : 0, lits_.count());
   if (!problem.empty()) return out;
   out.source =
-      kernelSource("reduction", p_.structure(), k.text, block_sync_,
+      kernelSource("reduction", p_.structure(), kir::printCuda(k), block_sync_,
                    {p_.min_blocks_per_sm > 0 ? p_.block_x * p_.block_y : 0, p_.min_blocks_per_sm});
+  out.kernel_ir = kir::printIr(k);
   out.bindings = layout_.bindings();
   lits_.addBindings(out.bindings);
   return out;
@@ -407,7 +398,10 @@ int64_t sharedMemoryBytes(const ReductionStructure& st, const ReductionParams& p
   int64_t widest = 0;
   for (const Expr* r : st.reductions) widest = std::max(widest, accumulatorFor(r).state_bytes);
   const int64_t threads = int64_t{p.block_x} * p.block_y;
-  if (p.kind == ReductionKind::Inner) return p.block_x > 32 ? threads * widest : 0;
+  // Inner: lanes combine by shuffles up to a warp (a power of two), beyond
+  // through shared memory (kir::LanesCombine).
+  const bool shuffles = p.block_x <= 32 && (p.block_x & (p.block_x - 1)) == 0;
+  if (p.kind == ReductionKind::Inner) return shuffles ? 0 : threads * widest;
   return p.block_y > 1 ? threads * p.vector_width * widest : 0;
 }
 

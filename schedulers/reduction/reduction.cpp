@@ -141,6 +141,7 @@ class ReductionScheduler final : public Scheduler {
     auto plan = std::make_unique<KernelPlan>();
     plan->kernel = std::move(gen.source);
     plan->bindings = std::move(gen.bindings);
+    plan->kernel_ir = std::move(gen.kernel_ir);
     plan->launch.grid = p.grid;
     plan->launch.block = {static_cast<uint32_t>(p.block_x), static_cast<uint32_t>(p.block_y), 1};
     kernelgen::describePlanMemory(*plan, segment, info, facts.sizes, facts.output_strides);

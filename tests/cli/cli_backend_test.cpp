@@ -194,12 +194,23 @@ TEST(CliBackend, KernelIrDump) {
   EXPECT_THAT(pointwise.output,
               ContainsRegex("\n(unrolled for u: int|for r: idx_t) = 0 while (u|r) < "));
 
-  auto text = runCommand(run("benchmarks/workloads/sum_rows_f32.py",
+  // A reduction over 64-wide rows: the row's lanes combine, a node in the
+  // dump and its lowering in the source.
+  auto reduction = runCommand(run("benchmarks/workloads/sum_rows_f32.py",
+                                  "--input T0=8x64 --backend host --dump kernel_ir"));
+  ASSERT_EQ(reduction.exit_code, 0) << reduction.output;
+  EXPECT_THAT(reduction.output,
+              ContainsRegex("=== kernel IR: group 0 \\(fusebox_reduction_[0-9a-f]+\\) ===\n"));
+  EXPECT_THAT(reduction.output,
+              ContainsRegex("\ncombine lanes\\([0-9]+\\) acc0: float by fusebox::ReduceSum"));
+
+  auto text = runCommand(run("benchmarks/workloads/softmax_fwd_bf16.py",
                              "--input T0=8x64 --backend host --dump kernel_ir"));
   ASSERT_EQ(text.exit_code, 0) << text.output;
   EXPECT_THAT(text.output,
-              ContainsRegex("=== kernel IR: group 0 \\(fusebox_reduction_[0-9a-f]+\\): none; the "
-                            "reduction scheduler writes this kernel without the kernel IR ===\n"));
+              ContainsRegex("=== kernel IR: group 0 \\(fusebox_inner_persistent_[0-9a-f]+\\): "
+                            "none; the inner_persistent scheduler writes this kernel without the "
+                            "kernel IR ===\n"));
 }
 
 // FUSEBOX_RECORD_KERNELS (docs/testing.md, "The kernel corpus"): the file

@@ -20,6 +20,9 @@ Type named(std::string spelling) {
 Type pointerTo(const Type& t) {
   return {t.spelling + "*"};
 }
+Type constPointerTo(const Type& t) {
+  return {t.spelling + "* const"};
+}
 
 namespace {
 
@@ -74,6 +77,10 @@ Value cast(const Type& t, Value v) {
   n.type = t;
   n.operands = {std::move(v)};
   return make(std::move(n));
+}
+
+Value reinterpretAs(const Type& t, Value v) {
+  return call("reinterpret_cast", {std::move(v)}, {t});
 }
 
 Value select(Value c, Value a, Value b) {
@@ -136,6 +143,9 @@ Value operator-(Value a) {
 }
 Value operator!(Value a) {
   return unary(UnaryOp::Not, std::move(a));
+}
+Value addressOf(Value a) {
+  return unary(UnaryOp::AddressOf, std::move(a));
 }
 Value operator~(Value a) {
   return unary(UnaryOp::BitNot, std::move(a));
@@ -247,6 +257,18 @@ void Block::code(const std::string& text) {
 void Block::comment(const std::string& text) {
   Stmt s = makeStmt(StmtKind::Comment);
   s->lines = splitLines(text);
+  node_->body.push_back(s);
+}
+
+Block Block::scope() {
+  Stmt s = makeStmt(StmtKind::Scope);
+  node_->body.push_back(s);
+  return Block(s);
+}
+
+void Block::combine(std::shared_ptr<const CombineSpec> spec) {
+  Stmt s = makeStmt(StmtKind::Combine);
+  s->combine = std::move(spec);
   node_->body.push_back(s);
 }
 

@@ -28,6 +28,9 @@ Type intType();
 Type boolType();
 Type named(std::string spelling);
 Type pointerTo(const Type& t);
+// T* const: a pointer that is not moved (DeclareFlags::is_const would make
+// the pointee const: `const T*`).
+Type constPointerTo(const Type& t);
 
 // ---- values -----------------------------------------------------------------
 
@@ -44,7 +47,7 @@ enum class ValueKind {
   Member,      // threadIdx.x
 };
 
-enum class UnaryOp { Neg, Not, BitNot };
+enum class UnaryOp { Neg, Not, BitNot, AddressOf };
 enum class BinaryOp {
   Mul,
   Div,
@@ -97,6 +100,7 @@ Value text(std::string cxx);
 Value var(std::string name, Type type = {});
 Value call(std::string function, std::vector<Value> args, std::vector<Type> template_args = {});
 Value cast(const Type& t, Value v);
+Value reinterpretAs(const Type& t, Value v);  // reinterpret_cast<T>(v)
 Value select(Value c, Value a, Value b);
 Value subscript(Value base, Value index);
 Value member(Value object, std::string field);
@@ -108,6 +112,7 @@ Value gridDim(char axis);
 Value operator-(Value a);
 Value operator!(Value a);
 Value operator~(Value a);
+Value addressOf(Value a);  // &a
 Value operator+(Value a, Value b);
 Value operator-(Value a, Value b);
 Value operator*(Value a, Value b);
@@ -133,7 +138,9 @@ enum class StmtKind {
   Return,
   Break,
   SyncThreads,
-  Code,  // lines of C++ the IR holds as text (what is not built as IR yet)
+  Scope,    // { statements }: names declared in it end with it
+  Combine,  // states combined across threads or blocks (combine.h), printed as its lowering
+  Code,     // lines of C++ the IR holds as text (what is not built as IR yet)
   Comment,
 };
 
@@ -145,11 +152,13 @@ enum class BodyStyle { Braces, SameLine, NextLine };
 
 struct StmtNode;
 using Stmt = std::shared_ptr<StmtNode>;
+struct CombineSpec;
 
 struct DeclareFlags {
   bool is_const = false;
   bool maybe_unused = false;
   bool shared = false;  // __shared__: one per block (an array the block's threads exchange through)
+  int align = 0;        // alignas(align): an array read as wider types (16: as vectors)
 };
 // `[[maybe_unused]] const`: an index or value not every kernel reads.
 inline constexpr DeclareFlags kConstUnused{.is_const = true, .maybe_unused = true};
@@ -178,6 +187,8 @@ struct StmtNode {
   BodyStyle style = BodyStyle::Braces;
   // Code, Comment: the lines.
   std::vector<std::string> lines;
+  // Combine: what is combined (combine.h).
+  std::shared_ptr<const CombineSpec> combine;
 };
 
 // Builders. A Block collects statements in order; a loop or branch returns
@@ -199,6 +210,10 @@ class Block {
   void syncThreads();
   void code(const std::string& text);  // one or more lines
   void comment(const std::string& text);
+  // A braced scope: its body is returned to be filled.
+  Block scope();
+  // A combine node (combine.h builds them: combineLanes, combineRows, combineGrid).
+  void combine(std::shared_ptr<const CombineSpec> spec);
   // A loop `for (T v = begin; cond; ++v)` (step 1) or `v += step`; the body
   // is returned to be filled.
   Block forLoop(const std::string& v, const Type& type, Value begin, Value end, Value step = {},

@@ -7,6 +7,8 @@
 #include <iterator>
 #include <limits>
 
+#include "kernel_ir/combine.h"
+
 namespace fusebox::kir {
 
 namespace {
@@ -44,6 +46,8 @@ const char* spelling(UnaryOp op) {
       return "!";
     case UnaryOp::BitNot:
       return "~";
+    case UnaryOp::AddressOf:
+      return "&";
   }
   return "?";
 }
@@ -130,7 +134,7 @@ std::string prefixed(UnaryOp op, const Value& x) {
   // Another prefix operand, or text that starts with a sign, in parentheses:
   // -(-x) and -(-1.5f), not the decrement --x.
   std::string inner = operand(x, kPrefix, true);
-  if (inner[0] == '-' || inner[0] == '+') inner = fmt::format("({})", inner);
+  if (inner[0] == '-' || inner[0] == '+' || inner[0] == '&') inner = fmt::format("({})", inner);
   return fmt::format("{}{}", spelling(op), inner);
 }
 
@@ -151,6 +155,16 @@ class Printer {
       case StmtKind::Code:
       case StmtKind::Comment:
         for (const std::string& l : s.lines) line(s.kind == StmtKind::Comment ? "// " + l : l);
+        return;
+      case StmtKind::Scope:
+        line("{");
+        ++indent_;
+        statements(s.body);
+        --indent_;
+        line("}");
+        return;
+      case StmtKind::Combine:
+        statements(lowerCombine(*s.combine).stmt()->body);
         return;
       case StmtKind::For:
       case StmtKind::If:
@@ -196,6 +210,7 @@ class Printer {
 
   static std::string declaration(const StmtNode& s) {
     std::string text = s.flags.maybe_unused ? "[[maybe_unused]] " : "";
+    if (s.flags.align > 0) text += fmt::format("alignas({}) ", s.flags.align);
     if (s.flags.shared) text += "__shared__ ";
     if (s.flags.is_const) text += "const ";
     text += s.type.spelling + " " + s.name;

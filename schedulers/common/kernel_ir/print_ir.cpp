@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "kernel_ir/combine.h"
 #include "kernel_ir/print_cuda.h"
 
 namespace fusebox::kir {
@@ -32,6 +33,7 @@ class IrPrinter {
 
   static std::string declaration(const StmtNode& s) {
     std::string flags;
+    if (s.flags.align > 0) flags += fmt::format("aligned({}) ", s.flags.align);
     if (s.flags.shared) flags += "shared ";
     if (s.flags.is_const) flags += "const ";
     if (s.flags.maybe_unused) flags += "maybe_unused ";
@@ -66,6 +68,13 @@ class IrPrinter {
         return;
       case StmtKind::Comment:
         for (const std::string& l : s.lines) line("# " + l);
+        return;
+      case StmtKind::Scope:
+        nested("scope", s.body);
+        line("}");
+        return;
+      case StmtKind::Combine:
+        line(describeCombine(*s.combine));
         return;
       case StmtKind::Code:
         line("code {");

@@ -1,7 +1,10 @@
-// Generated source text, one indented line at a time.
+// Generated source text, one indented line at a time (the kernels not yet
+// built as kernel IR).
 #pragma once
 
 #include <string>
+
+#include "kernel_ir/print_cuda.h"
 
 namespace fusebox::kernelgen {
 
@@ -22,6 +25,9 @@ struct Buffer {
       start = end + 1;
     }
   }
+  // Kernel IR printed as CUDA, at this buffer's indentation: what a writer
+  // still building text takes from the IR (the combines).
+  void append(const kir::Block& in) { append(Buffer{kir::printCuda(in, 0)}); }
 };
 
 }  // namespace fusebox::kernelgen

@@ -10,8 +10,8 @@
 #include <fusebox/checked_math.h>
 
 #include <algorithm>
-#include <functional>
 
+#include "kernel_ir/combine.h"
 #include "kernelgen/accumulator.h"
 #include "kernelgen/buffer.h"
 #include "kernelgen/codegen_ops.h"
@@ -48,21 +48,15 @@ MergedDims columnLoopDims(const PersistentParams& p) {
   return md;
 }
 
-// A combine of per-column states: their type, identity and combination.
-struct StateOps {
-  std::string type, identity;
-  std::function<std::string(const std::string&, const std::string&)> combined;
-};
-
-StateOps opsOf(const Accumulator& a) {
-  return {a.stateType(), a.identity(),
-          [a](const std::string& x, const std::string& y) { return a.combined(x, y); }};
+// A per-column state combined over the block's rows and the grid's bands:
+// a reduction's state, or a variance's sum (of values, then of squared
+// deviations).
+kir::CombineState stateOf(const std::string& var, const Accumulator& a) {
+  return {kir::var(var), kir::named(a.stateType()), a.functor, kir::text(a.identity())};
 }
 
-StateOps sumOps(const std::string& scalar) {
-  return {scalar, "0", [](const std::string& x, const std::string& y) {
-            return fmt::format("({} + {})", x, y);
-          }};
+kir::CombineState sumOf(const std::string& var, const std::string& scalar) {
+  return {kir::var(var), kir::named(scalar), "fusebox::ReduceSum", kir::lit(0)};
 }
 
 int64_t scalarBytes(const std::string& scalar) {
@@ -120,8 +114,8 @@ class ColumnKernelWriter {
   // Combines the per-column states `var` (an Array of vector_width) over
   // the block's rows, then over the grid's bands; every thread of the
   // strip gets the results.
-  void combineColumns(Buffer& k, const std::string& var, const StateOps& ops);
-  void combineBlockRows(Buffer& k, const std::string& var, const StateOps& ops) const;
+  void combineColumns(Buffer& k, const kir::CombineState& state);
+  void combineBlockRows(kir::Block& k, const kir::CombineState& state) const;
   void epilogue(Buffer& k);
 
   const Fusion& f_;
@@ -168,72 +162,45 @@ void ColumnKernelWriter::passLoop(Buffer& k, int stage, bool deviations) {
   chunkLoop(k, chunk.body);
 }
 
-void ColumnKernelWriter::combineBlockRows(Buffer& k, const std::string& var,
-                                          const StateOps& ops) const {
-  if (p_.block[1] <= 1) return;
-  const int V = p_.vector_width;
-  k.line("{");
-  ++k.indent;
-  k.line(
-      fmt::format("{}* const csm = reinterpret_cast<{}*>(fusebox_norm_smem);", ops.type, ops.type));
-  k.line("FUSEBOX_UNROLL");
-  // Thread x's states at [y][v][x]: a warp's accesses hit consecutive banks.
-  k.line(
-      fmt::format("for (int v = 0; v < {}; ++v) csm[(threadIdx.y * {} + v) * {} + threadIdx.x] = "
-                  "{}[v];",
-                  V, V, p_.block[0], var));
-  k.line("__syncthreads();");
-  k.line("FUSEBOX_UNROLL");
-  k.line(fmt::format("for (int v = 0; v < {}; ++v) {{", V));
-  ++k.indent;
-  k.line(fmt::format("{} s = csm[v * {} + threadIdx.x];", ops.type, p_.block[0]));
-  k.line(fmt::format(
-      "for (int y = 1; y < {}; ++y) s = {};", p_.block[1],
-      ops.combined("s", fmt::format("csm[(y * {} + v) * {} + threadIdx.x]", V, p_.block[0]))));
-  k.line(fmt::format("{}[v] = s;", var));
-  --k.indent;
-  k.line("}");
-  k.line("__syncthreads();");
-  --k.indent;
-  k.line("}");
+void ColumnKernelWriter::combineBlockRows(kir::Block& k, const kir::CombineState& state) const {
+  kir::combineRows(k, {.s = state,
+                       .rows = p_.block[1],
+                       .columns = p_.block[0],
+                       .width = p_.vector_width,
+                       .smem = kir::var("fusebox_norm_smem"),
+                       .broadcast = true});
 }
 
-void ColumnKernelWriter::combineColumns(Buffer& k, const std::string& var, const StateOps& ops) {
-  combineBlockRows(k, var, ops);
-  if (p_.grid[1] <= 1) return;
-  const int V = p_.vector_width;
-  const int64_t C = p_.kept_extent;
-  const int64_t offset = partial_offsets_.at(next_combine_++);
-  k.line("{");
-  ++k.indent;
-  k.line(fmt::format("// the bands' partial rows of {}", var));
-  k.line(fmt::format("{}* const part = reinterpret_cast<{}*>(col_scratch + {});", ops.type,
-                     ops.type, offset));
-  k.line("if (threadIdx.y == 0 && active)");
-  k.line("  FUSEBOX_UNROLL");
-  k.line(fmt::format("  for (int v = 0; v < {}; ++v) part[{} * {} + cchunk + v] = {}[v];", V,
-                     idx("blockIdx.y"), C, var));
-  k.line("fusebox::gridSync(reinterpret_cast<unsigned int*>(col_scratch));");
-  // Thread row y reduces bands y, y + block[1], ...: every load issued
-  // before the first result is needed (a known count, unrolled).
-  const int64_t per_thread = (int64_t{p_.grid[1]} + p_.block[1] - 1) / p_.block[1];
-  k.line("FUSEBOX_UNROLL");
-  k.line(fmt::format("for (int v = 0; v < {}; ++v) {}[v] = {};", V, var, ops.identity));
-  k.line("FUSEBOX_UNROLL");
-  k.line(fmt::format("for (int j = 0; j < {}; ++j) {{", per_thread));
-  ++k.indent;
-  k.line(fmt::format("const idx_t g = {} + j * {};", idx("threadIdx.y"), p_.block[1]));
-  k.line(fmt::format("if (active && g < {})", p_.grid[1]));
-  k.line("  FUSEBOX_UNROLL");
-  k.line(fmt::format(
-      "  for (int v = 0; v < {}; ++v) {}[v] = {};", V, var,
-      ops.combined(fmt::format("{}[v]", var),
-                   fmt::format("fusebox::loadFromOtherBlock(&part[g * {} + cchunk + v])", C))));
-  --k.indent;
-  k.line("}");
-  --k.indent;
-  k.line("}");
-  combineBlockRows(k, var, ops);
+void ColumnKernelWriter::combineColumns(Buffer& k, const kir::CombineState& state) {
+  kir::Block b;
+  combineBlockRows(b, state);
+  if (p_.grid[1] > 1) {
+    const int64_t offset = partial_offsets_.at(next_combine_++);
+    kir::Block bands = b.scope();
+    bands.comment(fmt::format("the bands' partial rows of {}", kir::printValue(state.state)));
+    const kir::Value scratch = kir::var("col_scratch");
+    kir::GridCombine grid;
+    grid.protocol = kir::GridProtocol::Barrier;
+    grid.states.push_back({state, bands.declare("part", kir::constPointerTo(state.type),
+                                                kir::reinterpretAs(kir::pointerTo(state.type),
+                                                                   scratch + kir::lit(offset)))});
+    grid.width = p_.vector_width;
+    grid.group = kir::cast(kir::indexType(), kir::blockIdx('y'));
+    grid.groups = kir::lit(p_.grid[1]);
+    grid.known_groups = p_.grid[1];
+    grid.stride = kir::lit(p_.kept_extent);
+    grid.own = kir::var("cchunk");
+    grid.writes =
+        kir::binary(kir::BinaryOp::Eq, kir::threadIdx('y'), kir::lit(0)) && kir::var("active");
+    grid.reads = kir::var("active");
+    // Thread row y reduces bands y, y + block[1], ...
+    grid.walker = kir::cast(kir::indexType(), kir::threadIdx('y'));
+    grid.walkers = p_.block[1];
+    grid.sync = kir::reinterpretAs(kir::pointerTo(kir::named("unsigned int")), scratch);
+    kir::combineGrid(bands, std::move(grid));
+    combineBlockRows(b, state);
+  }
+  k.append(b);
 }
 
 // A variance takes two passes over the registers (a sum, then the squared
@@ -265,10 +232,10 @@ void ColumnKernelWriter::reduceStage(Buffer& k, int stage) {
     if (st_.stage[a] != stage) continue;
     const Accumulator& A = accs_[a];
     if (!A.welford) {
-      combineColumns(k, fmt::format("acc{}", a), opsOf(A));
+      combineColumns(k, stateOf(fmt::format("acc{}", a), A));
       continue;
     }
-    combineColumns(k, fmt::format("sum{}", a), sumOps(A.scalar));
+    combineColumns(k, sumOf(fmt::format("sum{}", a), A.scalar));
     // The mean of no elements stays 0, as a Welford state's.
     fill(A.scalar, fmt::format("mean{}", a),
          n > 0 ? fmt::format("sum{}[v] / static_cast<{}>({})", a, A.scalar, n) : std::string("0"));
@@ -279,7 +246,7 @@ void ColumnKernelWriter::reduceStage(Buffer& k, int stage) {
     if (st_.stage[a] != stage) continue;
     const Accumulator& A = accs_[a];
     if (A.welford) {
-      combineColumns(k, fmt::format("sq{}", a), sumOps(A.scalar));
+      combineColumns(k, sumOf(fmt::format("sq{}", a), A.scalar));
       k.line(fmt::format("fusebox::Array<{}, {}> acc{};", A.stateType(), V, a));
       k.line("FUSEBOX_UNROLL");
       k.line(fmt::format("for (int v = 0; v < {}; ++v) {{", V));

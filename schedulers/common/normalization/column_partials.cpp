@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "kernel_ir/combine.h"
 #include "kernelgen/element_writer.h"
 #include "kernelgen/int_math.h"
 #include "kernelgen/merged_dims.h"
@@ -163,37 +164,35 @@ void ColumnPartials::finish(Buffer& k, ElementWriter& w, ParamLayout& layout, co
       k.line("}");
       continue;
     }
-    // The block's rows share columns: combine them through shared memory,
-    // one chunk at a time.
-    k.line("{");
-    ++k.indent;
-    k.line(fmt::format("{}* const csm = reinterpret_cast<{}*>(fusebox_col_smem);", st, st));
-    k.line("FUSEBOX_UNROLL");
-    k.line(fmt::format("for (int k = 0; k < {}; ++k) {{", p_.batch));
-    ++k.indent;
-    k.line("FUSEBOX_UNROLL");
-    k.line(fmt::format("for (int v = 0; v < {}; ++v) csm[tid * {} + v] = cacc{}[k][v];", V, V, c));
-    k.line("__syncthreads();");
-    k.line("if (threadIdx.y == 0) {");
-    ++k.indent;
-    k.line(fmt::format("for (int v = 0; v < {}; ++v) {{", V));
-    ++k.indent;
-    k.line(fmt::format("{} s = csm[threadIdx.x * {} + v];", st, V));
-    k.line(
-        fmt::format("for (int y = 1; y < {}; ++y) s = {};", BY,
-                    A.combined("s", fmt::format("csm[(y * {} + threadIdx.x) * {} + v]", BX, V))));
-    k.line(fmt::format("const idx_t col = ({} * {} + {}) * {} + v;", idx("k"), BX,
-                       idx("threadIdx.x"), V));
-    k.line(fmt::format("if (col < {}) partial{}[{} * {} + col] = s;", H, c, idx("blockIdx.x"), H));
-    --k.indent;
-    k.line("}");
-    --k.indent;
-    k.line("}");
-    k.line("__syncthreads();");
-    --k.indent;
-    k.line("}");
-    --k.indent;
-    k.line("}");
+    // The block's rows share columns: combine them (a rows combine), one
+    // chunk at a time, and row 0 stores the block's partial.
+    kir::Block b;
+    kir::Block chunk =
+        b.forLoop("k", kir::intType(), kir::lit(0), kir::lit(p_.batch), {}, kir::Unroll::Full);
+    const kir::Value state = kir::subscript(kir::var(fmt::format("cacc{}", c)), kir::var("k"));
+    kir::combineRows(chunk, {.s = {state, kir::named(st), A.functor, kir::text(A.identity())},
+                             .rows = p_.block[1],
+                             .columns = p_.block[0],
+                             .width = p_.vector_width,
+                             .smem = kir::var("fusebox_col_smem"),
+                             .broadcast = false});
+    kir::Block lane =
+        chunk
+            .ifThen(kir::binary(kir::BinaryOp::Eq, kir::threadIdx('y'), kir::lit(0)),
+                    kir::BodyStyle::NextLine)
+            .forLoop("v", kir::intType(), kir::lit(0), kir::lit(V), {}, kir::Unroll::Full);
+    const kir::Type index = kir::indexType();
+    const kir::Value col = lane.declare(
+        "col", index,
+        (kir::cast(index, kir::var("k")) * kir::lit(BX) + kir::cast(index, kir::threadIdx('x'))) *
+                kir::lit(V) +
+            kir::var("v"),
+        {.is_const = true});
+    lane.ifThen(col < kir::lit(H), kir::BodyStyle::SameLine)
+        .assign(kir::subscript(kir::var(fmt::format("partial{}", c)),
+                               kir::cast(index, kir::blockIdx('x')) * kir::lit(H) + col),
+                kir::subscript(state, kir::var("v")));
+    k.append(b);
   }
   k.line("fusebox::gridSync(reinterpret_cast<unsigned int*>(col_scratch));");
 

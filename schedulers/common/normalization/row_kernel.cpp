@@ -15,6 +15,7 @@
 #include <map>
 #include <optional>
 
+#include "kernel_ir/combine.h"
 #include "kernelgen/accumulator.h"
 #include "kernelgen/buffer.h"
 #include "kernelgen/codegen_ops.h"
@@ -139,13 +140,11 @@ std::string RowKernelWriter::stageChunk(int stage, bool deviations) {
 
 void RowKernelWriter::combineAcross(Buffer& k, const std::string& var, const std::string& functor,
                                     const std::string& state) {
-  if (p_.block[0] > 32)
-    k.line(fmt::format(
-        "{} = fusebox::blockReduceX({}, {}{{}}, reinterpret_cast<{}*>(fusebox_norm_smem));", var,
-        var, functor, state));
-  else if (p_.block[0] > 1)
-    k.line(fmt::format("{} = fusebox::warpGroupReduce<{}>({}, {}{{}});", var, p_.block[0], var,
-                       functor));
+  kir::Block b;
+  kir::combineLanes(b, {{kir::var(var), kir::named(state), functor, {}},
+                        p_.block[0],
+                        kir::var("fusebox_norm_smem")});
+  k.append(b);
 }
 
 // Variances take two passes over the row held in registers (a sum, then the

@@ -1,0 +1,18 @@
+# sum over dim 0 of bfloat16 16384x8192 (float accumulation, bfloat16 output).
+import torch
+from nvfuser import FusionDefinition, DataType
+
+def nvfuser_fusion_id0(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+    T1 = fd.ops.sum(T0, dims=[0], keepdim=False, dtype=DataType.Null)
+    fd.add_output(T1)
+
+inputs = [
+    torch.randn(16384, 8192, dtype=torch.bfloat16, device="cuda"),
+]
+
+with FusionDefinition() as fd:
+    nvfuser_fusion_id0(fd)
+
+for _ in range(5):
+    fd.execute(inputs)

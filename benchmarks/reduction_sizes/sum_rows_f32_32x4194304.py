@@ -1,0 +1,18 @@
+# sum over dim 1 of float32 32x4194304: few very long rows (split over blocks).
+import torch
+from nvfuser import FusionDefinition, DataType
+
+def nvfuser_fusion_id0(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+    T1 = fd.ops.sum(T0, dims=[1], keepdim=False, dtype=DataType.Null)
+    fd.add_output(T1)
+
+inputs = [
+    torch.randn(32, 4194304, dtype=torch.float32, device="cuda"),
+]
+
+with FusionDefinition() as fd:
+    nvfuser_fusion_id0(fd)
+
+for _ in range(5):
+    fd.execute(inputs)

@@ -1,0 +1,226 @@
+// The lowering of combines (combine.h): one way each to combine across
+// lanes, rows and blocks, written as plain kernel IR.
+#include "kernel_ir/combine.h"
+
+#include <fmt/format.h>
+#include <fusebox/error.h>
+
+#include <memory>
+#include <utility>
+
+#include "kernel_ir/print_cuda.h"
+
+namespace fusebox::kir {
+
+namespace {
+
+Value combined(const CombineState& s, Value a, Value b) {
+  return call(s.functor + "{}", {std::move(a), std::move(b)});
+}
+
+// State v of a thread: state[v], or the state itself when scalar.
+Value at(const Value& state, int width, const Value& v) {
+  return width == 0 ? state : subscript(state, v);
+}
+
+void checkState(const CombineState& s, const char* what) {
+  FUSEBOX_CHECK(s.state.defined() && !s.type.spelling.empty() && !s.functor.empty(),
+                "kernel IR: a {} combine needs a state, its type and its functor", what);
+}
+
+// The most groups a reading thread takes in an unrolled loop.
+constexpr int64_t kMaxUnrolledGroups = 8;
+
+bool isPowerOfTwo(int n) {
+  return n > 0 && (n & (n - 1)) == 0;
+}
+
+Block lowerLanes(const LanesCombine& c) {
+  checkState(c.s, "lanes");
+  FUSEBOX_CHECK(c.lanes >= 1, "kernel IR: a lanes combine over {} lanes", c.lanes);
+  Block out;
+  if (c.lanes == 1) return out;
+  const Value functor = text(c.s.functor + "{}");
+  if (c.lanes <= 32 && isPowerOfTwo(c.lanes)) {
+    out.assign(c.s.state, call("fusebox::warpGroupReduce", {c.s.state, functor},
+                               {named(std::to_string(c.lanes))}));
+    return out;
+  }
+  FUSEBOX_CHECK(c.smem.defined(), "kernel IR: a combine over {} lanes needs shared memory",
+                c.lanes);
+  out.assign(c.s.state, call("fusebox::blockReduceX",
+                             {c.s.state, functor, reinterpretAs(pointerTo(c.s.type), c.smem)}));
+  return out;
+}
+
+Block lowerRows(const RowsCombine& c) {
+  checkState(c.s, "rows");
+  FUSEBOX_CHECK(c.rows >= 1 && c.columns >= 1 && c.width >= 1,
+                "kernel IR: a rows combine over {} rows, {} columns, {} states a thread", c.rows,
+                c.columns, c.width);
+  Block out;
+  if (c.rows == 1) return out;
+  FUSEBOX_CHECK(c.smem.defined(), "kernel IR: a combine over {} rows needs shared memory", c.rows);
+  Block s = out.scope();
+  const Value csm =
+      s.declare("csm", constPointerTo(c.s.type), reinterpretAs(pointerTo(c.s.type), c.smem));
+  const Value v = var("v"), y = var("y"), x = threadIdx('x');
+  const Value width = lit(c.width), columns = lit(c.columns);
+  // Thread (x, y)'s state v at [y][v][x].
+  s.forLoop("v", intType(), lit(0), width, {}, Unroll::Full, BodyStyle::SameLine)
+      .assign(subscript(csm, (threadIdx('y') * width + v) * columns + x),
+              at(c.s.state, c.width, v));
+  s.syncThreads();
+  // Rows in order, each row's states independent of each other: `width`
+  // combines in flight a row, not one chain of rows per state.
+  Block reader = c.broadcast ? s : s.ifThen(binary(BinaryOp::Eq, threadIdx('y'), lit(0)));
+  reader.forLoop("v", intType(), lit(0), width, {}, Unroll::Full, BodyStyle::SameLine)
+      .assign(at(c.s.state, c.width, v), subscript(csm, v * columns + x));
+  Block row = reader.forLoop("y", intType(), lit(1), lit(c.rows));
+  row.forLoop("v", intType(), lit(0), width, {}, Unroll::Full, BodyStyle::SameLine)
+      .assign(at(c.s.state, c.width, v), combined(c.s, at(c.s.state, c.width, v),
+                                                  subscript(csm, (y * width + v) * columns + x)));
+  s.syncThreads();  // csm may be reused after the combine
+  return out;
+}
+
+Block lowerGrid(const GridCombine& c) {
+  FUSEBOX_CHECK(!c.states.empty(), "kernel IR: a grid combine of no states");
+  for (const GridPartials& p : c.states) {
+    checkState(p.s, "grid");
+    FUSEBOX_CHECK(p.partials.defined() && p.s.identity.defined(),
+                  "kernel IR: a grid combine needs each state's partials and identity");
+  }
+  FUSEBOX_CHECK(c.group.defined() && c.groups.defined() && c.stride.defined() && c.own.defined() &&
+                    c.writes.defined() && c.reads.defined() && c.walker.defined() &&
+                    c.sync.defined() && c.walkers >= 1,
+                "kernel IR: a grid combine needs its groups, layout, threads and sync word");
+  FUSEBOX_CHECK(c.protocol == GridProtocol::Barrier || c.blocks.defined(),
+                "kernel IR: a last-block grid combine needs the number of blocks");
+  const Value v = var("v");
+  // Group g's partial of this thread's element (v: of its state v).
+  auto slot = [&](const GridPartials& p, const Value& g) {
+    const Value element = g * c.stride + c.own;
+    return subscript(p.partials, c.width ? element + v : element);
+  };
+  // Each thread's states, over v when they are arrays.
+  auto perState = [&](Block& b, bool unrolled) {
+    if (c.width == 0) return b;
+    return b.forLoop("v", intType(), lit(0), lit(c.width), {},
+                     unrolled ? Unroll::Full : Unroll::None, BodyStyle::SameLine);
+  };
+  Block out;
+  // An unrolled loop needs its pragma on a line of its own.
+  const bool unrolled_store = c.protocol == GridProtocol::Barrier;
+  for (const GridPartials& p : c.states) {
+    Block store =
+        out.ifThen(c.writes, c.width && unrolled_store ? BodyStyle::NextLine : BodyStyle::SameLine);
+    perState(store, unrolled_store).assign(slot(p, c.group), at(p.s.state, c.width, v));
+  }
+  if (c.protocol == GridProtocol::LastBlock) {
+    out.ifThen(!call("fusebox::arriveLastOfBlocks", {c.sync, c.blocks}), BodyStyle::SameLine).ret();
+  } else {
+    out.evaluate(call("fusebox::gridSync", {c.sync}));
+  }
+  for (const GridPartials& p : c.states)
+    perState(out, true).assign(at(p.s.state, c.width, v), p.s.identity);
+  auto readGroup = [&](Block& b, const Value& g) {
+    for (const GridPartials& p : c.states) {
+      const Value mine = at(p.s.state, c.width, v);
+      perState(b, true).assign(
+          mine, combined(p.s, mine, call("fusebox::loadFromOtherBlock", {addressOf(slot(p, g))})));
+    }
+  };
+  // A known count of a few groups a thread, unrolled: every load is issued
+  // before the first combine waits on it. More (a reduction split over 512
+  // blocks has 64 a thread at 8 walkers) would be code and registers for
+  // nothing; the compiler unrolls a loop as far as it pays (on an H200, max
+  // over 32768x1024 ran 20% slower with 64 unrolled).
+  const int64_t per_thread =
+      c.known_groups ? (*c.known_groups + c.walkers - 1) / c.walkers : kMaxUnrolledGroups + 1;
+  if (per_thread <= kMaxUnrolledGroups) {
+    Block j = out.forLoop("j", intType(), lit(0), lit(per_thread), {}, Unroll::Full);
+    const Value g =
+        j.declare("g", indexType(), c.walker + var("j") * lit(c.walkers), {.is_const = true});
+    const BodyStyle one = c.width ? BodyStyle::NextLine : BodyStyle::SameLine;
+    Block read = j.ifThen(c.reads && g < c.groups, c.states.size() == 1 ? one : BodyStyle::Braces);
+    readGroup(read, g);
+  } else {
+    Block read = out.ifThen(c.reads, BodyStyle::NextLine);
+    Block walk = read.forLoop("g", indexType(), c.walker, c.groups, lit(c.walkers));
+    readGroup(walk, var("g"));
+  }
+  return out;
+}
+
+std::string stateText(const CombineState& s, int width) {
+  return fmt::format("{}: {}{} by {}", printValue(s.state), s.type.spelling,
+                     width ? fmt::format("[{}]", width) : "", s.functor);
+}
+
+}  // namespace
+
+void combineLanes(Block& block, LanesCombine c) {
+  auto spec = std::make_shared<CombineSpec>();
+  spec->scope = CombineSpec::Scope::Lanes;
+  spec->lanes = std::move(c);
+  block.combine(std::move(spec));
+}
+
+void combineRows(Block& block, RowsCombine c) {
+  auto spec = std::make_shared<CombineSpec>();
+  spec->scope = CombineSpec::Scope::Rows;
+  spec->rows = std::move(c);
+  block.combine(std::move(spec));
+}
+
+void combineGrid(Block& block, GridCombine c) {
+  auto spec = std::make_shared<CombineSpec>();
+  spec->scope = CombineSpec::Scope::Grid;
+  spec->grid = std::move(c);
+  block.combine(std::move(spec));
+}
+
+Block lowerCombine(const CombineSpec& spec) {
+  switch (spec.scope) {
+    case CombineSpec::Scope::Lanes:
+      return lowerLanes(spec.lanes);
+    case CombineSpec::Scope::Rows:
+      return lowerRows(spec.rows);
+    case CombineSpec::Scope::Grid:
+      return lowerGrid(spec.grid);
+  }
+  return Block();
+}
+
+std::string describeCombine(const CombineSpec& spec) {
+  switch (spec.scope) {
+    case CombineSpec::Scope::Lanes: {
+      const LanesCombine& c = spec.lanes;
+      return fmt::format("combine lanes({}) {}{}", c.lanes, stateText(c.s, 0),
+                         c.smem.defined() ? " through " + printValue(c.smem) : "");
+    }
+    case CombineSpec::Scope::Rows: {
+      const RowsCombine& c = spec.rows;
+      return fmt::format("combine rows({} of {} columns) {} through {}{}", c.rows, c.columns,
+                         stateText(c.s, c.width),
+                         c.smem.defined() ? printValue(c.smem) : "(no shared memory)",
+                         c.broadcast ? "" : ", to row 0");
+    }
+    case CombineSpec::Scope::Grid: {
+      const GridCombine& c = spec.grid;
+      std::string states;
+      for (const GridPartials& p : c.states)
+        states += fmt::format("{}{} at {}", states.empty() ? "" : ", ", stateText(p.s, c.width),
+                              printValue(p.partials));
+      return fmt::format(
+          "combine grid({}, group {} of {}, element {} * {} + {}, read by {} step {}) {}",
+          c.protocol == GridProtocol::LastBlock ? "last block" : "barrier", printValue(c.group),
+          printValue(c.groups), printValue(c.group), printValue(c.stride), printValue(c.own),
+          printValue(c.walker), c.walkers, states);
+    }
+  }
+  return "combine";
+}
+
+}  // namespace fusebox::kir

@@ -1,0 +1,109 @@
+// Combines as kernel IR nodes: per-thread reduction states combined across
+// the lanes of a block's row, across the rows of a block, or across the
+// blocks of a grid. A scheduler states what is combined and where; one
+// lowering each (combine.cpp) writes how, so every kernel combines the same
+// way and a better combine is written once. The CUDA printer prints a
+// combine as its lowering; `--dump kernel_ir` shows it as one node.
+//
+// A state is a scalar (`width` 0) or `width` values state[0..width) (a
+// `fusebox::Array` or C array), combined by the device runtime's functor:
+// `F{}(a, b)` (fusebox::ReduceSum, ...). Every combine is in a fixed order,
+// so a kernel's result does not depend on thread timing.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernel_ir/kernel_ir.h"
+
+namespace fusebox::kir {
+
+struct CombineState {
+  Value state{};          // the variable holding it
+  Type type{};            // one state's type ("float", "fusebox::Welford<float>")
+  std::string functor{};  // F in F{}(a, b)
+  Value identity{};       // the state of no elements
+};
+
+// Across threadIdx.x: `lanes` is blockDim.x; every lane gets its row's
+// result. Up to 32 lanes (a power of two) combine by warp shuffles, more
+// through `smem` (shared memory for blockDim.x * blockDim.y states).
+struct LanesCombine {
+  CombineState s;
+  int lanes = 1;
+  Value smem{};
+};
+
+// Across threadIdx.y, in order of y: `rows` is blockDim.y, `columns`
+// blockDim.x; each thread holds `width` states. Through `smem` (rows *
+// columns * width states), laid out [y][v][x] so that a warp's accesses hit
+// consecutive banks. `broadcast`: every row gets the result (else row 0
+// only, the others keep their own).
+struct RowsCombine {
+  CombineState s;
+  int rows = 1;
+  int columns = 1;
+  int width = 1;
+  Value smem{};
+  bool broadcast = true;
+};
+
+// Across the blocks of a grid, through partials in global memory: the
+// blocks fall in `groups` groups (e.g. the splits of a reduced extent), and
+// group g stores its states at partials[g * stride + own (+ v)]. Then:
+//   LastBlock: each block takes a ticket (`sync`, a zeroed word; `blocks`
+//              blocks share it); the last to arrive reads every group's
+//              partials and the others return. Needs no co-resident blocks.
+//   Barrier:   every block waits at a grid barrier (`sync`; a cooperative
+//              launch) and then reads every group's partials.
+// The reading threads `walker`, `walker + walkers`, ... take groups in that
+// order (a known count of at most 8 groups a thread: an unrolled loop, every
+// load issued before the first combine waits on it); the caller combines
+// their results across the block next (a LanesCombine or RowsCombine).
+enum class GridProtocol { LastBlock, Barrier };
+
+struct GridPartials {
+  CombineState s;
+  Value partials{};  // a pointer to the state type
+};
+
+struct GridCombine {
+  GridProtocol protocol = GridProtocol::LastBlock;
+  std::vector<GridPartials> states;
+  int width = 0;                        // 0: scalar states; else state[v], v < width
+  Value group{};                        // this block's group
+  Value groups{};                       // the number of groups
+  std::optional<int64_t> known_groups;  // the same when the kernel knows it
+  Value stride{};                       // between two groups' partials
+  Value own{};                          // this thread's first element in a group's partials
+  Value writes{};                       // the threads that store this block's partials
+  Value reads{};                        // the threads whose element exists
+  Value walker{};
+  int walkers = 1;
+  Value sync{};    // unsigned int*: the ticket or the barrier word
+  Value blocks{};  // LastBlock: how many blocks share the ticket
+};
+
+// The combine a Combine statement holds (one of the three).
+struct CombineSpec {
+  enum class Scope { Lanes, Rows, Grid } scope = Scope::Lanes;
+  LanesCombine lanes;
+  RowsCombine rows;
+  GridCombine grid;
+};
+
+// Builders: the combine as one statement of `block`.
+void combineLanes(Block& block, LanesCombine c);
+void combineRows(Block& block, RowsCombine c);
+void combineGrid(Block& block, GridCombine c);
+
+// The lowering: the combine as plain statements. Checks what the spec
+// needs (a power-of-two lane count for shuffles, shared memory when used,
+// a grid combine's states all present).
+Block lowerCombine(const CombineSpec& spec);
+// One line for the dump: "combine lanes(128) acc0: float by fusebox::ReduceSum".
+std::string describeCombine(const CombineSpec& spec);
+
+}  // namespace fusebox::kir

@@ -1,0 +1,211 @@
+// Combines as kernel IR nodes: each lowers one way (shuffles or shared
+// memory across lanes, [y][v][x] shared memory across rows, a ticket or a
+// barrier across blocks), refuses what it cannot lower, and dumps as one
+// node. Their results are checked by the reduction and persistent suites,
+// which run the lowered kernels on the host backend.
+#include <fusebox/error.h>
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "kernel_ir/combine.h"
+#include "kernel_ir/print_cuda.h"
+#include "kernel_ir/print_ir.h"
+
+namespace fusebox::kir {
+namespace {
+
+CombineState sumOf(const std::string& name) {
+  return {var(name), named("float"), "fusebox::ReduceSum", text("0.0f")};
+}
+
+std::string lanes(int n, Value smem = var("smem")) {
+  Block k;
+  combineLanes(k, {sumOf("acc"), n, smem});
+  return printCuda(k, 0);
+}
+
+TEST(KernelIrCombine, LanesShuffleWithinAWarpAndGoThroughSharedMemoryBeyond) {
+  EXPECT_EQ(lanes(1), "");
+  EXPECT_EQ(lanes(16), "acc = fusebox::warpGroupReduce<16>(acc, fusebox::ReduceSum{});\n");
+  EXPECT_EQ(lanes(32), "acc = fusebox::warpGroupReduce<32>(acc, fusebox::ReduceSum{});\n");
+  const std::string block =
+      "acc = fusebox::blockReduceX(acc, fusebox::ReduceSum{}, reinterpret_cast<float*>(smem));\n";
+  EXPECT_EQ(lanes(64), block);
+  // Shuffles need a power of two: 24 lanes go through shared memory.
+  EXPECT_EQ(lanes(24), block);
+  EXPECT_THROW(lanes(64, Value()), InternalError);
+  EXPECT_THROW(lanes(0), InternalError);
+}
+
+TEST(KernelIrCombine, RowsCombineInOrderOfYLaidOutYVX) {
+  Block k;
+  combineRows(k, {.s = sumOf("acc"),
+                  .rows = 4,
+                  .columns = 32,
+                  .width = 2,
+                  .smem = var("smem"),
+                  .broadcast = false});
+  EXPECT_EQ(
+      printCuda(k, 0),
+      "{\n"
+      "  float* const csm = reinterpret_cast<float*>(smem);\n"
+      "  FUSEBOX_UNROLL\n"
+      "  for (int v = 0; v < 2; ++v) csm[(threadIdx.y * 2 + v) * 32 + threadIdx.x] = acc[v];\n"
+      "  __syncthreads();\n"
+      "  if (threadIdx.y == 0) {\n"
+      "    FUSEBOX_UNROLL\n"
+      "    for (int v = 0; v < 2; ++v) acc[v] = csm[v * 32 + threadIdx.x];\n"
+      "    for (int y = 1; y < 4; ++y) {\n"
+      "      FUSEBOX_UNROLL\n"
+      "      for (int v = 0; v < 2; ++v) acc[v] = fusebox::ReduceSum{}(acc[v], csm[(y * 2 + v) * "
+      "32 + threadIdx.x]);\n"
+      "    }\n"
+      "  }\n"
+      "  __syncthreads();\n"
+      "}\n");
+  // Broadcast: every row reads the result, no branch.
+  Block every;
+  combineRows(every,
+              {.s = sumOf("acc"), .rows = 4, .columns = 32, .width = 2, .smem = var("smem")});
+  EXPECT_EQ(printCuda(every, 0).find("if (threadIdx.y == 0)"), std::string::npos);
+  Block one;
+  combineRows(one, {.s = sumOf("acc"), .rows = 1, .columns = 32, .width = 2});
+  EXPECT_EQ(printCuda(one, 0), "");  // one row: nothing to combine, no shared memory needed
+  Block none;
+  combineRows(none, {.s = sumOf("acc"), .rows = 2, .columns = 32, .width = 2});
+  EXPECT_THROW(printCuda(none), InternalError);
+  Block scalar;
+  combineRows(scalar, {.s = sumOf("acc"), .rows = 2, .columns = 32, .width = 0, .smem = var("m")});
+  EXPECT_THROW(printCuda(scalar), InternalError);
+}
+
+GridCombine gridOf(GridProtocol protocol, int width) {
+  GridCombine g;
+  g.protocol = protocol;
+  g.states.push_back({sumOf("acc"), var("part")});
+  g.width = width;
+  g.group = cast(indexType(), blockIdx('y'));
+  g.groups = lit(6);
+  g.known_groups = 6;
+  g.stride = text("kept");
+  g.own = var("row");
+  g.writes = binary(BinaryOp::Eq, threadIdx('x'), lit(0)) && var("active");
+  g.reads = var("active");
+  g.walker = cast(indexType(), threadIdx('x'));
+  g.walkers = 4;
+  g.sync = var("ticket");
+  g.blocks = gridDim('y');
+  return g;
+}
+
+TEST(KernelIrCombine, TheLastBlockToArriveReadsEveryGroupsPartials) {
+  Block k;
+  combineGrid(k, gridOf(GridProtocol::LastBlock, 0));
+  EXPECT_EQ(printCuda(k, 0),
+            "if (threadIdx.x == 0 && active) part[static_cast<idx_t>(blockIdx.y) * kept + row] = "
+            "acc;\n"
+            "if (!fusebox::arriveLastOfBlocks(ticket, gridDim.y)) return;\n"
+            "acc = 0.0f;\n"
+            "FUSEBOX_UNROLL\n"
+            "for (int j = 0; j < 2; ++j) {\n"
+            "  const idx_t g = static_cast<idx_t>(threadIdx.x) + j * 4;\n"
+            "  if (active && g < 6) acc = fusebox::ReduceSum{}(acc, "
+            "fusebox::loadFromOtherBlock(&part[g * kept + row]));\n"
+            "}\n");
+  // Many groups a thread: a loop, not 64 unrolled steps.
+  GridCombine many = gridOf(GridProtocol::LastBlock, 0);
+  many.groups = lit(512);
+  many.known_groups = 512;
+  many.walkers = 8;
+  Block m;
+  combineGrid(m, many);
+  EXPECT_NE(
+      printCuda(m, 0).find("for (idx_t g = static_cast<idx_t>(threadIdx.x); g < 512; g += 8)"),
+      std::string::npos)
+      << printCuda(m, 0);
+  // A group count the kernel does not know (a size parameter): a loop.
+  GridCombine unknown = gridOf(GridProtocol::LastBlock, 0);
+  unknown.known_groups.reset();
+  unknown.groups = text("z3");
+  Block u;
+  combineGrid(u, unknown);
+  EXPECT_NE(
+      printCuda(u, 0).find("if (active)\n"
+                           "  for (idx_t g = static_cast<idx_t>(threadIdx.x); g < z3; g += 4) {\n"
+                           "    acc = fusebox::ReduceSum{}(acc, "
+                           "fusebox::loadFromOtherBlock(&part[g * kept + row]));\n"),
+      std::string::npos)
+      << printCuda(u, 0);
+}
+
+TEST(KernelIrCombine, ABarrierLetsEveryBlockReadThePartials) {
+  Block k;
+  combineGrid(k, gridOf(GridProtocol::Barrier, 4));
+  const std::string cuda = printCuda(k, 0);
+  EXPECT_EQ(cuda.find("arriveLastOfBlocks"), std::string::npos);
+  EXPECT_NE(cuda.find("fusebox::gridSync(ticket);\n"), std::string::npos) << cuda;
+  EXPECT_NE(cuda.find("part[static_cast<idx_t>(blockIdx.y) * kept + row + v] = acc[v];"),
+            std::string::npos)
+      << cuda;
+  EXPECT_NE(cuda.find("acc[v] = fusebox::ReduceSum{}(acc[v], "
+                      "fusebox::loadFromOtherBlock(&part[g * kept + row + v]));"),
+            std::string::npos)
+      << cuda;
+}
+
+TEST(KernelIrCombine, AGridCombineNeedsItsLayoutAndItsTicketsBlocks) {
+  GridCombine no_blocks = gridOf(GridProtocol::LastBlock, 0);
+  no_blocks.blocks = Value();
+  Block a;
+  combineGrid(a, no_blocks);
+  EXPECT_THROW(printCuda(a), InternalError);
+  GridCombine no_states = gridOf(GridProtocol::Barrier, 0);
+  no_states.states.clear();
+  Block b;
+  combineGrid(b, no_states);
+  EXPECT_THROW(printCuda(b), InternalError);
+  GridCombine no_identity = gridOf(GridProtocol::Barrier, 0);
+  no_identity.states[0].s.identity = Value();
+  Block c;
+  combineGrid(c, no_identity);
+  EXPECT_THROW(printCuda(c), InternalError);
+}
+
+TEST(KernelIrCombine, TheDumpShowsACombineAsOneNode) {
+  Block k;
+  combineLanes(k, {sumOf("acc0"), 128, var("smem")});
+  combineRows(k, {.s = sumOf("acc1"), .rows = 8, .columns = 16, .width = 4, .smem = var("smem")});
+  combineGrid(k, gridOf(GridProtocol::LastBlock, 0));
+  EXPECT_EQ(printIr(k),
+            "combine lanes(128) acc0: float by fusebox::ReduceSum through smem\n"
+            "combine rows(8 of 16 columns) acc1: float[4] by fusebox::ReduceSum through smem\n"
+            "combine grid(last block, group static_cast<idx_t>(blockIdx.y) of 6, element "
+            "static_cast<idx_t>(blockIdx.y) * kept + row, read by static_cast<idx_t>(threadIdx.x) "
+            "step 4) acc: float by fusebox::ReduceSum at part\n");
+}
+
+TEST(KernelIrStatements, ScopesAddressesConstPointersAndAlignment) {
+  Block k;
+  Block s = k.scope();
+  s.declare("p", constPointerTo(named("float")),
+            reinterpretAs(pointerTo(named("float")), var("m")));
+  s.evaluate(call("f", {addressOf(subscript(var("p"), lit(1)))}));
+  k.declareArray("m", named("unsigned char"), 64, {.shared = true, .align = 16});
+  EXPECT_EQ(printCuda(k, 0),
+            "{\n"
+            "  float* const p = reinterpret_cast<float*>(m);\n"
+            "  f(&p[1]);\n"
+            "}\n"
+            "alignas(16) __shared__ unsigned char m[64];\n");
+  EXPECT_EQ(printIr(k),
+            "scope {\n"
+            "  decl p: float* const = reinterpret_cast<float*>(m)\n"
+            "  eval f(&p[1])\n"
+            "}\n"
+            "decl aligned(16) shared m: unsigned char[64]\n");
+}
+
+}  // namespace
+}  // namespace fusebox::kir
