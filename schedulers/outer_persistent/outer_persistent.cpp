@@ -12,11 +12,11 @@
 #include <fmt/format.h>
 
 #include "column_shape.h"
-#include "kernelgen/accumulator.h"
 #include "normalization/column_kernel.h"
 #include "normalization/row_analysis.h"
 #include "normalization/row_kernel.h"
 #include "normalization/structure.h"
+#include "reduction/accumulator.h"
 
 namespace {
 
@@ -98,7 +98,7 @@ class OuterPersistentScheduler final : public Scheduler {
     const Decision d = analyzeCompileTime(segment, ReductionType::Outer, an.st);
     if (!d) return d.reason();
     int64_t state_bytes = 0;
-    for (const Expr* r : an.st.reductions) state_bytes += kernelgen::accumulatorFor(r).state_bytes;
+    for (const Expr* r : an.st.reductions) state_bytes += reduction::accumulatorFor(r).state_bytes;
     const ForcedColumnShape forced{option<int64_t>("rows_per_thread"),
                                    option<int64_t>("blocks_per_sm")};
     const std::string problem =

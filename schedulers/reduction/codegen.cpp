@@ -23,13 +23,13 @@
 #include "kernel_ir/combine.h"
 #include "kernel_ir/print_cuda.h"
 #include "kernel_ir/print_ir.h"
-#include "kernelgen/accumulator.h"
 #include "kernelgen/buffer.h"
 #include "kernelgen/codegen_ops.h"
 #include "kernelgen/element_writer.h"
 #include "kernelgen/kernel_params.h"
 #include "kernelgen/merged_dims.h"
 #include "kernelgen/placement.h"
+#include "reduction/accumulator.h"
 
 namespace fusebox::reduction {
 

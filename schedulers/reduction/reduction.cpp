@@ -10,19 +10,19 @@
 #include <fmt/format.h>
 
 #include "codegen.h"
-#include "kernelgen/accumulator.h"
 #include "kernelgen/kernel_params.h"
 #include "kernelgen/plan_outputs.h"
 #include "kernelgen/shape_classes.h"
 #include "kernelgen/shapes.h"
 #include "params.h"
+#include "reduction/accumulator.h"
 #include "structure.h"
 
 namespace {
 
 using namespace fusebox;
 using namespace fusebox::reduction;
-using fusebox::kernelgen::accumulatorFor;
+using fusebox::reduction::accumulatorFor;
 
 int64_t numel(const std::vector<int64_t>& sizes) {
   return checked::orThrow(checked::product(sizes), "reduction: the number of elements");
@@ -170,7 +170,7 @@ class ReductionScheduler final : public Scheduler {
     in.reduced = facts.reduced;
     in.accesses = &accesses.loop;
     for (const Expr* r : st.reductions) {
-      const kernelgen::Accumulator a = kernelgen::accumulatorFor(r);
+      const reduction::Accumulator a = reduction::accumulatorFor(r);
       in.accumulator_bytes = std::max(in.accumulator_bytes, a.state_bytes);
       in.welford |= a.welford;
     }

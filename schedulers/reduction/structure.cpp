@@ -4,14 +4,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "kernelgen/accumulator.h"
-#include "kernelgen/kernel_params.h"
-#include "kernelgen/op_support.h"
+#include "reduction/accumulator.h"
+#include "reduction/segment_checks.h"
 
 namespace fusebox::reduction {
-
-using kernelgen::isReductionExpr;
-using kernelgen::reducedAxes;
 
 namespace {
 
@@ -34,25 +30,8 @@ std::unordered_set<const TensorView*> reductionAncestors(const std::vector<const
 
 Decision analyzeStructure(const Fusion& segment, ReductionStructure& out) {
   out = ReductionStructure{};
-  for (const Val* o : segment.outputs()) {
-    if (!o->isTensor())
-      return Decision::reject(fmt::format("output {} is a scalar", o->toString()));
-    if (segment.aliasedInput(o) != nullptr)
-      return Decision::reject(fmt::format(
-          "output {} aliases an input (written in place); reduction allocates fresh outputs",
-          o->toString()));
-  }
+  if (Decision d = collectReductions(segment, "reduction", out.reductions); !d) return d;
   const std::vector<Expr*> exprs = segment.exprs();
-  for (const Expr* e : exprs) {
-    if (std::string problem = kernelgen::unsupportedOpProblem(e); !problem.empty())
-      return Decision::reject(problem);
-    if (e->op() == OpType::Matmul || e->op() == OpType::Linear)
-      return Decision::reject(fmt::format(
-          "{} (expr {}) is a matmul; reduction does not schedule matmuls", e->opName(), e->name()));
-    if (isReductionExpr(e)) out.reductions.push_back(e);
-  }
-  if (out.reductions.empty())
-    return Decision::reject("the segment has no reduction (the pointwise scheduler's job)");
 
   // The epilogue: everything computed from a reduction's output.
   for (const Expr* e : exprs) {
@@ -68,18 +47,13 @@ Decision analyzeStructure(const Fusion& segment, ReductionStructure& out) {
       if (o->isTensor()) out.after.insert(o->as<TensorView>());
   }
 
+  if (Decision d =
+          sameReducedAxes(out.reductions, "one kernel reduces one iteration/reduction structure");
+      !d)
+    return d;
   const Expr* first = out.reductions.front();
   out.rank = first->input(0)->as<TensorView>()->nDims();
   out.axes = reducedAxes(first);
-  for (const Expr* r : out.reductions) {
-    const int64_t rank = r->input(0)->as<TensorView>()->nDims();
-    if (rank != out.rank || reducedAxes(r) != out.axes)
-      return Decision::reject(fmt::format(
-          "{} (expr {}) reduces axes {} of a rank-{} input, {} (expr {}) axes {} of a rank-{} "
-          "input; one kernel reduces one iteration/reduction structure",
-          r->opName(), r->name(), reducedAxes(r), rank, first->opName(), first->name(), out.axes,
-          out.rank));
-  }
 
   // A reduced value combined with a value of the unreduced domain that the
   // reductions also read needs that value kept on chip until the reduction
@@ -127,11 +101,7 @@ Decision analyzeStructure(const Fusion& segment, ReductionStructure& out) {
     const auto* tv = o->as<TensorView>();
     (out.after.count(tv) > 0 ? out.reduced_outputs : out.loop_outputs).push_back(tv);
   }
-  if (std::string problem = kernelgen::kernelSizeProblem(segment); !problem.empty())
-    return Decision::reject(problem);
-  // One pointer more at run time when the reduction is split across blocks.
-  if (std::string problem = kernelgen::paramLimitProblem(segment); !problem.empty())
-    return Decision::reject(problem);
+  if (Decision d = kernelLimits(segment); !d) return d;
   return Decision::accept();
 }
 

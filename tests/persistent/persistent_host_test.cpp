@@ -64,6 +64,34 @@ TEST(InnerPersistentRejects, WhatIsNotANormalization) {
   expectReason(compileTime("inner_persistent", nested), "reductions of reductions need separate");
 }
 
+// The reducing schedulers share their segment checks (common/reduction):
+// each refuses the same segments for the same reasons, naming itself.
+TEST(ReducingSchedulersReject, TheSameSegmentsEachInItsOwnName) {
+  for (const std::string name :
+       {"reduction", "inner_persistent", "outer_persistent", "inner_outer_persistent"}) {
+    SCOPED_TRACE(name);
+    // A row sum written into its own input.
+    Fusion aliased;
+    TensorView* x = defineTensor(aliased, {-1, -1}, DataType::Float);
+    TensorView* y = defineTensor(aliased, {-1}, DataType::Float);
+    TensorView* s = sum(x, {1});
+    aliased.addOutput(s);
+    aliased.aliasOutputToInput(s, y);
+    expectReason(compileTime(name, aliased),
+                 "aliases an input (written in place); the " + name +
+                     " scheduler allocates fresh outputs");
+    Fusion mm;
+    TensorView* a = defineTensor(mm, {-1, -1}, DataType::Float);
+    TensorView* b = defineTensor(mm, {-1, -1}, DataType::Float);
+    mm.addOutput(sum(matmul(a, b), {1}));
+    expectReason(compileTime(name, mm), "is a matmul; the " + name +
+                                            " scheduler does not schedule matmuls");
+    Fusion none;
+    none.addOutput(exp(defineTensor(none, {-1}, DataType::Float)));
+    expectReason(compileTime(name, none), "the segment has no reduction");
+  }
+}
+
 TEST(InnerPersistentRejects, ARowTooWideForTheRegistersNamesItsSizes) {
   PythonDefinition def = normDefinition(Norm::SoftmaxFwd, DataType::BFloat16);
   expectReason(

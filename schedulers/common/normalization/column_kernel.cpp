@@ -12,7 +12,6 @@
 #include <algorithm>
 
 #include "kernel_ir/combine.h"
-#include "kernelgen/accumulator.h"
 #include "kernelgen/buffer.h"
 #include "kernelgen/codegen_ops.h"
 #include "kernelgen/element_writer.h"
@@ -21,10 +20,12 @@
 #include "kernelgen/placement.h"
 #include "normalization/chunk_buffers.h"
 #include "normalization/pass_chunk.h"
+#include "reduction/accumulator.h"
 
 namespace fusebox::normalization {
 
 using namespace fusebox::kernelgen;
+using namespace fusebox::reduction;
 
 namespace {
 

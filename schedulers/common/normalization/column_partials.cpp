@@ -19,6 +19,7 @@ using kernelgen::ceilDiv;
 using kernelgen::pow2Ceil;
 
 using namespace fusebox::kernelgen;
+using namespace fusebox::reduction;
 
 namespace {
 

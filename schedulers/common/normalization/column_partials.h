@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "kernelgen/accumulator.h"
 #include "kernelgen/buffer.h"
 #include "kernelgen/kernel_params.h"
 #include "normalization/inner_outer.h"
 #include "normalization/params.h"
+#include "reduction/accumulator.h"
 
 namespace fusebox::kernelgen {
 class ElementWriter;
@@ -52,7 +52,7 @@ class ColumnPartials {
  private:
   const InnerOuterParts& parts_;
   const PersistentParams& p_;
-  std::vector<kernelgen::Accumulator> accs_;
+  std::vector<reduction::Accumulator> accs_;
   bool shared_;
   // Accumulator c's slot for chunk k, element v, of this thread.
   std::string slot(size_t c, const std::string& k, const std::string& v,

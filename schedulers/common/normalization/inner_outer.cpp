@@ -8,13 +8,13 @@
 #include <algorithm>
 #include <unordered_set>
 
-#include "kernelgen/accumulator.h"
+#include "reduction/accumulator.h"
 
 namespace fusebox::normalization {
 
-using kernelgen::accumulatorFor;
-using kernelgen::isReductionExpr;
-using kernelgen::reducedAxes;
+using reduction::accumulatorFor;
+using reduction::isReductionExpr;
+using reduction::reducedAxes;
 
 namespace {
 

@@ -8,6 +8,7 @@
 namespace fusebox::normalization {
 
 using namespace fusebox::kernelgen;
+using namespace fusebox::reduction;
 
 PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
                          const std::function<void(Placement&)>& extra) {

@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "kernelgen/accumulator.h"
 #include "kernelgen/buffer.h"
 #include "kernelgen/element_writer.h"
 #include "kernelgen/kernel_params.h"
@@ -23,6 +22,7 @@
 #include "normalization/params.h"
 #include "normalization/row_facts.h"
 #include "normalization/structure.h"
+#include "reduction/accumulator.h"
 
 namespace fusebox::normalization {
 
@@ -36,7 +36,7 @@ struct PassContext {
   const kernelgen::MergedDims& md;
   BufferArrays& arrays;
   KeptValues& kept;
-  const std::vector<kernelgen::Accumulator>& accs;
+  const std::vector<reduction::Accumulator>& accs;
   std::string lane;  // appended to the state names: "" or "[v]"
 };
 

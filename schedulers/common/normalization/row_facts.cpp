@@ -7,12 +7,13 @@
 
 #include <algorithm>
 
-#include "kernelgen/accumulator.h"
 #include "kernelgen/element_writer.h"
+#include "reduction/accumulator.h"
 
 namespace fusebox::normalization {
 
 using namespace fusebox::kernelgen;
+using namespace fusebox::reduction;
 
 namespace {
 
@@ -162,7 +163,7 @@ RowAccesses collectRowAccesses(const Fusion& segment, const NormalizationStructu
       // The second pass of the variances (sum of squared deviations).
       w.beginElement();
       for (size_t a = 0; a < st.reductions.size(); ++a)
-        if (st.stage[a] == s && kernelgen::accumulatorFor(st.reductions[a]).welford) {
+        if (st.stage[a] == s && reduction::accumulatorFor(st.reductions[a]).welford) {
           const auto* in = st.reductions[a]->input(0)->as<TensorView>();
           w.value(in, w.iterationIndexOf(in), placement);
         }

@@ -16,7 +16,6 @@
 #include <optional>
 
 #include "kernel_ir/combine.h"
-#include "kernelgen/accumulator.h"
 #include "kernelgen/buffer.h"
 #include "kernelgen/codegen_ops.h"
 #include "kernelgen/element_writer.h"
@@ -27,10 +26,12 @@
 #include "normalization/chunk_buffers.h"
 #include "normalization/column_partials.h"
 #include "normalization/pass_chunk.h"
+#include "reduction/accumulator.h"
 
 namespace fusebox::normalization {
 
 using namespace fusebox::kernelgen;
+using namespace fusebox::reduction;
 
 namespace {
 

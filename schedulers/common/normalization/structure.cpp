@@ -6,14 +6,13 @@
 
 #include <algorithm>
 
-#include "kernelgen/accumulator.h"
-#include "kernelgen/kernel_params.h"
-#include "kernelgen/op_support.h"
+#include "reduction/accumulator.h"
+#include "reduction/segment_checks.h"
 
 namespace fusebox::normalization {
 
-using kernelgen::isReductionExpr;
-using kernelgen::reducedAxes;
+using reduction::isReductionExpr;
+using reduction::reducedAxes;
 
 const char* toString(ReductionType t) {
   switch (t) {
@@ -63,50 +62,15 @@ ReductionType typeOf(const Expr* r) {
   return fastest_reduced ? ReductionType::Inner : ReductionType::Outer;
 }
 
-// All reductions of one type reduce the same axes of inputs of one rank.
-Decision sameStructure(const std::vector<const Expr*>& reds) {
-  if (reds.empty()) return Decision::accept();
-  const Expr* first = reds.front();
-  const int64_t rank = first->input(0)->as<TensorView>()->nDims();
-  for (const Expr* r : reds) {
-    const int64_t rr = r->input(0)->as<TensorView>()->nDims();
-    if (rr != rank || reducedAxes(r) != reducedAxes(first))
-      return Decision::reject(fmt::format(
-          "{} (expr {}) reduces axes {} of a rank-{} input, {} (expr {}) axes {} of a rank-{} "
-          "input; one persistent kernel reduces one structure per reduction type",
-          r->opName(), r->name(), reducedAxes(r), rr, first->opName(), first->name(),
-          reducedAxes(first), rank));
-  }
-  return Decision::accept();
-}
-
 }  // namespace
 
 Decision analyzeCompileTime(const Fusion& segment, ReductionType mine,
                             NormalizationStructure& out) {
   out = NormalizationStructure{};
-  for (const Val* o : segment.outputs()) {
-    if (!o->isTensor())
-      return Decision::reject(fmt::format("output {} is a scalar", o->toString()));
-    if (segment.aliasedInput(o) != nullptr)
-      return Decision::reject(fmt::format(
-          "output {} aliases an input (written in place); persistent kernels allocate fresh "
-          "outputs",
-          o->toString()));
-  }
+  if (Decision d = reduction::collectReductions(segment, ownerOf(mine), out.reductions); !d)
+    return d;
   const std::vector<Expr*> exprs = segment.exprs();
-  for (const Expr* e : exprs) {
-    if (std::string problem = kernelgen::unsupportedOpProblem(e); !problem.empty())
-      return Decision::reject(problem);
-    if (e->op() == OpType::Matmul || e->op() == OpType::Linear)
-      return Decision::reject(fmt::format("{} (expr {}) is a matmul", e->opName(), e->name()));
-    if (isReductionExpr(e)) {
-      out.reductions.push_back(e);
-      out.types.push_back(typeOf(e));
-    }
-  }
-  if (out.reductions.empty())
-    return Decision::reject("the segment has no reduction (the pointwise scheduler's job)");
+  for (const Expr* r : out.reductions) out.types.push_back(typeOf(r));
   const bool inner = std::count(out.types.begin(), out.types.end(), ReductionType::Inner) > 0;
   const bool outer = std::count(out.types.begin(), out.types.end(), ReductionType::Outer) > 0;
   out.type = inner && outer ? ReductionType::InnerOuter
@@ -164,15 +128,15 @@ Decision analyzeCompileTime(const Fusion& segment, ReductionType mine,
         "no value of the reduction domain is computed from a reduced one, so nothing must stay "
         "on chip: a plain reduction (the reduction scheduler's job)");
   for (ReductionType t : {ReductionType::Inner, ReductionType::Outer})
-    if (Decision d = sameStructure(out.reductionsOf(t)); !d) return d;
+    if (Decision d = reduction::sameReducedAxes(
+            out.reductionsOf(t), "one persistent kernel reduces one structure per reduction type");
+        !d)
+      return d;
   for (const Val* o : segment.outputs()) {
     const auto* tv = o->as<TensorView>();
     (out.reduced_domain.count(tv) > 0 ? out.reduced_outputs : out.full_outputs).push_back(tv);
   }
-  if (std::string problem = kernelgen::kernelSizeProblem(segment); !problem.empty())
-    return Decision::reject(problem);
-  if (std::string problem = kernelgen::paramLimitProblem(segment); !problem.empty())
-    return Decision::reject(problem);
+  if (Decision d = reduction::kernelLimits(segment); !d) return d;
   return Decision::accept();
 }
 

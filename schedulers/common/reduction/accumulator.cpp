@@ -1,12 +1,14 @@
 // Accumulator states of reducing kernels (accumulator.h).
-#include "kernelgen/accumulator.h"
+#include "reduction/accumulator.h"
 
 #include <fmt/format.h>
 #include <fusebox/error.h>
 
 #include "kernelgen/codegen_ops.h"
 
-namespace fusebox::kernelgen {
+using fusebox::kernelgen::roundTo;
+
+namespace fusebox::reduction {
 
 std::string Accumulator::stateType() const {
   return welford ? fmt::format("fusebox::Welford<{}>", scalar) : scalar;
@@ -103,4 +105,4 @@ const std::vector<int64_t>& reducedAxes(const Expr* e) {
   return e->attr<VarianceAttr>().axes;
 }
 
-}  // namespace fusebox::kernelgen
+}  // namespace fusebox::reduction

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace fusebox::kernelgen {
+namespace fusebox::reduction {
 
 struct Accumulator {
   const Expr* expr = nullptr;
@@ -44,4 +44,4 @@ bool isReductionExpr(const Expr* e);
 // The axes such an expr reduces.
 const std::vector<int64_t>& reducedAxes(const Expr* e);
 
-}  // namespace fusebox::kernelgen
+}  // namespace fusebox::reduction
