@@ -6,7 +6,7 @@ include(CMakePackageConfigHelpers)
 
 set(FUSEBOX_CMAKE_INSTALL_DIR lib/cmake/fusebox)
 # The paths fuseboxConfig.cmake checks, relative to the prefix (fusebox's own
-# files sit beside libfusebox_core in lib/, so no GNUInstallDirs multiarch dir).
+# files sit beside the core's libraries in lib/, so no GNUInstallDirs multiarch dir).
 set(CMAKE_INSTALL_BINDIR bin)
 set(CMAKE_INSTALL_LIBDIR lib)
 file(STRINGS ${PROJECT_SOURCE_DIR}/core/include/fusebox/plugin/plugin_api.h api_line

@@ -50,7 +50,7 @@ function(fusebox_add_plugin_ kind name)
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON
     LIBRARY_OUTPUT_DIRECTORY ${ARG_OUTPUT_DIRECTORY}
-    # Installed plugins find libfusebox_core two folders up (lib/fusebox/plugins).
+    # Installed plugins find the core's libraries two folders up (lib/fusebox/plugins).
     INSTALL_RPATH "$ORIGIN/../..")
   if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
     target_link_options(${target} PRIVATE "LINKER:--version-script=${FUSEBOX_PLUGIN_VERSION_SCRIPT}")

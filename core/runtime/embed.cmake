@@ -1,5 +1,5 @@
 # Writes a C++ file holding every device runtime header as a raw string literal,
-# so libfusebox_core carries the runtime (NVRTC gets it as in-memory headers,
+# so libfusebox_runtime carries the runtime (NVRTC gets it as in-memory headers,
 # the host backend writes it to its cache folder) and nothing is read from the
 # install tree at run time.
 #

@@ -1,5 +1,5 @@
 // The cuda backend on machines without a GPU or driver (CI): creating it is a
-// clear UserError, and nothing else in libfusebox_core opens libcuda, NVRTC
+// clear UserError, and nothing else in the core's libraries opens libcuda, NVRTC
 // or cuBLAS. These tests run everywhere.
 #include <fusebox/eval/evaluator.h>
 #include <fusebox/ir/ops.h>

@@ -1,4 +1,4 @@
-// fusebox's own files live beside libfusebox_core: <libdir>/fusebox/default.toml
+// fusebox's own files live beside libfusebox_runtime: <libdir>/fusebox/default.toml
 // and <libdir>/fusebox/plugins/. Found from the library's own location so the
 // build tree, an install and every test find the same files.
 #include <fusebox/config.h>

@@ -93,7 +93,7 @@ void inheritDefaultOrders(Config& config);
 std::vector<std::string> defaultOrderFirst(const std::vector<std::string>& default_order,
                                            const std::vector<std::string>& found);
 
-// fusebox's own files, found beside libfusebox_core (<libdir>/fusebox/): the
+// fusebox's own files, found beside libfusebox_runtime (<libdir>/fusebox/): the
 // default config and the built-in plugin folder.
 std::filesystem::path builtinConfigDir();
 std::filesystem::path builtinPluginDir();

@@ -10,7 +10,7 @@
 
 #include <fusebox/config.h>
 #include <fusebox/plugin/plugin_registry.h>
-#include <fusebox/segmenter.h>
+#include <fusebox/scheduler_entry.h>
 
 #include <memory>
 #include <string>

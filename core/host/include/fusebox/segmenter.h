@@ -23,6 +23,7 @@
 #include <fusebox/ir/fusion.h>
 #include <fusebox/plugin/plugin_registry.h>
 #include <fusebox/scheduler.h>
+#include <fusebox/scheduler_entry.h>
 
 #include <functional>
 #include <iosfwd>
@@ -114,13 +115,6 @@ class SegmentedFusion {
   std::vector<SegmentGroup> groups_;
   std::vector<Edge> edges_;
   std::unordered_map<const Expr*, int64_t> group_of_;
-};
-
-// A scheduler as the segmenter sees it: the object, and the plugin that made it
-// (so every call can be guarded and failures named).
-struct SchedulerEntry {
-  PluginDescriptor plugin;
-  std::shared_ptr<Scheduler> scheduler;
 };
 
 // Run-time facts of the complete fusion for one input signature, from which

@@ -60,7 +60,7 @@ struct PluginInfo {
 static_assert(std::is_standard_layout_v<PluginInfo> && std::is_trivial_v<PluginInfo>);
 
 // The ABI tag of the code being compiled: host and plugin must agree exactly.
-const char* hostAbiTag();  // the tag libfusebox_core was built with
+const char* hostAbiTag();  // the tag the host (libfusebox_runtime) was built with
 
 }  // namespace fusebox
 

@@ -1,5 +1,5 @@
 // The binary interface between a kernel compiled for the host backend and the
-// engine in libfusebox_core that runs it (core/src/backend/host/). Plain C
+// engine in libfusebox_runtime that runs it (core/src/backend/host/). Plain C
 // layout: both sides include this one definition.
 //
 // The kernel library exports

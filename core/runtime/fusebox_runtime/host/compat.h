@@ -2,7 +2,7 @@
 // unchanged for the host backend.
 //
 // Each CUDA thread is one call of the kernel function; the engine in
-// libfusebox_core (abi.h) points `currentThread()` at that thread's context
+// libfusebox_runtime (abi.h) points `currentThread()` at that thread's context
 // before the call, and barriers and warp exchanges call back into the engine,
 // which switches between the block's fibers. Because every OS thread runs one
 // block at a time, `__shared__` variables are `static thread_local`: shared by

@@ -1,12 +1,12 @@
 # The cuda backend. Only the toolkit's headers are used (cuda.h, nvrtc.h,
 # cublas_api.h, for types): libcuda, libnvrtc and libcublas are opened with
-# dlopen at first use, so libfusebox_core links none of them and runs on
+# dlopen at first use, so libfusebox_runtime links none of them and runs on
 # machines without a driver. Without a toolkit the backend is left out and
 # cudaAvailable() says so (no_toolkit.cpp).
 #
 # Included from core/CMakeLists.txt twice: before add_library with
 # FUSEBOX_CUDA_STAGE=sources (adjusts FUSEBOX_CORE_SOURCES), after it with
-# FUSEBOX_CUDA_STAGE=target (include dirs and definitions on fusebox_core).
+# FUSEBOX_CUDA_STAGE=target (include dirs and definitions on fusebox_runtime).
 if(FUSEBOX_CUDA_STAGE STREQUAL "sources")
   find_package(CUDAToolkit QUIET)
   set(FUSEBOX_HAVE_CUDA_TOOLKIT ${CUDAToolkit_FOUND})
@@ -20,10 +20,10 @@ if(FUSEBOX_CUDA_STAGE STREQUAL "sources")
   endif()
 elseif(FUSEBOX_CUDA_STAGE STREQUAL "target")
   if(FUSEBOX_HAVE_CUDA_TOOLKIT)
-    target_include_directories(fusebox_core SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+    target_include_directories(fusebox_runtime SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
     # Where the toolkit's libraries were at build time: one more place to look
     # for libnvrtc / libcublas at run time.
-    target_compile_definitions(fusebox_core PRIVATE
+    target_compile_definitions(fusebox_runtime PRIVATE
       FUSEBOX_CUDA_TOOLKIT_LIBRARY_DIR="${CUDAToolkit_LIBRARY_DIR}")
   endif()
 endif()

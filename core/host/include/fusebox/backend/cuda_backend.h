@@ -1,7 +1,7 @@
 // The cuda backend: NVRTC compiles kernel source to a cubin for the device's own
 // architecture; the driver API runs it. libcuda, libnvrtc and libcublas are
 // opened with dlopen at first use (never at static initialization), so every
-// binary linking libfusebox_core starts and runs its host paths on a machine
+// binary linking libfusebox_runtime starts and runs its host paths on a machine
 // with no GPU or driver; only creating a cuda backend there fails, with a
 // UserError saying why.
 //

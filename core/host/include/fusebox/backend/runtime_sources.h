@@ -1,4 +1,4 @@
-// The device runtime library (core/runtime), embedded in libfusebox_core at
+// The device runtime library (core/runtime), embedded in libfusebox_runtime at
 // build time: what generated kernels include through <fusebox_runtime.cuh>.
 // The cuda backend hands these to NVRTC as in-memory headers; the host backend
 // writes them once into its cache folder and compiles against that copy.

@@ -10,7 +10,7 @@
 #include <chrono>
 #include <set>
 
-#include "pass/pipeline_internal.h"
+#include "pipeline/pipeline_internal.h"
 
 namespace fusebox {
 

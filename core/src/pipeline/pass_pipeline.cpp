@@ -9,7 +9,7 @@
 #include <map>
 #include <set>
 
-#include "pass/pipeline_internal.h"
+#include "pipeline/pipeline_internal.h"
 
 namespace fusebox {
 
