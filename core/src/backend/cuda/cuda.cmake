@@ -5,18 +5,18 @@
 # cudaAvailable() says so (no_toolkit.cpp).
 #
 # Included from core/CMakeLists.txt twice: before add_library with
-# FUSEBOX_CUDA_STAGE=sources (adjusts FUSEBOX_CORE_SOURCES), after it with
+# FUSEBOX_CUDA_STAGE=sources (adjusts FUSEBOX_RUNTIME_SOURCES), after it with
 # FUSEBOX_CUDA_STAGE=target (include dirs and definitions on fusebox_runtime).
 if(FUSEBOX_CUDA_STAGE STREQUAL "sources")
   find_package(CUDAToolkit QUIET)
   set(FUSEBOX_HAVE_CUDA_TOOLKIT ${CUDAToolkit_FOUND})
   if(FUSEBOX_HAVE_CUDA_TOOLKIT)
     message(STATUS "fusebox: cuda backend on (CUDA toolkit ${CUDAToolkit_VERSION} headers)")
-    list(FILTER FUSEBOX_CORE_SOURCES EXCLUDE REGEX "/backend/cuda/no_toolkit\\.cpp$")
+    list(FILTER FUSEBOX_RUNTIME_SOURCES EXCLUDE REGEX "/backend/cuda/no_toolkit\\.cpp$")
   else()
     message(STATUS "fusebox: cuda backend off (no CUDA toolkit found)")
-    list(FILTER FUSEBOX_CORE_SOURCES EXCLUDE REGEX "/backend/cuda/")
-    list(APPEND FUSEBOX_CORE_SOURCES ${CMAKE_CURRENT_LIST_DIR}/no_toolkit.cpp)
+    list(FILTER FUSEBOX_RUNTIME_SOURCES EXCLUDE REGEX "/backend/cuda/")
+    list(APPEND FUSEBOX_RUNTIME_SOURCES ${CMAKE_CURRENT_LIST_DIR}/no_toolkit.cpp)
   endif()
 elseif(FUSEBOX_CUDA_STAGE STREQUAL "target")
   if(FUSEBOX_HAVE_CUDA_TOOLKIT)
