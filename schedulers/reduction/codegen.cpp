@@ -118,8 +118,7 @@ class KernelWriter {
   // The threads that store the block's results: the first of a row (Inner)
   // or of a column (Outer), when their kept element exists.
   kir::Value lead() const {
-    return kir::binary(kir::BinaryOp::Eq, kir::threadIdx(inner_ ? 'x' : 'y'), kir::lit(0)) &&
-           kir::var("active");
+    return kir::threadIdx(inner_ ? 'x' : 'y') == kir::lit(0) && kir::var("active");
   }
 
   // The element loop of one chunk (V elements along the innermost dim).
@@ -398,10 +397,8 @@ int64_t sharedMemoryBytes(const ReductionStructure& st, const ReductionParams& p
   int64_t widest = 0;
   for (const Expr* r : st.reductions) widest = std::max(widest, accumulatorFor(r).state_bytes);
   const int64_t threads = int64_t{p.block_x} * p.block_y;
-  // Inner: lanes combine by shuffles up to a warp (a power of two), beyond
-  // through shared memory (kir::LanesCombine).
-  const bool shuffles = p.block_x <= 32 && (p.block_x & (p.block_x - 1)) == 0;
-  if (p.kind == ReductionKind::Inner) return shuffles ? 0 : threads * widest;
+  if (p.kind == ReductionKind::Inner)
+    return kir::lanesCombineShuffles(p.block_x) ? 0 : threads * widest;
   return p.block_y > 1 ? threads * p.vector_width * widest : 0;
 }
 

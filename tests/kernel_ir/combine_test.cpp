@@ -37,6 +37,9 @@ TEST(KernelIrCombine, LanesShuffleWithinAWarpAndGoThroughSharedMemoryBeyond) {
   EXPECT_EQ(lanes(24), block);
   EXPECT_THROW(lanes(64, Value()), InternalError);
   EXPECT_THROW(lanes(0), InternalError);
+  // What sizes a kernel's shared memory for the combine says the same.
+  EXPECT_TRUE(lanesCombineShuffles(1) && lanesCombineShuffles(16) && lanesCombineShuffles(32));
+  EXPECT_FALSE(lanesCombineShuffles(24) || lanesCombineShuffles(64) || lanesCombineShuffles(0));
 }
 
 TEST(KernelIrCombine, RowsCombineInOrderOfYLaidOutYVX) {

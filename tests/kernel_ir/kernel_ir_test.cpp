@@ -32,6 +32,9 @@ TEST(KernelIrValues, ParenthesesFollowPrecedence) {
   EXPECT_EQ(printValue(~(a + b)), "~(a + b)");
   EXPECT_EQ(printValue(lit(INT64_MIN) + a), "(-9223372036854775807ll - 1) + a");
   EXPECT_EQ(printValue(select(a < b, a, b) + c), "(a < b ? a : b) + c");
+  EXPECT_EQ(printValue((a == b) && (b != c)), "a == b && b != c");
+  EXPECT_EQ(printValue((a < b) == c), "a < b == c");
+  EXPECT_EQ(printValue(a == (b == c)), "a == (b == c)");
 }
 
 TEST(KernelIrValues, PostfixFormsBindTightest) {

@@ -31,17 +31,13 @@ void checkState(const CombineState& s, const char* what) {
 // The most groups a reading thread takes in an unrolled loop.
 constexpr int64_t kMaxUnrolledGroups = 8;
 
-bool isPowerOfTwo(int n) {
-  return n > 0 && (n & (n - 1)) == 0;
-}
-
 Block lowerLanes(const LanesCombine& c) {
   checkState(c.s, "lanes");
   FUSEBOX_CHECK(c.lanes >= 1, "kernel IR: a lanes combine over {} lanes", c.lanes);
   Block out;
   if (c.lanes == 1) return out;
   const Value functor = text(c.s.functor + "{}");
-  if (c.lanes <= 32 && isPowerOfTwo(c.lanes)) {
+  if (lanesCombineShuffles(c.lanes)) {
     out.assign(c.s.state, call("fusebox::warpGroupReduce", {c.s.state, functor},
                                {named(std::to_string(c.lanes))}));
     return out;
@@ -73,7 +69,7 @@ Block lowerRows(const RowsCombine& c) {
   s.syncThreads();
   // Rows in order, each row's states independent of each other: `width`
   // combines in flight a row, not one chain of rows per state.
-  Block reader = c.broadcast ? s : s.ifThen(binary(BinaryOp::Eq, threadIdx('y'), lit(0)));
+  Block reader = c.broadcast ? s : s.ifThen(threadIdx('y') == lit(0));
   reader.forLoop("v", intType(), lit(0), width, {}, Unroll::Full, BodyStyle::SameLine)
       .assign(at(c.s.state, c.width, v), subscript(csm, v * columns + x));
   Block row = reader.forLoop("y", intType(), lit(1), lit(c.rows));
@@ -159,6 +155,10 @@ std::string stateText(const CombineState& s, int width) {
 }
 
 }  // namespace
+
+bool lanesCombineShuffles(int lanes) {
+  return lanes >= 1 && lanes <= 32 && (lanes & (lanes - 1)) == 0;
+}
 
 void combineLanes(Block& block, LanesCombine c) {
   auto spec = std::make_shared<CombineSpec>();

@@ -30,6 +30,11 @@ struct CombineState {
 // Across threadIdx.x: `lanes` is blockDim.x; every lane gets its row's
 // result. Up to 32 lanes (a power of two) combine by warp shuffles, more
 // through `smem` (shared memory for blockDim.x * blockDim.y states).
+// Whether a lanes combine over `lanes` lanes shuffles within a warp (up to
+// 32, a power of two) rather than going through shared memory: what sizes
+// the shared memory a kernel declares for it.
+bool lanesCombineShuffles(int lanes);
+
 struct LanesCombine {
   CombineState s;
   int lanes = 1;

@@ -177,6 +177,12 @@ Value operator>(Value a, Value b) {
 Value operator>=(Value a, Value b) {
   return binary(BinaryOp::Ge, std::move(a), std::move(b));
 }
+Value operator==(Value a, Value b) {
+  return binary(BinaryOp::Eq, std::move(a), std::move(b));
+}
+Value operator!=(Value a, Value b) {
+  return binary(BinaryOp::Ne, std::move(a), std::move(b));
+}
 Value operator&&(Value a, Value b) {
   return binary(BinaryOp::And, std::move(a), std::move(b));
 }

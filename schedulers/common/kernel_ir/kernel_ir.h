@@ -122,6 +122,9 @@ Value operator<(Value a, Value b);
 Value operator<=(Value a, Value b);
 Value operator>(Value a, Value b);
 Value operator>=(Value a, Value b);
+// Build `a == b` and `a != b` (as Halide's Expr does), not compare the trees.
+Value operator==(Value a, Value b);
+Value operator!=(Value a, Value b);
 Value operator&&(Value a, Value b);
 Value operator||(Value a, Value b);
 Value binary(BinaryOp op, Value a, Value b);

@@ -191,8 +191,7 @@ void ColumnKernelWriter::combineColumns(Buffer& k, const kir::CombineState& stat
     grid.known_groups = p_.grid[1];
     grid.stride = kir::lit(p_.kept_extent);
     grid.own = kir::var("cchunk");
-    grid.writes =
-        kir::binary(kir::BinaryOp::Eq, kir::threadIdx('y'), kir::lit(0)) && kir::var("active");
+    grid.writes = kir::threadIdx('y') == kir::lit(0) && kir::var("active");
     grid.reads = kir::var("active");
     // Thread row y reduces bands y, y + block[1], ...
     grid.walker = kir::cast(kir::indexType(), kir::threadIdx('y'));

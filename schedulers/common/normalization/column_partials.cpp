@@ -178,9 +178,7 @@ void ColumnPartials::finish(Buffer& k, ElementWriter& w, ParamLayout& layout, co
                              .smem = kir::var("fusebox_col_smem"),
                              .broadcast = false});
     kir::Block lane =
-        chunk
-            .ifThen(kir::binary(kir::BinaryOp::Eq, kir::threadIdx('y'), kir::lit(0)),
-                    kir::BodyStyle::NextLine)
+        chunk.ifThen(kir::threadIdx('y') == kir::lit(0), kir::BodyStyle::NextLine)
             .forLoop("v", kir::intType(), kir::lit(0), kir::lit(V), {}, kir::Unroll::Full);
     const kir::Type index = kir::indexType();
     const kir::Value col = lane.declare(

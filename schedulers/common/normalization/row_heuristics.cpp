@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernel_ir/combine.h"
 #include "kernelgen/int_math.h"
 #include "kernelgen/layout_choice.h"
 #include "normalization/chunk_buffers.h"
@@ -69,9 +70,10 @@ BufferPlacement parseBufferPlacement(const std::string& value) {
 
 std::string rowCombineLine(const PersistentParams& p) {
   const auto& block = p.block;
-  if (block[0] > 32) return fmt::format("combine: block reduction over {} threads", block[0]);
-  if (block[0] > 1) return fmt::format("combine: warp shuffles over {} lanes", block[0]);
-  return "combine: none (one thread per row)";
+  if (block[0] <= 1) return "combine: none (one thread per row)";
+  if (!kir::lanesCombineShuffles(block[0]))
+    return fmt::format("combine: block reduction over {} threads", block[0]);
+  return fmt::format("combine: warp shuffles over {} lanes", block[0]);
 }
 
 namespace {

@@ -274,7 +274,7 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
 }  // namespace
 
 int64_t rowKernelSharedMemoryBytes(const NormalizationStructure& st, const PersistentParams& p) {
-  if (p.block[0] <= 32) return 0;
+  if (kir::lanesCombineShuffles(p.block[0])) return 0;
   // Variances combine their sums one scalar at a time.
   int64_t widest = 0;
   for (const Expr* r : st.reductions) {
