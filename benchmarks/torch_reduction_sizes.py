@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""The PyTorch twins of benchmarks/reduction_sizes/ (the same math, the same
-outputs, the same shapes and dtypes), eager and torch.compile, timed with
+"""The PyTorch twins of benchmarks/reduction_sizes/ and
+benchmarks/normalization_sizes/ (the same math, the same outputs, the same
+shapes and dtypes), eager and torch.compile, timed with
 triton.testing.do_bench (median; L2 flushed between calls), beside fusebox's
 kernel times from a `fusebox bench --json` file of the same folder. Runs on
 the lent GPU:
 
-    python3 benchmarks/torch_reduction_sizes.py --fusebox NEW.json [--json OUT.json]
+    python3 benchmarks/torch_reduction_sizes.py [--suite normalization_sizes] \
+        --fusebox NEW.json [--json OUT.json]
 
 Prints one row a workload: fusebox's kernel time (median over the JSON's
 samples), its GB/s (each input read once, each output written once) and %
@@ -19,6 +21,8 @@ import statistics
 import torch
 import triton.testing
 
+from torch_normalization import layernorm_bwd, rmsnorm_bwd
+
 DEV = "cuda"
 
 
@@ -28,6 +32,30 @@ def batchnorm_fwd(x, w, b):
     rstd = torch.rsqrt(var + 1e-5)
     y = (xf - mean) * rstd * w.float() + b.float()
     return y.to(torch.bfloat16), mean, rstd
+
+
+def normalization_workloads():
+    bf16, f32 = torch.bfloat16, torch.float32
+
+    def ln(rows, cols):
+        return lambda: [torch.randn(rows, cols, dtype=bf16, device=DEV),
+                        torch.randn(rows, cols, dtype=bf16, device=DEV),
+                        torch.randn(rows, dtype=f32, device=DEV),
+                        torch.rand(rows, dtype=f32, device=DEV),
+                        torch.randn(cols, dtype=bf16, device=DEV)]
+
+    def rms(rows, cols):
+        return lambda: [torch.randn(rows, cols, dtype=bf16, device=DEV),
+                        torch.randn(rows, cols, dtype=bf16, device=DEV),
+                        torch.rand(rows, dtype=f32, device=DEV),
+                        torch.randn(cols, dtype=bf16, device=DEV)]
+
+    return {
+        "layernorm_bwd_bf16_8192x5120": (layernorm_bwd, ln(8192, 5120)),
+        "layernorm_bwd_bf16_32768x1024": (layernorm_bwd, ln(32768, 1024)),
+        "rmsnorm_bwd_bf16_4096x8192": (rmsnorm_bwd, rms(4096, 8192)),
+        "rmsnorm_bwd_bf16_65536x768": (rmsnorm_bwd, rms(65536, 768)),
+    }
 
 
 def workloads():
@@ -79,7 +107,9 @@ def fusebox_us(path):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--fusebox", help="fusebox bench --json of benchmarks/reduction_sizes")
+    ap.add_argument("--suite", default="reduction_sizes",
+                    choices=["reduction_sizes", "normalization_sizes"])
+    ap.add_argument("--fusebox", help="fusebox bench --json of the suite's folder")
     ap.add_argument("--json")
     args = ap.parse_args()
     fb = fusebox_us(args.fusebox) if args.fusebox else {}
@@ -88,7 +118,8 @@ def main():
     print(f"{'workload':32} {'fusebox us':>10} {'GB/s':>6} {'%copy':>6} {'eager us':>9} "
           f"{'compile us':>10} {'fb/compile':>10}")
     rows = []
-    for name, (fn, make) in workloads().items():
+    suite = workloads() if args.suite == "reduction_sizes" else normalization_workloads()
+    for name, (fn, make) in suite.items():
         inputs = make()
         outputs = fn(*inputs)
         moved = nbytes(inputs) + nbytes(outputs)

@@ -105,7 +105,6 @@ class KernelWriter {
                   SizeLiterals::Type type = SizeLiterals::Type::Index) {
     return kir::text(lits_.text(value, role, type));
   }
-  static kir::Value idx(kir::Value v) { return kir::cast(kir::indexType(), std::move(v)); }
   kir::Value accVar(size_t k) const { return kir::var(fmt::format("acc{}", k)); }
   // Accumulator k's state of the current element (Outer: of vector lane v).
   kir::Value acc(size_t k) const {
@@ -254,7 +253,7 @@ void KernelWriter::gridCombine(kir::Block& k) {
     grid.states.push_back({state(a), own});
   }
   grid.width = inner_ ? 0 : v_;
-  grid.group = idx(kir::blockIdx('y'));
+  grid.group = kir::asIndex(kir::blockIdx('y'));
   grid.groups = size(p_.splits(), "splits");
   // Over symbolic sizes the count is a parameter: the kernel must not hold it.
   if (!lits_.symbolic()) grid.known_groups = p_.splits();
@@ -262,7 +261,7 @@ void KernelWriter::gridCombine(kir::Block& k) {
   grid.own = kir::var(inner_ ? "row" : "c");
   grid.writes = lead();
   grid.reads = kir::var("active");
-  grid.walker = idx(kir::threadIdx(inner_ ? 'x' : 'y'));
+  grid.walker = kir::asIndex(kir::threadIdx(inner_ ? 'x' : 'y'));
   grid.walkers = inner_ ? p_.block_x : p_.block_y;
   grid.sync = kir::reinterpretAs(kir::pointerTo(kir::named("unsigned int")),
                                  partials + size(tickets, "tickets", SizeLiterals::Type::Int64)) +
@@ -322,19 +321,20 @@ GeneratedKernel KernelWriter::write(std::string& problem) {
 
   // Thread and block position; `active`: this thread's kept element exists.
   if (inner_) {
-    const kir::Value row =
-        main.declare("row", kir::indexType(),
-                     idx(kir::blockIdx('x')) * kir::lit(p_.block_y) + idx(kir::threadIdx('y')),
-                     {.is_const = true});
+    const kir::Value row = main.declare(
+        "row", kir::indexType(),
+        kir::asIndex(kir::blockIdx('x')) * kir::lit(p_.block_y) + kir::asIndex(kir::threadIdx('y')),
+        {.is_const = true});
     main.declare("active", kir::boolType(), row < kept, {.is_const = true});
     for (size_t a = 0; a < accs_.size(); ++a)
       main.declare(fmt::format("acc{}", a), kir::named(accs_[a].stateType()),
                    kir::text(accs_[a].identity()));
   } else {
-    const kir::Value c = main.declare(
-        "c", kir::indexType(),
-        (idx(kir::blockIdx('x')) * kir::lit(p_.block_x) + idx(kir::threadIdx('x'))) * kir::lit(v_),
-        {.is_const = true});
+    const kir::Value c = main.declare("c", kir::indexType(),
+                                      (kir::asIndex(kir::blockIdx('x')) * kir::lit(p_.block_x) +
+                                       kir::asIndex(kir::threadIdx('x'))) *
+                                          kir::lit(v_),
+                                      {.is_const = true});
     main.declare("active", kir::boolType(), c < kept, {.is_const = true});
     for (size_t a = 0; a < accs_.size(); ++a) {
       main.declareArray(fmt::format("acc{}", a), kir::named(accs_[a].stateType()), v_);
@@ -348,16 +348,18 @@ GeneratedKernel KernelWriter::write(std::string& problem) {
   if (inner_) {
     declareDimIndices(indices, p_.kept_dims, p_.sizes, "row", "", &lits_);
     reducing.code(indices.text);
-    reducingLoop(
-        reducing,
-        (idx(kir::blockIdx('y')) * kir::lit(p_.block_x) + idx(kir::threadIdx('x'))) * kir::lit(v_),
-        int64_t{p_.block_x} * v_ * p_.splits(), element_chunk);
+    reducingLoop(reducing,
+                 (kir::asIndex(kir::blockIdx('y')) * kir::lit(p_.block_x) +
+                  kir::asIndex(kir::threadIdx('x'))) *
+                     kir::lit(v_),
+                 int64_t{p_.block_x} * v_ * p_.splits(), element_chunk);
   } else {
     declareDimIndices(indices, p_.kept_dims, p_.sizes, "c", "mb", &lits_);
     reducing.code(indices.text);
-    reducingLoop(reducing,
-                 idx(kir::blockIdx('y')) * kir::lit(p_.block_y) + idx(kir::threadIdx('y')),
-                 int64_t{p_.block_y} * p_.splits(), element_chunk);
+    reducingLoop(
+        reducing,
+        kir::asIndex(kir::blockIdx('y')) * kir::lit(p_.block_y) + kir::asIndex(kir::threadIdx('y')),
+        int64_t{p_.block_y} * p_.splits(), element_chunk);
   }
   threadCombine(main);
   gridCombine(main);

@@ -204,13 +204,21 @@ TEST(CliBackend, KernelIrDump) {
   EXPECT_THAT(reduction.output,
               ContainsRegex("\ncombine lanes\\([0-9]+\\) acc0: float by fusebox::ReduceSum"));
 
-  auto text = runCommand(run("benchmarks/workloads/softmax_fwd_bf16.py",
-                             "--input T0=8x64 --backend host --dump kernel_ir"));
-  ASSERT_EQ(text.exit_code, 0) << text.output;
-  EXPECT_THAT(text.output,
-              ContainsRegex("=== kernel IR: group 0 \\(fusebox_inner_persistent_[0-9a-f]+\\): "
-                            "none; the inner_persistent scheduler writes this kernel without the "
-                            "kernel IR ===\n"));
+  // The persistent kernels: softmax's two stages, each a lanes combine of
+  // the row's 8 lanes, and the row's chunk loop.
+  auto softmax = runCommand(run("benchmarks/workloads/softmax_fwd_bf16.py",
+                                "--input T0=8x64 --backend host --dump kernel_ir"));
+  ASSERT_EQ(softmax.exit_code, 0) << softmax.output;
+  EXPECT_THAT(
+      softmax.output,
+      ContainsRegex("=== kernel IR: group 0 \\(fusebox_inner_persistent_[0-9a-f]+\\) ===\n"));
+  EXPECT_THAT(softmax.output,
+              HasSubstr("\ncombine lanes(8) acc0: float by fusebox::ReduceMax through "
+                        "fusebox_norm_smem\n"));
+  EXPECT_THAT(softmax.output,
+              HasSubstr("\ncombine lanes(8) acc1: float by fusebox::ReduceSum through "
+                        "fusebox_norm_smem\n"));
+  EXPECT_THAT(softmax.output, HasSubstr("\nunrolled for k: int = 0 while k < 1 step += 1 {\n"));
 }
 
 // FUSEBOX_RECORD_KERNELS (docs/testing.md, "The kernel corpus"): the file

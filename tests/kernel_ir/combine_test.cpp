@@ -79,9 +79,49 @@ TEST(KernelIrCombine, RowsCombineInOrderOfYLaidOutYVX) {
   Block none;
   combineRows(none, {.s = sumOf("acc"), .rows = 2, .columns = 32, .width = 2});
   EXPECT_THROW(printCuda(none), InternalError);
-  Block scalar;
-  combineRows(scalar, {.s = sumOf("acc"), .rows = 2, .columns = 32, .width = 0, .smem = var("m")});
-  EXPECT_THROW(printCuda(scalar), InternalError);
+  Block negative;
+  combineRows(negative,
+              {.s = sumOf("acc"), .rows = 2, .columns = 32, .width = -1, .smem = var("m")});
+  EXPECT_THROW(printCuda(negative), InternalError);
+}
+
+TEST(KernelIrCombine, ARowsCombineOfScalarsAtTheThreadsItNames) {
+  // Threads laid out by the caller: column tid % 8 of row `slice`.
+  Block k;
+  combineRows(k, {.s = sumOf("a"),
+                  .rows = 4,
+                  .columns = 8,
+                  .width = 0,
+                  .smem = var("m"),
+                  .x = var("tid") % lit(8),
+                  .y = var("slice")});
+  EXPECT_EQ(printCuda(k, 0),
+            "{\n"
+            "  float* const csm = reinterpret_cast<float*>(m);\n"
+            "  csm[slice * 8 + tid % 8] = a;\n"
+            "  __syncthreads();\n"
+            "  a = csm[tid % 8];\n"
+            "  for (int y = 1; y < 4; ++y) a = fusebox::ReduceSum{}(a, csm[y * 8 + tid % 8]);\n"
+            "  __syncthreads();\n"
+            "}\n");
+  // Stored: the states are in place already; no barrier, row 0 reads.
+  Block in_place;
+  combineRows(in_place, {.s = sumOf("s"),
+                         .rows = 2,
+                         .columns = 32,
+                         .width = 0,
+                         .smem = var("slots"),
+                         .broadcast = false,
+                         .stored = true});
+  EXPECT_EQ(printCuda(in_place, 0),
+            "{\n"
+            "  float* const csm = reinterpret_cast<float*>(slots);\n"
+            "  if (threadIdx.y == 0) {\n"
+            "    s = csm[threadIdx.x];\n"
+            "    for (int y = 1; y < 2; ++y) s = fusebox::ReduceSum{}(s, csm[y * 32 + "
+            "threadIdx.x]);\n"
+            "  }\n"
+            "}\n");
 }
 
 GridCombine gridOf(GridProtocol protocol, int width) {
@@ -156,6 +196,34 @@ TEST(KernelIrCombine, ABarrierLetsEveryBlockReadThePartials) {
                       "fusebox::loadFromOtherBlock(&part[g * kept + row + v]));"),
             std::string::npos)
       << cuda;
+}
+
+TEST(KernelIrCombine, StoredPartialsAreOnlyRead) {
+  // The caller stored the partials and passed a barrier: no store, no sync,
+  // no group of its own (and none needed).
+  GridCombine stored = gridOf(GridProtocol::Stored, 0);
+  stored.group = Value();
+  stored.writes = Value();
+  stored.sync = Value();
+  stored.max_unrolled = 1;  // two groups a thread: a loop
+  Block k;
+  combineGrid(k, stored);
+  EXPECT_EQ(printCuda(k, 0),
+            "acc = 0.0f;\n"
+            "if (active)\n"
+            "  for (idx_t g = static_cast<idx_t>(threadIdx.x); g < 6; g += 4) {\n"
+            "    acc = fusebox::ReduceSum{}(acc, fusebox::loadFromOtherBlock(&part[g * kept + "
+            "row]));\n"
+            "  }\n");
+  EXPECT_EQ(printIr(k),
+            "combine grid(stored, group g of 6, element g * kept + row, read by "
+            "static_cast<idx_t>(threadIdx.x) step 4) acc: float by fusebox::ReduceSum at part\n");
+  // A barrier combine still needs its sync word.
+  GridCombine no_sync = gridOf(GridProtocol::Barrier, 0);
+  no_sync.sync = Value();
+  Block b;
+  combineGrid(b, no_sync);
+  EXPECT_THROW(printCuda(b), InternalError);
 }
 
 TEST(KernelIrCombine, AGridCombineNeedsItsLayoutAndItsTicketsBlocks) {

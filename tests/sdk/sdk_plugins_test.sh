@@ -18,6 +18,16 @@ fusebox=$work/prefix/bin/fusebox
 [ -x "$fusebox" ] || fail "cmake --install put no bin/fusebox in the prefix"
 "$fusebox" --version >"$work/version.txt"
 expect "$work/version.txt" "plugin API version" "the installed program's --version"
+# The SDK holds the kernel IR and the interfaces a scheduler includes, not
+# what only the shared libraries' own sources include.
+common=$work/prefix/include/fusebox/common
+for header in kernel_ir/kernel_ir.h kernel_ir/combine.h kernelgen/element_writer.h \
+  reduction/accumulator.h pointwise/scheduler_base.h normalization/row_kernel.h; do
+  [ -f "$common/$header" ] || fail "the SDK lacks $header"
+done
+for header in normalization/persistent_writer.h normalization/pass_chunk.h pointwise/codegen.h; do
+  [ ! -e "$common/$header" ] || fail "the SDK installs $header, an internal of its library"
+done
 
 for project in "$source"/plugins/*/; do
   name=$(basename "$project")

@@ -28,9 +28,6 @@ void checkState(const CombineState& s, const char* what) {
                 "kernel IR: a {} combine needs a state, its type and its functor", what);
 }
 
-// The most groups a reading thread takes in an unrolled loop.
-constexpr int64_t kMaxUnrolledGroups = 8;
-
 Block lowerLanes(const LanesCombine& c) {
   checkState(c.s, "lanes");
   FUSEBOX_CHECK(c.lanes >= 1, "kernel IR: a lanes combine over {} lanes", c.lanes);
@@ -51,32 +48,42 @@ Block lowerLanes(const LanesCombine& c) {
 
 Block lowerRows(const RowsCombine& c) {
   checkState(c.s, "rows");
-  FUSEBOX_CHECK(c.rows >= 1 && c.columns >= 1 && c.width >= 1,
+  FUSEBOX_CHECK(c.rows >= 1 && c.columns >= 1 && c.width >= 0,
                 "kernel IR: a rows combine over {} rows, {} columns, {} states a thread", c.rows,
                 c.columns, c.width);
   Block out;
-  if (c.rows == 1) return out;
+  if (c.rows == 1 && !c.stored) return out;
   FUSEBOX_CHECK(c.smem.defined(), "kernel IR: a combine over {} rows needs shared memory", c.rows);
   Block s = out.scope();
   const Value csm =
       s.declare("csm", constPointerTo(c.s.type), reinterpretAs(pointerTo(c.s.type), c.smem));
-  const Value v = var("v"), y = var("y"), x = threadIdx('x');
-  const Value width = lit(c.width), columns = lit(c.columns);
-  // Thread (x, y)'s state v at [y][v][x].
-  s.forLoop("v", intType(), lit(0), width, {}, Unroll::Full, BodyStyle::SameLine)
-      .assign(subscript(csm, (threadIdx('y') * width + v) * columns + x),
-              at(c.s.state, c.width, v));
-  s.syncThreads();
+  const Value v = var("v");
+  const Value x = c.x.defined() ? c.x : threadIdx('x');
+  const Value own_row = c.y.defined() ? c.y : threadIdx('y');
+  const Value columns = lit(c.columns);
+  // Row y's state v: [y][v][x].
+  auto slot = [&](const Value& y) {
+    return subscript(csm, c.width ? (y * lit(c.width) + v) * columns + x : y * columns + x);
+  };
+  auto perState = [&](Block& b) {
+    if (c.width == 0) return b;
+    return b.forLoop("v", intType(), lit(0), lit(c.width), {}, Unroll::Full, BodyStyle::SameLine);
+  };
+  const Value mine = at(c.s.state, c.width, v);
+  if (!c.stored) {
+    perState(s).assign(slot(own_row), mine);
+    s.syncThreads();
+  }
   // Rows in order, each row's states independent of each other: `width`
   // combines in flight a row, not one chain of rows per state.
-  Block reader = c.broadcast ? s : s.ifThen(threadIdx('y') == lit(0));
-  reader.forLoop("v", intType(), lit(0), width, {}, Unroll::Full, BodyStyle::SameLine)
-      .assign(at(c.s.state, c.width, v), subscript(csm, v * columns + x));
-  Block row = reader.forLoop("y", intType(), lit(1), lit(c.rows));
-  row.forLoop("v", intType(), lit(0), width, {}, Unroll::Full, BodyStyle::SameLine)
-      .assign(at(c.s.state, c.width, v), combined(c.s, at(c.s.state, c.width, v),
-                                                  subscript(csm, (y * width + v) * columns + x)));
-  s.syncThreads();  // csm may be reused after the combine
+  Block reader = c.broadcast ? s : s.ifThen(own_row == lit(0));
+  perState(reader).assign(mine, c.width ? subscript(csm, v * columns + x) : subscript(csm, x));
+  if (c.rows > 1) {
+    Block row = reader.forLoop("y", intType(), lit(1), lit(c.rows), {}, Unroll::None,
+                               c.width ? BodyStyle::Braces : BodyStyle::SameLine);
+    perState(row).assign(mine, combined(c.s, mine, slot(var("y"))));
+  }
+  if (!c.stored) s.syncThreads();  // csm may be reused after the combine
   return out;
 }
 
@@ -87,11 +94,12 @@ Block lowerGrid(const GridCombine& c) {
     FUSEBOX_CHECK(p.partials.defined() && p.s.identity.defined(),
                   "kernel IR: a grid combine needs each state's partials and identity");
   }
-  FUSEBOX_CHECK(c.group.defined() && c.groups.defined() && c.stride.defined() && c.own.defined() &&
-                    c.writes.defined() && c.reads.defined() && c.walker.defined() &&
-                    c.sync.defined() && c.walkers >= 1,
+  const bool stores = c.protocol != GridProtocol::Stored;
+  FUSEBOX_CHECK(c.groups.defined() && c.stride.defined() && c.own.defined() && c.reads.defined() &&
+                    c.walker.defined() && c.walkers >= 1 &&
+                    (!stores || (c.group.defined() && c.writes.defined() && c.sync.defined())),
                 "kernel IR: a grid combine needs its groups, layout, threads and sync word");
-  FUSEBOX_CHECK(c.protocol == GridProtocol::Barrier || c.blocks.defined(),
+  FUSEBOX_CHECK(c.protocol != GridProtocol::LastBlock || c.blocks.defined(),
                 "kernel IR: a last-block grid combine needs the number of blocks");
   const Value v = var("v");
   // Group g's partial of this thread's element (v: of its state v).
@@ -109,15 +117,15 @@ Block lowerGrid(const GridCombine& c) {
   // An unrolled loop needs its pragma on a line of its own.
   const bool unrolled_store = c.protocol == GridProtocol::Barrier;
   for (const GridPartials& p : c.states) {
+    if (!stores) break;
     Block store =
         out.ifThen(c.writes, c.width && unrolled_store ? BodyStyle::NextLine : BodyStyle::SameLine);
     perState(store, unrolled_store).assign(slot(p, c.group), at(p.s.state, c.width, v));
   }
-  if (c.protocol == GridProtocol::LastBlock) {
+  if (c.protocol == GridProtocol::LastBlock)
     out.ifThen(!call("fusebox::arriveLastOfBlocks", {c.sync, c.blocks}), BodyStyle::SameLine).ret();
-  } else {
+  else if (c.protocol == GridProtocol::Barrier)
     out.evaluate(call("fusebox::gridSync", {c.sync}));
-  }
   for (const GridPartials& p : c.states)
     perState(out, true).assign(at(p.s.state, c.width, v), p.s.identity);
   auto readGroup = [&](Block& b, const Value& g) {
@@ -128,13 +136,11 @@ Block lowerGrid(const GridCombine& c) {
     }
   };
   // A known count of a few groups a thread, unrolled: every load is issued
-  // before the first combine waits on it. More (a reduction split over 512
-  // blocks has 64 a thread at 8 walkers) would be code and registers for
-  // nothing; the compiler unrolls a loop as far as it pays (on an H200, max
-  // over 32768x1024 ran 20% slower with 64 unrolled).
+  // before the first combine waits on it. More: a loop the compiler unrolls
+  // as far as it pays.
   const int64_t per_thread =
-      c.known_groups ? (*c.known_groups + c.walkers - 1) / c.walkers : kMaxUnrolledGroups + 1;
-  if (per_thread <= kMaxUnrolledGroups) {
+      c.known_groups ? (*c.known_groups + c.walkers - 1) / c.walkers : c.max_unrolled + 1;
+  if (per_thread <= c.max_unrolled) {
     Block j = out.forLoop("j", intType(), lit(0), lit(per_thread), {}, Unroll::Full);
     const Value g =
         j.declare("g", indexType(), c.walker + var("j") * lit(c.walkers), {.is_const = true});
@@ -147,6 +153,18 @@ Block lowerGrid(const GridCombine& c) {
     readGroup(walk, var("g"));
   }
   return out;
+}
+
+const char* protocolName(GridProtocol p) {
+  switch (p) {
+    case GridProtocol::LastBlock:
+      return "last block";
+    case GridProtocol::Barrier:
+      return "barrier";
+    case GridProtocol::Stored:
+      return "stored";
+  }
+  return "";
 }
 
 std::string stateText(const CombineState& s, int width) {
@@ -213,11 +231,12 @@ std::string describeCombine(const CombineSpec& spec) {
       for (const GridPartials& p : c.states)
         states += fmt::format("{}{} at {}", states.empty() ? "" : ", ", stateText(p.s, c.width),
                               printValue(p.partials));
+      // A stored combine names no group of its own: its element is group g's.
+      const std::string group = c.group.defined() ? printValue(c.group) : "g";
       return fmt::format(
           "combine grid({}, group {} of {}, element {} * {} + {}, read by {} step {}) {}",
-          c.protocol == GridProtocol::LastBlock ? "last block" : "barrier", printValue(c.group),
-          printValue(c.groups), printValue(c.group), printValue(c.stride), printValue(c.own),
-          printValue(c.walker), c.walkers, states);
+          protocolName(c.protocol), group, printValue(c.groups), group, printValue(c.stride),
+          printValue(c.own), printValue(c.walker), c.walkers, states);
     }
   }
   return "combine";

@@ -41,11 +41,15 @@ struct LanesCombine {
   Value smem{};
 };
 
-// Across threadIdx.y, in order of y: `rows` is blockDim.y, `columns`
-// blockDim.x; each thread holds `width` states. Through `smem` (rows *
-// columns * width states), laid out [y][v][x] so that a warp's accesses hit
-// consecutive banks. `broadcast`: every row gets the result (else row 0
-// only, the others keep their own).
+// Across the block's rows, in order of row: thread (x, y) of `rows` rows
+// of `columns` threads (by default x = threadIdx.x, y = threadIdx.y: rows
+// is blockDim.y, columns blockDim.x) holds `width` states (0: one scalar).
+// Through `smem` (rows * columns * max(width, 1) states), laid out
+// [y][v][x] so that a warp's accesses hit consecutive banks. `broadcast`:
+// every row gets the result (else row 0 only, the others keep their own).
+// `stored`: the states are in `smem` already, in that layout, and the block
+// synchronized since: only the read, into `state` (no barrier before or
+// after; the caller owns the memory).
 struct RowsCombine {
   CombineState s;
   int rows = 1;
@@ -53,6 +57,9 @@ struct RowsCombine {
   int width = 1;
   Value smem{};
   bool broadcast = true;
+  Value x{};
+  Value y{};
+  bool stored = false;
 };
 
 // Across the blocks of a grid, through partials in global memory: the
@@ -63,11 +70,15 @@ struct RowsCombine {
 //              partials and the others return. Needs no co-resident blocks.
 //   Barrier:   every block waits at a grid barrier (`sync`; a cooperative
 //              launch) and then reads every group's partials.
+//   Stored:    the caller stored the partials (in its own pattern) and the
+//              grid passed a barrier since: only the read (no `writes`,
+//              `sync`).
 // The reading threads `walker`, `walker + walkers`, ... take groups in that
-// order (a known count of at most 8 groups a thread: an unrolled loop, every
-// load issued before the first combine waits on it); the caller combines
-// their results across the block next (a LanesCombine or RowsCombine).
-enum class GridProtocol { LastBlock, Barrier };
+// order (a known count of at most `max_unrolled` groups a thread: an
+// unrolled loop, every load issued before the first combine waits on it);
+// the caller combines their results across the block next (a LanesCombine
+// or RowsCombine).
+enum class GridProtocol { LastBlock, Barrier, Stored };
 
 struct GridPartials {
   CombineState s;
@@ -89,6 +100,10 @@ struct GridCombine {
   int walkers = 1;
   Value sync{};    // unsigned int*: the ticket or the barrier word
   Value blocks{};  // LastBlock: how many blocks share the ticket
+  // Past it a loop: more unrolled steps cost code and registers for
+  // nothing (on an H200, max over 32768x1024 split over 512 blocks ran 20%
+  // slower with 64 a thread unrolled).
+  int64_t max_unrolled = 8;
 };
 
 // The combine a Combine statement holds (one of the three).

@@ -79,6 +79,10 @@ Value cast(const Type& t, Value v) {
   return make(std::move(n));
 }
 
+Value asIndex(Value v) {
+  return cast(indexType(), std::move(v));
+}
+
 Value reinterpretAs(const Type& t, Value v) {
   return call("reinterpret_cast", {std::move(v)}, {t});
 }

@@ -100,6 +100,9 @@ Value text(std::string cxx);
 Value var(std::string name, Type type = {});
 Value call(std::string function, std::vector<Value> args, std::vector<Type> template_args = {});
 Value cast(const Type& t, Value v);
+// static_cast<idx_t>(v): a thread or block index or a loop counter in the
+// kernel's index type, before it meets sizes.
+Value asIndex(Value v);
 Value reinterpretAs(const Type& t, Value v);  // reinterpret_cast<T>(v)
 Value select(Value c, Value a, Value b);
 Value subscript(Value base, Value index);

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "branch_bounds.h"
-#include "index_math.h"
+#include "kernelgen/branch_bounds.h"
+#include "kernelgen/index_math.h"
 
 namespace fusebox::kernelgen {
 

@@ -1,6 +1,6 @@
 // approximate_math.h: a backward walk marking every value that reaches an
 // output needing more than 16-bit float precision.
-#include "approximate_math.h"
+#include "kernelgen/approximate_math.h"
 
 namespace fusebox::kernelgen {
 

@@ -1,7 +1,7 @@
 // Pad and cat bound checks over vector chunks (branch_bounds.h).
-#include "branch_bounds.h"
+#include "kernelgen/branch_bounds.h"
 
-#include "merged_dims.h"
+#include "kernelgen/merged_dims.h"
 
 namespace fusebox::kernelgen {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "index_math.h"
+#include "kernelgen/index_math.h"
 
 namespace fusebox::kernelgen {
 

@@ -3,9 +3,9 @@
 // chunk, and loads under them once per chunk, guarded by those bools.
 #include <fmt/format.h>
 
-#include "branch_bounds.h"
-#include "codegen_ops.h"
-#include "merged_dims.h"
+#include "kernelgen/branch_bounds.h"
+#include "kernelgen/codegen_ops.h"
+#include "kernelgen/merged_dims.h"
 
 namespace fusebox::kernelgen {
 

@@ -2,7 +2,7 @@
 // core/src/eval/eval_math.cpp: an op computes in floating point when an operand
 // or its result is floating, else in int64 (wrapping), and bools keep their own
 // overloads where the evaluator keeps them boolean.
-#include "codegen_ops.h"
+#include "kernelgen/codegen_ops.h"
 
 #include <fmt/format.h>
 

@@ -8,8 +8,8 @@
 // the index operand and the outputs vectorize as any other access.
 #include <fmt/format.h>
 
-#include "element_writer.h"
-#include "value_task.h"
+#include "kernelgen/element_writer.h"
+#include "kernelgen/value_task.h"
 
 namespace fusebox::kernelgen {
 

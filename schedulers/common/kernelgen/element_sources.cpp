@@ -2,13 +2,13 @@
 // inputs through the placement, outputs written back through it, scalars from
 // kernel parameters and literals, and the creation ops (full is in the walk;
 // iota and the random ops here).
-#include "element_writer.h"
+#include "kernelgen/element_writer.h"
 
 #include <fmt/format.h>
 
 #include <optional>
 
-#include "size_literals.h"
+#include "kernelgen/size_literals.h"
 
 namespace fusebox::kernelgen {
 

@@ -3,8 +3,8 @@
 // It keeps its own stack instead of recursing, so a segment that is a chain
 // of 100,000 ops generates like a short one; each step emits the same code,
 // in the same order, as a recursive walk would.
-#include "element_writer.h"
-#include "value_task.h"
+#include "kernelgen/element_writer.h"
+#include "kernelgen/value_task.h"
 
 #include <fmt/format.h>
 #include <fusebox/checked_math.h>

@@ -22,14 +22,14 @@
 #include <utility>
 #include <vector>
 
-#include "access.h"
-#include "approximate_math.h"
-#include "buffer.h"
-#include "codegen_ops.h"
-#include "index_math.h"
-#include "kernel_params.h"
-#include "placement.h"
-#include "shapes.h"
+#include "kernelgen/access.h"
+#include "kernelgen/approximate_math.h"
+#include "kernelgen/buffer.h"
+#include "kernelgen/codegen_ops.h"
+#include "kernelgen/index_math.h"
+#include "kernelgen/kernel_params.h"
+#include "kernelgen/placement.h"
+#include "kernelgen/shapes.h"
 
 namespace fusebox::kernelgen {
 

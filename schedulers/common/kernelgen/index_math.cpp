@@ -1,9 +1,9 @@
 // Affine and opaque index expressions, and the iteration space (index_math.h).
-#include "index_math.h"
+#include "kernelgen/index_math.h"
 
 #include <fmt/format.h>
 
-#include "size_literals.h"
+#include "kernelgen/size_literals.h"
 
 namespace fusebox::kernelgen {
 

@@ -1,10 +1,10 @@
 // KernelParams slots and the kernel's names for them (kernel_params.h).
-#include "kernel_params.h"
+#include "kernelgen/kernel_params.h"
 
 #include <fmt/format.h>
 #include <fusebox/error.h>
 
-#include "codegen_ops.h"
+#include "kernelgen/codegen_ops.h"
 
 namespace fusebox::kernelgen {
 

@@ -13,8 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "buffer.h"
-#include "size_literals.h"
+#include "kernelgen/buffer.h"
+#include "kernelgen/size_literals.h"
 
 namespace fusebox::kernelgen {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "access.h"
+#include "kernelgen/access.h"
 
 namespace fusebox::kernelgen {
 

@@ -1,10 +1,10 @@
 // Merged-index arithmetic and the vector placement (merged_dims.h).
-#include "merged_dims.h"
+#include "kernelgen/merged_dims.h"
 
 #include <fmt/format.h>
 
-#include "branch_bounds.h"
-#include "codegen_ops.h"
+#include "kernelgen/branch_bounds.h"
+#include "kernelgen/codegen_ops.h"
 
 namespace fusebox::kernelgen {
 

@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "buffer.h"
-#include "index_math.h"
 #include "kernel_ir/kernel_ir.h"
-#include "placement.h"
-#include "size_literals.h"
+#include "kernelgen/buffer.h"
+#include "kernelgen/index_math.h"
+#include "kernelgen/placement.h"
+#include "kernelgen/size_literals.h"
 
 namespace fusebox::kernelgen {
 

@@ -1,5 +1,5 @@
 // Ops without generated element code (op_support.h).
-#include "op_support.h"
+#include "kernelgen/op_support.h"
 
 #include <fmt/format.h>
 

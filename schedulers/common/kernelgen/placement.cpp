@@ -1,7 +1,7 @@
 // The scalar accesses every placement falls back to (placement.h).
-#include "placement.h"
+#include "kernelgen/placement.h"
 
-#include "codegen_ops.h"
+#include "kernelgen/codegen_ops.h"
 
 namespace fusebox::kernelgen {
 

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "branch_bounds.h"
-#include "buffer.h"
-#include "index_math.h"
+#include "kernelgen/branch_bounds.h"
+#include "kernelgen/buffer.h"
+#include "kernelgen/index_math.h"
 
 namespace fusebox::kernelgen {
 

@@ -1,5 +1,5 @@
 // The size classes a symbolic kernel's source depends on (shape_classes.h).
-#include "shape_classes.h"
+#include "kernelgen/shape_classes.h"
 
 #include <fmt/format.h>
 #include <fusebox/ir/shape_scalars.h>

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "access.h"
-#include "shapes.h"
+#include "kernelgen/access.h"
+#include "kernelgen/shapes.h"
 
 namespace fusebox::kernelgen {
 

@@ -1,5 +1,5 @@
 // Run-time tensor sizes (shapes.h).
-#include "shapes.h"
+#include "kernelgen/shapes.h"
 
 #include <fmt/format.h>
 #include <fusebox/error.h>

@@ -1,5 +1,5 @@
 // Size-derived integers as literals or kernel parameters (size_literals.h).
-#include "size_literals.h"
+#include "kernelgen/size_literals.h"
 
 #include <fmt/format.h>
 #include <fusebox/error.h>

@@ -17,7 +17,7 @@
 #include <tuple>
 #include <vector>
 
-#include "buffer.h"
+#include "kernelgen/buffer.h"
 
 namespace fusebox::kernelgen {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "element_writer.h"
+#include "kernelgen/element_writer.h"
 
 namespace fusebox::kernelgen {
 

@@ -21,14 +21,6 @@ using kernelgen::pow2Ceil;
 using namespace fusebox::kernelgen;
 using namespace fusebox::reduction;
 
-namespace {
-
-std::string idx(const std::string& s) {
-  return fmt::format("static_cast<idx_t>({})", s);
-}
-
-}  // namespace
-
 ColumnPartials::ColumnPartials(const InnerOuterParts& parts, const PersistentParams& p,
                                bool shared_accumulators)
     : parts_(parts), p_(p), shared_(shared_accumulators) {
@@ -56,41 +48,47 @@ int64_t ColumnPartials::dynamicSharedBytes() const {
 }
 
 // Slots [c][k][v][thread]: a warp's accesses hit consecutive banks.
-std::string ColumnPartials::slot(size_t c, const std::string& k, const std::string& v,
-                                 const std::string& thread) const {
+std::string ColumnPartials::slot(size_t c, const std::string& k, const std::string& v) const {
   if (!shared_) return fmt::format("cacc{}[{}][{}]", c, k, v);
-  return fmt::format("cacc{}[({} * {} + {}) * {} + {}]", c, k, p_.vector_width, v, p_.threads(),
-                     thread);
+  return fmt::format("cacc{}[({} * {} + {}) * {} + ctid]", c, k, p_.vector_width, v, p_.threads());
 }
 
-void ColumnPartials::declare(Buffer& k) const {
-  if (shared_) {
-    k.line("const int ctid = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);");
-    int64_t offset = 0;
-    for (size_t c = 0; c < accs_.size(); ++c) {
-      const std::string st = accs_[c].stateType();
-      k.line(fmt::format(
-          "{}* const cacc{} = reinterpret_cast<{}*>(fusebox::dynamicSharedMemory<unsigned char>() "
-          "+ {});",
-          st, c, st, offset));
-      offset += int64_t{p_.threads()} * p_.batch * p_.vector_width * accs_[c].state_bytes;
-      k.line("FUSEBOX_UNROLL");
-      k.line(fmt::format("for (int k = 0; k < {}; ++k)", p_.batch));
-      k.line("  FUSEBOX_UNROLL");
-      k.line(fmt::format("  for (int v = 0; v < {}; ++v) {} = {};", p_.vector_width,
-                         slot(c, "k", "v"), accs_[c].identity()));
-    }
-    return;
-  }
+namespace {
+
+// This thread's threadIdx.y * blockDim.x + threadIdx.x.
+kir::Value threadInBlock() {
+  return kir::cast(kir::intType(), kir::threadIdx('y') * kir::blockDim('x') + kir::threadIdx('x'));
+}
+
+// The loops over a thread's chunks k and their elements v, unrolled.
+kir::Block chunkElements(kir::Block& k, int64_t batch, int64_t width, kir::BodyStyle chunk,
+                         kir::BodyStyle element) {
+  return k.forLoop("k", kir::intType(), kir::lit(0), kir::lit(batch), {}, kir::Unroll::Full, chunk)
+      .forLoop("v", kir::intType(), kir::lit(0), kir::lit(width), {}, kir::Unroll::Full, element);
+}
+
+}  // namespace
+
+void ColumnPartials::declare(kir::Block& k) const {
+  if (shared_) k.declare("ctid", kir::intType(), threadInBlock(), {.is_const = true});
+  int64_t offset = 0;
   for (size_t c = 0; c < accs_.size(); ++c) {
     const Accumulator& A = accs_[c];
-    k.line(fmt::format("fusebox::Array<{}, {}> cacc{}[{}];", A.stateType(), p_.vector_width, c,
-                       p_.batch));
-    k.line("FUSEBOX_UNROLL");
-    k.line(fmt::format("for (int k = 0; k < {}; ++k)", p_.batch));
-    k.line("  FUSEBOX_UNROLL");
-    k.line(fmt::format("  for (int v = 0; v < {}; ++v) cacc{}[k][v] = {};", p_.vector_width, c,
-                       A.identity()));
+    const std::string name = fmt::format("cacc{}", c);
+    const kir::Type st = kir::named(A.stateType());
+    if (shared_) {
+      const kir::Value smem =
+          kir::call("fusebox::dynamicSharedMemory", {}, {kir::named("unsigned char")});
+      k.declare(name, kir::constPointerTo(st),
+                kir::reinterpretAs(kir::pointerTo(st), smem + kir::lit(offset)));
+      offset += int64_t{p_.threads()} * p_.batch * p_.vector_width * A.state_bytes;
+    } else {
+      k.declareArray(
+          name, kir::named(fmt::format("fusebox::Array<{}, {}>", A.stateType(), p_.vector_width)),
+          p_.batch);
+    }
+    chunkElements(k, p_.batch, p_.vector_width, kir::BodyStyle::NextLine, kir::BodyStyle::SameLine)
+        .assign(kir::text(slot(c, "k", "v")), kir::text(A.identity()));
   }
 }
 
@@ -98,12 +96,111 @@ std::string ColumnPartials::accumulate(size_t c, const std::string& x) const {
   return accs_[c].update(slot(c, "k", "v"), x);
 }
 
-void ColumnPartials::finish(Buffer& k, ElementWriter& w, ParamLayout& layout, const Fusion& segment,
-                            const RowFacts& facts) const {
+void ColumnPartials::storeBlockPartial(kir::Block& k, size_t c) const {
+  const Accumulator& A = accs_[c];
+  const kir::Type st = kir::named(A.stateType());
+  const int64_t H = p_.reduced_extent, V = p_.vector_width;
+  // Column (k * block[0] + x) * V + v of the thread's chunk k, element v.
+  auto column = [&](kir::Block& b) {
+    return b.declare(
+        "col", kir::indexType(),
+        (kir::asIndex(kir::var("k")) * kir::lit(p_.block[0]) + kir::asIndex(kir::threadIdx('x'))) *
+                kir::lit(V) +
+            kir::var("v"),
+        {.is_const = true});
+  };
+  auto store = [&](kir::Block& b, const kir::Value& when, const kir::Value& value) {
+    b.ifThen(when, kir::BodyStyle::SameLine)
+        .assign(kir::subscript(kir::var(fmt::format("partial{}", c)),
+                               kir::asIndex(kir::blockIdx('x')) * kir::lit(H) + kir::var("col")),
+                value);
+  };
+  if (p_.block[1] == 1) {
+    kir::Block e = chunkElements(k, p_.batch, V, kir::BodyStyle::NextLine, kir::BodyStyle::Braces);
+    store(e, column(e) < kir::lit(H), kir::text(slot(c, "k", "v")));
+    return;
+  }
+  if (shared_) {
+    // The accumulators are in shared memory already, [k][v][y][x] per
+    // reduction: row 0 reads the rows of each (k, v) in place.
+    k.syncThreads();
+    kir::Block e = chunkElements(k, p_.batch, V, kir::BodyStyle::Braces, kir::BodyStyle::Braces);
+    const kir::Value s = e.declare("s", st, {});
+    kir::combineRows(
+        e, {.s = {s, st, A.functor, kir::text(A.identity())},
+            .rows = p_.block[1],
+            .columns = p_.block[0],
+            .width = 0,
+            .smem = kir::var(fmt::format("cacc{}", c)) +
+                    (kir::var("k") * kir::lit(V) + kir::var("v")) * kir::lit(p_.threads()),
+            .broadcast = false,
+            .stored = true});
+    const kir::Value col = column(e);
+    store(e, kir::threadIdx('y') == kir::lit(0) && col < kir::lit(H), s);
+    return;
+  }
+  // The block's rows share columns: combine them (a rows combine), one
+  // chunk at a time, and row 0 stores the block's partial.
+  kir::Block chunk =
+      k.forLoop("k", kir::intType(), kir::lit(0), kir::lit(p_.batch), {}, kir::Unroll::Full);
+  const kir::Value state = kir::subscript(kir::var(fmt::format("cacc{}", c)), kir::var("k"));
+  kir::combineRows(chunk, {.s = {state, st, A.functor, kir::text(A.identity())},
+                           .rows = p_.block[1],
+                           .columns = p_.block[0],
+                           .width = p_.vector_width,
+                           .smem = kir::var("fusebox_col_smem"),
+                           .broadcast = false});
+  kir::Block lane =
+      chunk.ifThen(kir::threadIdx('y') == kir::lit(0), kir::BodyStyle::NextLine)
+          .forLoop("v", kir::intType(), kir::lit(0), kir::lit(V), {}, kir::Unroll::Full);
+  store(lane, column(lane) < kir::lit(H), kir::subscript(state, kir::var("v")));
+}
+
+// Block b reduces columns [b * per_block, (b + 1) * per_block): `width`
+// of them at a time, each over `slices` threads that take every slices-th
+// partial row, then combined in slice order (cred<c>).
+void ColumnPartials::reducePartials(kir::Block& k) const {
+  const int64_t G = p_.grid[0];
+  const int64_t per_block = std::max<int64_t>(1, ceilDiv(p_.reduced_extent, G));
+  const int64_t width = std::min<int64_t>(per_block, p_.threads());
+  const int64_t slices = p_.threads() / width;
+  kir::GridCombine grid;
+  grid.protocol = kir::GridProtocol::Stored;
+  for (size_t c = 0; c < accs_.size(); ++c) {
+    const Accumulator& A = accs_[c];
+    const kir::Type st = kir::named(A.stateType());
+    grid.states.push_back(
+        {{k.declare(fmt::format("cred{}", c), st, {}), st, A.functor, kir::text(A.identity())},
+         kir::var(fmt::format("partial{}", c))});
+  }
+  grid.groups = kir::lit(G);
+  grid.known_groups = G;
+  grid.stride = kir::lit(p_.reduced_extent);
+  grid.own = kir::var("col");
+  grid.reads = kir::var("col_active") && kir::var("slice") < kir::lit(slices);
+  grid.walker = kir::var("slice");
+  grid.walkers = static_cast<int>(slices);
+  // Every partial a thread reads unrolled, every load issued before the
+  // first combine waits on it (the grid has a few blocks an SM).
+  grid.max_unrolled = G;
+  std::vector<kir::CombineState> states;
+  for (const kir::GridPartials& part : grid.states) states.push_back(part.s);
+  kir::combineGrid(k, std::move(grid));
+  for (const kir::CombineState& s : states)
+    kir::combineRows(k, {.s = s,
+                         .rows = static_cast<int>(slices),
+                         .columns = static_cast<int>(width),
+                         .width = 0,
+                         .smem = kir::var("fusebox_col_smem"),
+                         .broadcast = true,
+                         .x = kir::var("tid") % kir::lit(width),
+                         .y = kir::var("slice")});
+}
+
+void ColumnPartials::finish(kir::Block& k, ElementWriter& w, ParamLayout& layout,
+                            const Fusion& segment, const RowFacts& facts) const {
   const int64_t H = p_.reduced_extent;
   const int64_t G = p_.grid[0];
-  const int64_t T = p_.threads();
-  const int64_t BX = p_.block[0], BY = p_.block[1], V = p_.vector_width;
   // Scratch: the barrier word, then per column reduction G partial rows.
   std::vector<int64_t> offsets;
   int64_t bytes = 16;
@@ -115,131 +212,41 @@ void ColumnPartials::finish(Buffer& k, ElementWriter& w, ParamLayout& layout, co
     bytes = checked::orThrow(checked::add(bytes, (part + 15) / 16 * 16),
                              "inner-outer: the column partials' size");
   }
-  const std::string scratch = layout.addScratch(bytes);
-  k.line("// the block's partial column sums, one row per block");
-  k.line(
-      fmt::format("unsigned char* const col_scratch = static_cast<unsigned char*>({});", scratch));
-  k.line("const int tid = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);");
+  const kir::Type bytes_type = kir::named("unsigned char");
+  const kir::Value scratch = kir::var("col_scratch");
+  k.comment("the block's partial column sums, one row per block");
+  k.declare("col_scratch", kir::constPointerTo(bytes_type),
+            kir::cast(kir::pointerTo(bytes_type), kir::text(layout.addScratch(bytes))));
+  k.declare("tid", kir::intType(), threadInBlock(), {.is_const = true});
   for (size_t c = 0; c < accs_.size(); ++c) {
-    const Accumulator& A = accs_[c];
-    const std::string st = A.stateType();
-    k.line(fmt::format("{}* const partial{} = reinterpret_cast<{}*>(col_scratch + {});", st, c, st,
-                       offsets[c]));
-    if (BY == 1) {
-      k.line("FUSEBOX_UNROLL");
-      k.line(fmt::format("for (int k = 0; k < {}; ++k)", p_.batch));
-      k.line("  FUSEBOX_UNROLL");
-      k.line(fmt::format("  for (int v = 0; v < {}; ++v) {{", V));
-      k.line(fmt::format("    const idx_t col = ({} * {} + {}) * {} + v;", idx("k"), BX,
-                         idx("threadIdx.x"), V));
-      k.line(fmt::format("    if (col < {}) partial{}[{} * {} + col] = {};", H, c,
-                         idx("blockIdx.x"), H, slot(c, "k", "v")));
-      k.line("  }");
-      continue;
-    }
-    if (shared_) {
-      // The block's rows share columns; the accumulators are in shared
-      // memory already: thread row 0 combines the rows' slots.
-      k.line("__syncthreads();");
-      k.line("if (threadIdx.y == 0) {");
-      ++k.indent;
-      k.line("FUSEBOX_UNROLL");
-      k.line(fmt::format("for (int k = 0; k < {}; ++k) {{", p_.batch));
-      ++k.indent;
-      k.line("FUSEBOX_UNROLL");
-      k.line(fmt::format("for (int v = 0; v < {}; ++v) {{", V));
-      ++k.indent;
-      k.line(fmt::format("{} s = {};", st, slot(c, "k", "v", "threadIdx.x")));
-      k.line(fmt::format(
-          "for (int row = 1; row < {}; ++row) s = {};", BY,
-          A.combined("s", slot(c, "k", "v", fmt::format("(row * {} + threadIdx.x)", BX)))));
-      k.line(fmt::format("const idx_t col = ({} * {} + {}) * {} + v;", idx("k"), BX,
-                         idx("threadIdx.x"), V));
-      k.line(
-          fmt::format("if (col < {}) partial{}[{} * {} + col] = s;", H, c, idx("blockIdx.x"), H));
-      --k.indent;
-      k.line("}");
-      --k.indent;
-      k.line("}");
-      --k.indent;
-      k.line("}");
-      continue;
-    }
-    // The block's rows share columns: combine them (a rows combine), one
-    // chunk at a time, and row 0 stores the block's partial.
-    kir::Block b;
-    kir::Block chunk =
-        b.forLoop("k", kir::intType(), kir::lit(0), kir::lit(p_.batch), {}, kir::Unroll::Full);
-    const kir::Value state = kir::subscript(kir::var(fmt::format("cacc{}", c)), kir::var("k"));
-    kir::combineRows(chunk, {.s = {state, kir::named(st), A.functor, kir::text(A.identity())},
-                             .rows = p_.block[1],
-                             .columns = p_.block[0],
-                             .width = p_.vector_width,
-                             .smem = kir::var("fusebox_col_smem"),
-                             .broadcast = false});
-    kir::Block lane =
-        chunk.ifThen(kir::threadIdx('y') == kir::lit(0), kir::BodyStyle::NextLine)
-            .forLoop("v", kir::intType(), kir::lit(0), kir::lit(V), {}, kir::Unroll::Full);
-    const kir::Type index = kir::indexType();
-    const kir::Value col = lane.declare(
-        "col", index,
-        (kir::cast(index, kir::var("k")) * kir::lit(BX) + kir::cast(index, kir::threadIdx('x'))) *
-                kir::lit(V) +
-            kir::var("v"),
-        {.is_const = true});
-    lane.ifThen(col < kir::lit(H), kir::BodyStyle::SameLine)
-        .assign(kir::subscript(kir::var(fmt::format("partial{}", c)),
-                               kir::cast(index, kir::blockIdx('x')) * kir::lit(H) + col),
-                kir::subscript(state, kir::var("v")));
-    k.append(b);
+    const kir::Type st = kir::named(accs_[c].stateType());
+    k.declare(fmt::format("partial{}", c), kir::constPointerTo(st),
+              kir::reinterpretAs(kir::pointerTo(st), scratch + kir::lit(offsets[c])));
+    storeBlockPartial(k, c);
   }
-  k.line("fusebox::gridSync(reinterpret_cast<unsigned int*>(col_scratch));");
+  k.evaluate(kir::call("fusebox::gridSync",
+                       {kir::reinterpretAs(kir::pointerTo(kir::named("unsigned int")), scratch)}));
 
-  // Block b reduces columns [b * per_block, (b + 1) * per_block): `width`
-  // of them at a time, each over `slices` threads that take every
-  // slices-th partial row, then combined in slice order.
   const int64_t per_block = std::max<int64_t>(1, ceilDiv(H, G));
-  const int64_t width = std::min(per_block, T);
-  const int64_t slices = T / width;
-  k.line(
-      fmt::format("// the final reduction of the partials: {} columns per block, {} at a "
-                  "time over {} slices of the {} partial rows",
-                  per_block, width, slices, G));
-  k.line(fmt::format("for (idx_t cb = 0; cb < {}; cb += {}) {{", per_block, width));
-  ++k.indent;
-  k.line(fmt::format("const idx_t in_block = cb + tid % {};", width));
-  k.line(fmt::format("const idx_t col = {} * {} + in_block;", idx("blockIdx.x"), per_block));
-  k.line(fmt::format("const int slice = tid / {};", width));
-  k.line(fmt::format("const bool col_active = in_block < {} && col < {};", per_block, H));
-  for (size_t c = 0; c < accs_.size(); ++c) {
-    const Accumulator& A = accs_[c];
-    const std::string st = A.stateType();
-    k.line(fmt::format("{} cred{};", st, c));
-    k.line("{");
-    ++k.indent;
-    k.line(fmt::format("{}* const csm = reinterpret_cast<{}*>(fusebox_col_smem);", st, st));
-    k.line(fmt::format("{} a = {};", st, A.identity()));
-    // Partial rows slice, slice + slices, ...: a known count, unrolled, so
-    // every load is issued before the first combine waits on it.
-    k.line("FUSEBOX_UNROLL");
-    k.line(fmt::format("for (int j = 0; j < {}; ++j) {{", ceilDiv(G, slices)));
-    k.line(fmt::format("  const idx_t g = slice + j * {};", slices));
-    k.line(fmt::format("  if (col_active && slice < {} && g < {})", slices, G));
-    k.line(fmt::format(
-        "    a = {};",
-        A.combined("a",
-                   fmt::format("fusebox::loadFromOtherBlock(&partial{}[g * {} + col])", c, H))));
-    k.line("}");
-    k.line("csm[tid] = a;");
-    k.line("__syncthreads();");
-    k.line(fmt::format("cred{} = csm[tid % {}];", c, width));
-    k.line(fmt::format(
-        "for (int s = 1; s < {}; ++s) cred{} = {};", slices, c,
-        A.combined(fmt::format("cred{}", c), fmt::format("csm[s * {} + tid % {}]", width, width))));
-    k.line("__syncthreads();");
-    --k.indent;
-    k.line("}");
-  }
+  const int64_t width = std::min<int64_t>(per_block, p_.threads());
+  k.comment(fmt::format(
+      "the final reduction of the partials: {} columns per block, {} at a time over {} slices "
+      "of the {} partial rows",
+      per_block, width, p_.threads() / width, G));
+  const kir::Type index = kir::indexType();
+  kir::Block cb = k.forLoop("cb", index, kir::lit(0), kir::lit(per_block), kir::lit(width));
+  const kir::Value in_block = cb.declare(
+      "in_block", index, kir::var("cb") + kir::var("tid") % kir::lit(width), {.is_const = true});
+  const kir::Value col =
+      cb.declare("col", index, kir::asIndex(kir::blockIdx('x')) * kir::lit(per_block) + in_block,
+                 {.is_const = true});
+  const kir::Value slice =
+      cb.declare("slice", kir::intType(), kir::var("tid") / kir::lit(width), {.is_const = true});
+  const kir::Value col_active =
+      cb.declare("col_active", kir::boolType(), in_block < kir::lit(per_block) && col < kir::lit(H),
+                 {.is_const = true});
+  reducePartials(cb);
+
   // The column outputs, at this thread's column.
   w.setSpace(columnSpace(facts));
   const IterSpace space = w.space();
@@ -264,16 +271,11 @@ void ColumnPartials::finish(Buffer& k, ElementWriter& w, ParamLayout& layout, co
                             segment.outputs().begin());
     w.store(o, w.iterationIndexOf(out), facts.output_strides[o], placement);
   }
-  k.line(fmt::format("if (col_active && slice == 0) {{"));
-  ++k.indent;
-  std::vector<int> col_dims;
-  for (int d : p_.reduced_dims) col_dims.push_back(d);
-  declareDimIndices(k, col_dims, p_.sizes, "col");
-  k.append(w.sink.body);
-  --k.indent;
-  k.line("}");
-  --k.indent;
-  k.line("}");
+  kir::Block outputs = cb.ifThen(col_active && slice == kir::lit(0));
+  Buffer indices;
+  declareDimIndices(indices, p_.reduced_dims, p_.sizes, "col");
+  outputs.code(indices.text);
+  outputs.code(w.sink.body.text);
 }
 
 }  // namespace fusebox::normalization

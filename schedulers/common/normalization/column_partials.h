@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "kernelgen/buffer.h"
+#include "kernel_ir/kernel_ir.h"
 #include "kernelgen/kernel_params.h"
 #include "normalization/inner_outer.h"
 #include "normalization/params.h"
@@ -34,13 +34,13 @@ class ColumnPartials {
 
   // The per-thread accumulators, at their identity: cacc<c>[batch] in
   // registers, or slots of the dynamic shared memory.
-  void declare(kernelgen::Buffer& k) const;
+  void declare(kir::Block& k) const;
   // Statement: value `x` of column reduction c's input at element (k, v) of
   // the thread's chunks enters its accumulator.
   std::string accumulate(size_t c, const std::string& x) const;
   // After the row loop: the block combine, the partials, the grid barrier,
   // the final reduction and the column outputs.
-  void finish(kernelgen::Buffer& k, kernelgen::ElementWriter& w, kernelgen::ParamLayout& layout,
+  void finish(kir::Block& k, kernelgen::ElementWriter& w, kernelgen::ParamLayout& layout,
               const Fusion& segment, const RowFacts& facts) const;
   // Static shared memory finish() uses.
   int64_t sharedBytes() const;
@@ -55,8 +55,11 @@ class ColumnPartials {
   std::vector<reduction::Accumulator> accs_;
   bool shared_;
   // Accumulator c's slot for chunk k, element v, of this thread.
-  std::string slot(size_t c, const std::string& k, const std::string& v,
-                   const std::string& thread = "ctid") const;
+  std::string slot(size_t c, const std::string& k, const std::string& v) const;
+  // The block's partial row of accumulator c, stored at partial<c>.
+  void storeBlockPartial(kir::Block& k, size_t c) const;
+  // Block b's columns: the partials of every block reduced, in block order.
+  void reducePartials(kir::Block& k) const;
 };
 
 }  // namespace fusebox::normalization

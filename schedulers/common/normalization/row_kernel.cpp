@@ -12,21 +12,13 @@
 #include <fusebox/error.h>
 
 #include <algorithm>
-#include <map>
 #include <optional>
 
 #include "kernel_ir/combine.h"
 #include "kernelgen/buffer.h"
-#include "kernelgen/codegen_ops.h"
-#include "kernelgen/element_writer.h"
-#include "kernelgen/kernel_params.h"
-#include "kernelgen/merged_dims.h"
-#include "kernelgen/placement.h"
 #include "kernelgen/plan_outputs.h"
-#include "normalization/chunk_buffers.h"
 #include "normalization/column_partials.h"
-#include "normalization/pass_chunk.h"
-#include "reduction/accumulator.h"
+#include "normalization/persistent_writer.h"
 
 namespace fusebox::normalization {
 
@@ -48,227 +40,113 @@ MergedDims rowLoopDims(const PersistentParams& p) {
   return md;
 }
 
-class RowKernelWriter {
+class RowKernelWriter final : public PersistentWriter {
  public:
   RowKernelWriter(const Fusion& segment, const NormalizationStructure& st, const RowFacts& facts,
                   const PersistentParams& p, const RowBufferPlan& buffers, RuntimeInfo& info,
                   const InnerOuterParts* columns, bool shared_column_accumulators = false)
-      : f_(segment),
-        st_(st),
-        facts_(facts),
-        p_(p),
-        cached_(buffers.cached),
-        layout_(segment),
-        w_(segment, facts.sizes, layout_, info, domainSpace(facts)),
-        md_(rowLoopDims(p)),
-        arrays_(md_, p),
-        kept_values_(buffers.kept_values, p, arrays_),
-        pass_{f_, st_, facts_, p_, cached_, w_, md_, arrays_, kept_values_, accs_, ""} {
-    for (const Expr* r : st.reductions) accs_.push_back(accumulatorFor(r));
-    if (columns != nullptr) {
-      columns_ = columns;
-      partials_.emplace(*columns, p, shared_column_accumulators);
-    }
+      : PersistentWriter(segment, st, facts, p, buffers, info, rowLoopDims(p), 0),
+        columns_(columns) {
+    if (columns != nullptr) partials_.emplace(*columns, p, shared_column_accumulators);
   }
 
   GeneratedKernel write(const std::string& scheduler);
 
  private:
-  std::string idx(const std::string& s) const { return fmt::format("static_cast<idx_t>({})", s); }
-  // The loop over this thread's chunks around `body` (a chunk's code, with
-  // q, mb and the reduced indices declared).
-  void chunkLoop(Buffer& k, const std::string& body);
-  // The chunk code of a pass: stage < stages accumulates the stage's
-  // reductions (with `deviations`, the variances' squared deviations from
-  // their means); stage == stages writes the full-domain outputs.
-  std::string stageChunk(int stage, bool deviations = false);
-  // The row's threads combine the stage's states, in two passes where the
-  // stage has variances; every thread gets the results.
-  void reduceStage(Buffer& k, int stage);
-  void combineAcross(Buffer& k, const std::string& var, const std::string& functor,
-                     const std::string& state);
-  void epilogue(Buffer& k);
+  // Chunk k of the row: q = (k * block[0] + x) * V along the reduced dims.
+  void chunkLoop(kir::Block& k, const std::string& body) override;
+  // The row's threads combine; every thread of the row gets the result.
+  void combine(kir::Block& k, const kir::CombineState& state) override;
+  void outputPassExtra(Placement& placement) override;
+  void epilogue(kir::Block& k);
 
-  const Fusion& f_;
-  const NormalizationStructure& st_;
-  const RowFacts& facts_;
-  const PersistentParams& p_;
-  const std::set<std::string>& cached_;
-  ParamLayout layout_;
-  ElementWriter w_;
-  MergedDims md_;
-  BufferArrays arrays_;
-  KeptValues kept_values_;
-  std::vector<Accumulator> accs_;
-  PassContext pass_;  // what the shared pass code reads (pass_chunk.h)
   // Inner-outer kernels: the column part, accumulated in the outputs' pass.
   const InnerOuterParts* columns_ = nullptr;
   std::optional<ColumnPartials> partials_;
 };
 
-void RowKernelWriter::chunkLoop(Buffer& k, const std::string& body) {
-  k.line("FUSEBOX_UNROLL");
-  k.line(fmt::format("for (int k = 0; k < {}; ++k) {{", p_.batch));
-  ++k.indent;
-  k.line(fmt::format("const idx_t q = ({} * {} + {}) * {};", idx("k"), p_.block[0],
-                     idx("threadIdx.x"), p_.vector_width));
-  k.line(fmt::format("if (active && q < {}) {{", p_.reduced_extent));
-  ++k.indent;
-  declareDimIndices(k, p_.reduced_dims, p_.sizes, "q", "mb");
+void RowKernelWriter::chunkLoop(kir::Block& k, const std::string& body) {
+  kir::Block chunk =
+      k.forLoop("k", kir::intType(), kir::lit(0), kir::lit(p_.batch), {}, kir::Unroll::Full);
+  const kir::Value q = chunk.declare(
+      "q", kir::indexType(),
+      (kir::asIndex(kir::var("k")) * kir::lit(p_.block[0]) + kir::asIndex(kir::threadIdx('x'))) *
+          kir::lit(p_.vector_width),
+      {.is_const = true});
+  kir::Block in = chunk.ifThen(kir::var("active") && q < kir::lit(p_.reduced_extent));
+  Buffer indices;
+  declareDimIndices(indices, p_.reduced_dims, p_.sizes, "q", "mb");
+  in.code(indices.text);
   for (size_t g = 0; g + 1 < md_.groups.size(); ++g)
-    k.line(fmt::format("[[maybe_unused]] const idx_t m{} = i{};", g, md_.groups[g][0]));
-  Buffer b;
-  b.text = body;
-  k.append(b);
-  --k.indent;
-  k.line("}");
-  --k.indent;
-  k.line("}");
+    in.declare(fmt::format("m{}", g), kir::indexType(),
+               kir::var(fmt::format("i{}", md_.groups[g][0])), kir::kConstUnused);
+  in.code(body);
 }
 
-std::string RowKernelWriter::stageChunk(int stage, bool deviations) {
-  std::function<void(Placement&)> columns;
-  if (columns_ != nullptr)
-    columns = [&](Placement& placement) {
-      for (size_t k = 0; k < columns_->column_reductions.size(); ++k) {
-        const auto* in = columns_->column_reductions[k]->input(0)->as<TensorView>();
-        w_.sink.body.line(
-            partials_->accumulate(k, w_.value(in, w_.iterationIndexOf(in), placement)));
-      }
-    };
-  return writePassChunk(pass_, stage, deviations, columns).body;
-}
-
-void RowKernelWriter::combineAcross(Buffer& k, const std::string& var, const std::string& functor,
-                                    const std::string& state) {
-  kir::Block b;
-  kir::combineLanes(b, {{kir::var(var), kir::named(state), functor, {}},
-                        p_.block[0],
-                        kir::var("fusebox_norm_smem")});
-  k.append(b);
-}
-
-// Variances take two passes over the row held in registers (a sum, then the
-// squared deviations from the mean): no division per element, as a Welford
-// update has, and the two-pass rounding.
-void RowKernelWriter::reduceStage(Buffer& k, int stage) {
-  bool variances = false;
-  for (size_t a = 0; a < accs_.size(); ++a) {
-    if (st_.stage[a] != stage) continue;
-    const Accumulator& A = accs_[a];
-    variances |= A.welford;
-    if (A.welford)
-      k.line(fmt::format("{} sum{} = 0;", A.scalar, a));
-    else
-      k.line(fmt::format("{} acc{} = {};", A.stateType(), a, A.identity()));
-  }
-  chunkLoop(k, stageChunk(stage));
-  const int64_t n = p_.reduced_extent;
-  for (size_t a = 0; a < accs_.size(); ++a) {
-    if (st_.stage[a] != stage) continue;
-    const Accumulator& A = accs_[a];
-    if (!A.welford) {
-      combineAcross(k, fmt::format("acc{}", a), A.functor, A.stateType());
-      continue;
-    }
-    combineAcross(k, fmt::format("sum{}", a), "fusebox::ReduceSum", A.scalar);
-    // The mean of no elements stays 0, as a Welford state's.
-    k.line(fmt::format(
-        "const {} mean{} = {};", A.scalar, a,
-        n > 0 ? fmt::format("sum{} / static_cast<{}>({})", a, A.scalar, n) : std::string("0")));
-    k.line(fmt::format("{} sq{} = 0;", A.scalar, a));
-  }
-  if (variances) chunkLoop(k, stageChunk(stage, true));
-  for (size_t a = 0; a < accs_.size(); ++a) {
-    if (st_.stage[a] != stage) continue;
-    const Accumulator& A = accs_[a];
-    if (A.welford) {
-      combineAcross(k, fmt::format("sq{}", a), "fusebox::ReduceSum", A.scalar);
-      k.line(fmt::format("{} acc{};", A.stateType(), a));
-      k.line(fmt::format("acc{}.avg = mean{};", a, a));
-      k.line(fmt::format("acc{}.m2 = sq{};", a, a));
-      k.line(fmt::format("acc{}.n = {};", a, n));
-    }
-    for (size_t o = 0; o < A.expr->outputs().size(); ++o)
-      k.line(fmt::format("const auto red{}_{} = {};", a, o, A.result(o, fmt::format("acc{}", a))));
+void RowKernelWriter::outputPassExtra(Placement& placement) {
+  if (columns_ == nullptr) return;
+  for (size_t k = 0; k < columns_->column_reductions.size(); ++k) {
+    const auto* in = columns_->column_reductions[k]->input(0)->as<TensorView>();
+    w_.sink.body.line(partials_->accumulate(k, w_.value(in, w_.iterationIndexOf(in), placement)));
   }
 }
 
-void RowKernelWriter::epilogue(Buffer& k) {
+void RowKernelWriter::combine(kir::Block& k, const kir::CombineState& state) {
+  kir::combineLanes(k, {state, p_.block[0], kir::var("fusebox_norm_smem")});
+}
+
+void RowKernelWriter::epilogue(kir::Block& k) {
   if (st_.reduced_outputs.empty()) return;
-  const Buffer stores = writeReducedOutputs(pass_);
-  k.line("if (threadIdx.x == 0 && active) {");
-  ++k.indent;
-  k.append(stores);
-  --k.indent;
-  k.line("}");
+  k.ifThen(kir::threadIdx('x') == kir::lit(0) && kir::var("active"))
+      .code(writeReducedOutputs(pass_).text);
 }
 
 GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
-  Buffer main;
-  main.indent = 1;
+  kir::Block main;
+  kir::Block rows = main;
+  const kir::Type index = kir::indexType();
+  kir::Value row_in_grid;
   if (columns_ != nullptr) {
+    partials_->declare(main);
     // Inner-outer: the blocks walk the rows grid-stride, so each block's
     // column sums cover its share of the rows.
-    main.line(
-        fmt::format("for (int64_t row_base = int64_t{{blockIdx.x}} * {}; row_base < {}; "
-                    "row_base += int64_t{{gridDim.x}} * {}) {{",
-                    p_.block[1], p_.kept_extent, p_.block[1]));
-    ++main.indent;
-    main.line(fmt::format("const idx_t row_in_grid = static_cast<idx_t>(row_base) + {};",
-                          idx("threadIdx.y")));
+    const kir::Type i64 = kir::named("int64_t");
+    rows = main.forLoop("row_base", i64, kir::text("int64_t{blockIdx.x}") * kir::lit(p_.block[1]),
+                        kir::lit(p_.kept_extent),
+                        kir::text("int64_t{gridDim.x}") * kir::lit(p_.block[1]));
+    row_in_grid = kir::asIndex(kir::var("row_base")) + kir::asIndex(kir::threadIdx('y'));
   } else {
-    main.line(fmt::format("const idx_t row_in_grid = {} * {} + {};", idx("blockIdx.x"), p_.block[1],
-                          idx("threadIdx.y")));
+    row_in_grid = kir::asIndex(kir::blockIdx('x')) * kir::lit(p_.block[1]) +
+                  kir::asIndex(kir::threadIdx('y'));
   }
-  main.line(fmt::format("const bool active = row_in_grid < {};", p_.kept_extent));
+  const kir::Value in_grid = rows.declare("row_in_grid", index, row_in_grid, {.is_const = true});
+  const kir::Value active = rows.declare("active", kir::boolType(),
+                                         in_grid < kir::lit(p_.kept_extent), {.is_const = true});
   // Inactive threads take part in the combines; their indices stay in range.
-  main.line("[[maybe_unused]] const idx_t row = active ? row_in_grid : 0;");
-  declareDimIndices(main, p_.kept_dims, p_.sizes, "row");
+  rows.declare("row", index, kir::select(active, in_grid, kir::lit(0)), kir::kConstUnused);
+  Buffer indices;
+  declareDimIndices(indices, p_.kept_dims, p_.sizes, "row");
+  rows.code(indices.text);
 
-  Buffer stages;
-  stages.indent = main.indent;
-  for (int s = 0; s < st_.stages; ++s) {
-    provideStageResults(pass_, s);
-    stages.line(fmt::format("// stage {}", s));
-    reduceStage(stages, s);
-  }
-  provideStageResults(pass_, st_.stages);
-  stages.line("// the full-domain outputs");
-  chunkLoop(stages, stageChunk(st_.stages));
+  kir::Block stages;
+  writeStages(stages);
   epilogue(stages);
-
   if (!arrays_.loads.text.empty()) {
-    main.line("// load the persistent buffers");
-    chunkLoop(main, arrays_.loads.text);
+    rows.comment("load the persistent buffers");
+    chunkLoop(rows, arrays_.loads.text);
   }
-  main.text += stages.text;
-  Buffer before;
-  before.indent = 1;
-  before.append(arrays_.decls);
+  rows.append(stages);
+
+  kir::Block before;
   if (columns_ != nullptr) {
-    partials_->declare(before);
-    --main.indent;
-    main.line("}");
-    main.line("// the column part");
+    main.comment("the column part");
     w_.sink.body = Buffer{};
     partials_->finish(main, w_, layout_, f_, facts_);
+    before.declareArray("fusebox_col_smem", kir::named("unsigned char"), partials_->sharedBytes(),
+                        {.shared = true, .align = 16});
   }
-
-  Buffer k;
-  k.indent = 1;
-  writeKernelTop(k, p_, layout_, w_, rowKernelSharedMemoryBytes(st_, p_));
-  if (partials_)
-    k.line(fmt::format("alignas(16) __shared__ unsigned char fusebox_col_smem[{}];",
-                       partials_->sharedBytes()));
-  k.text += before.text;
-  k.text += main.text;
-
-  GeneratedKernel out;
-  out.source = kernelSource(scheduler, p_, k.text, p_.block[0] > 1 || partials_.has_value(),
-                            {p_.threads(), std::max(1, p_.min_blocks_per_sm)});
-  out.bindings = layout_.bindings();
-  return out;
+  return finish(before, main, rowKernelSharedMemoryBytes(st_, p_), scheduler,
+                p_.block[0] > 1 || partials_.has_value());
 }
 
 }  // namespace
@@ -289,6 +167,7 @@ std::unique_ptr<KernelPlan> rowKernelPlan(GeneratedKernel gen, const PersistentP
                                           RuntimeInfo& info, const RowFacts& facts) {
   auto plan = std::make_unique<KernelPlan>();
   plan->kernel = std::move(gen.source);
+  plan->kernel_ir = std::move(gen.kernel_ir);
   plan->bindings = std::move(gen.bindings);
   plan->launch.grid = p.grid;
   plan->launch.block = {static_cast<uint32_t>(p.block[0]), static_cast<uint32_t>(p.block[1]), 1};

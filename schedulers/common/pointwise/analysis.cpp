@@ -1,5 +1,5 @@
 // Compile-time acceptance and run-time shape facts (analysis.h).
-#include "analysis.h"
+#include "pointwise/analysis.h"
 
 #include <fmt/format.h>
 #include <fusebox/checked_math.h>

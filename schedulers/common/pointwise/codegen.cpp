@@ -3,7 +3,7 @@
 // i.e. the parameter prelude, the merged-index arithmetic, the 1-D or 2-D
 // loop structure, the vector chunk and its scalar tail, built through the
 // kernel IR (docs/kernel-ir.md).
-#include "codegen.h"
+#include "pointwise/codegen.h"
 
 #include <fmt/format.h>
 

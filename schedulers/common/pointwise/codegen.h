@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "analysis.h"
-#include "heuristics.h"
 #include "kernelgen/access.h"
 #include "kernelgen/kernel_source.h"
+#include "pointwise/analysis.h"
+#include "pointwise/heuristics.h"
 
 namespace fusebox::pointwise {
 

@@ -1,6 +1,6 @@
 // The pointwise heuristics: merged dims, vector width, 1-D or 2-D schedule,
 // block and grid sizes, index width (heuristics.h).
-#include "heuristics.h"
+#include "pointwise/heuristics.h"
 
 #include <fmt/format.h>
 

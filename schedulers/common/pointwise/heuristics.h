@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis.h"
 #include "kernelgen/access.h"
+#include "pointwise/analysis.h"
 
 namespace fusebox::pointwise {
 

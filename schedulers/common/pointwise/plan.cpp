@@ -1,10 +1,10 @@
 // Run-time check and kernel plan shared by pointwise schedulers (plan.h).
-#include "plan.h"
+#include "pointwise/plan.h"
 
 #include <fmt/format.h>
 
-#include "codegen.h"
 #include "kernelgen/plan_outputs.h"
+#include "pointwise/codegen.h"
 
 namespace fusebox::pointwise {
 

@@ -7,8 +7,8 @@
 
 #include <memory>
 
-#include "analysis.h"
-#include "heuristics.h"
+#include "pointwise/analysis.h"
+#include "pointwise/heuristics.h"
 
 namespace fusebox::pointwise {
 

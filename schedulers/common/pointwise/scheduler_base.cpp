@@ -1,5 +1,5 @@
 // The shared Scheduler side of pointwise schedulers (scheduler_base.h).
-#include "scheduler_base.h"
+#include "pointwise/scheduler_base.h"
 
 #include <fmt/format.h>
 

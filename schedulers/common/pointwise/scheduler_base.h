@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "plan.h"
+#include "pointwise/plan.h"
 
 namespace fusebox::pointwise {
 
