@@ -122,9 +122,14 @@ void ColumnPartials::storeBlockPartial(kir::Block& k, size_t c) const {
   }
   if (shared_) {
     // The accumulators are in shared memory already, [k][v][y][x] per
-    // reduction: row 0 reads the rows of each (k, v) in place.
+    // reduction: row 0 reads the rows of each (k, v) in place, its loops
+    // inside the one branch so that the compiler schedules every (k, v)'s
+    // loads together (a branch a (k, v) cost RMSNorm backward 65536x768
+    // 2.5% on an H200).
     k.syncThreads();
-    kir::Block e = chunkElements(k, p_.batch, V, kir::BodyStyle::Braces, kir::BodyStyle::Braces);
+    kir::Block row0 = k.ifThen(kir::threadIdx('y') == kir::lit(0));
+    kir::Block e =
+        chunkElements(row0, p_.batch, V, kir::BodyStyle::Braces, kir::BodyStyle::Braces);
     const kir::Value s = e.declare("s", st, {});
     kir::combineRows(
         e, {.s = {s, st, A.functor, kir::text(A.identity())},
@@ -133,10 +138,8 @@ void ColumnPartials::storeBlockPartial(kir::Block& k, size_t c) const {
             .width = 0,
             .smem = kir::var(fmt::format("cacc{}", c)) +
                     (kir::var("k") * kir::lit(V) + kir::var("v")) * kir::lit(p_.threads()),
-            .broadcast = false,
             .stored = true});
-    const kir::Value col = column(e);
-    store(e, kir::threadIdx('y') == kir::lit(0) && col < kir::lit(H), s);
+    store(e, column(e) < kir::lit(H), s);
     return;
   }
   // The block's rows share columns: combine them (a rows combine), one
