@@ -25,6 +25,7 @@ namespace fusebox {
 namespace {
 
 namespace fs = std::filesystem;
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::runCommand;
@@ -321,6 +322,31 @@ TEST(CliRuntime, WithoutAFallbackAFusionNoSchedulerTakesIsAUserError) {
                       " --config " + config.string());
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("reject_all"));
+}
+
+// A third party may still write its kernel as text: it runs, and the
+// kernel IR dump says the kernel has none.
+TEST(CliRuntime, AKernelWrittenAsTextHasNoKernelIr) {
+  TempDir dir;
+  auto config = fixtureConfig(dir, "[\"text_kernel\", \"pointwise\"]");
+  const fs::path script =
+      dir.write("neg.py",
+                "from nvfuser import FusionDefinition, DataType\n"
+                "def nvfuser_fusion_id0(fd : FusionDefinition) -> None :\n"
+                "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+                "dtype=DataType.Float, is_cpu=False)\n"
+                "    T1 = fd.ops.neg(T0)\n"
+                "    fd.add_output(T1)\n");
+  auto r = runCommand(exe() + " run " + script.string() +
+                      " --input T0=7x300 --backend host --no-ir --validate --dump kernel_ir "
+                      "--config " +
+                      config.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("group 0 by text_kernel"));
+  EXPECT_THAT(r.output, ContainsRegex("=== kernel IR: group 0 \\(fusebox_text_kernel_[0-9a-f]+\\): "
+                                      "none; the text_kernel scheduler writes this kernel "
+                                      "without the kernel IR ===\n"));
+  EXPECT_THAT(r.output, HasSubstr("validate: PASS"));
 }
 
 TEST(CliRuntime, DisableSchedulerFlag) {

@@ -3,6 +3,8 @@
 // chunk, and loads under them once per chunk, guarded by those bools.
 #include <fmt/format.h>
 
+#include "kernel_ir/element_math.h"
+#include "kernel_ir/print_cuda.h"
 #include "kernelgen/branch_bounds.h"
 #include "kernelgen/codegen_ops.h"
 #include "kernelgen/merged_dims.h"
@@ -106,8 +108,9 @@ void VectorPlacement::finishChunk() {
       any.push_back(g.members.size() > 1 && m.guard.find("&&") != std::string::npos
                         ? fmt::format("({})", m.guard)
                         : m.guard);
-    pre_chunk.line(fmt::format("const {} {} = {} ? fusebox::loadVec<{}>({} + {}) : {}{{}};", g.type,
-                               g.var, fmt::join(any, " || "), vec, g.pointer, address, g.type));
+    pre_chunk.line(fmt::format(
+        "const {} {} = {} ? {} : {}{{}};", g.type, g.var, fmt::join(any, " || "),
+        kir::printValue(kir::loadVector(vec, kir::var(g.pointer) + kir::text(address))), g.type));
   }
   guarded_.clear();
 }

@@ -1,4 +1,5 @@
-// C++ text for dtypes, constants and the IR's elementwise ops, with the
+// C++ text for dtypes, constants and the IR's elementwise ops (the kernel
+// IR's element math, kernel_ir/element_math.h, printed), with the
 // reference evaluator's type rules: values live in a compute type (bool,
 // int64_t for both integer dtypes, float for float16/bfloat16/float32, double),
 // and every op result is rounded through its output dtype's storage type.

@@ -8,6 +8,8 @@
 
 #include <optional>
 
+#include "kernel_ir/element_math.h"
+#include "kernel_ir/print_cuda.h"
 #include "kernelgen/size_literals.h"
 
 namespace fusebox::kernelgen {
@@ -248,8 +250,7 @@ std::string ElementWriter::randomValue(const Expr* e, const Index& idx) {
   const bool wide = tv->dtype() == DataType::Double;
   const std::string element = fmt::format("static_cast<uint64_t>({})", i);
   auto draw = [&](const std::string& k) {
-    return fmt::format("fusebox::philox::draw({}, {}, {}, {})", seed, offset, k,
-                       wide ? "true" : "false");
+    return kir::printValue(kir::philoxDraw(kir::text(seed), kir::text(offset), kir::text(k), wide));
   };
   std::string value;
   if (attr.dist == RandomDistribution::Uniform) {

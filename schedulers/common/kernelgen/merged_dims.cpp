@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "kernel_ir/element_math.h"
+#include "kernel_ir/print_cuda.h"
 #include "kernelgen/branch_bounds.h"
 #include "kernelgen/codegen_ops.h"
 
@@ -199,8 +201,9 @@ std::string VectorPlacement::load(CodeSink& sink, const ElementRef& ref) {
       auto it = hoisted_.find(key);
       if (it == hoisted_.end()) {
         const std::string var = sink.newVar("vl");
-        target.line(fmt::format("const fusebox::Array<{}, {}> {} = fusebox::loadVec<{}>({} + {});",
-                                st, vec, var, vec, ref.pointer, at));
+        target.line(fmt::format(
+            "const fusebox::Array<{}, {}> {} = {};", st, vec, var,
+            kir::printValue(kir::loadVector(vec, kir::var(ref.pointer) + kir::text(at)))));
         it = hoisted_.emplace(key, var).first;
         chunk_values_.insert(var);
       }
@@ -229,8 +232,11 @@ void VectorPlacement::store(CodeSink& sink, const ElementRef& ref, const std::st
     const std::string arr = fmt::format("so{}", ref.index);
     pre_chunk.line(fmt::format("fusebox::Array<{}, {}> {};", st, vec, arr));
     sink.body.line(fmt::format("{}[v] = fusebox::Cast<{}>::from({});", arr, st, value));
-    post_chunk.line(fmt::format("fusebox::storeVec<{}>({} + {}, {});", vec, ref.pointer,
-                                offsetText(ref.offset, "mb", ref.pointer), arr));
+    kir::Block stores;
+    kir::storeVector(stores, vec,
+                     kir::var(ref.pointer) + kir::text(offsetText(ref.offset, "mb", ref.pointer)),
+                     kir::var(arr));
+    post_chunk.append(stores);
     return;
   }
   scalarStore(sink, ref, offsetText(ref.offset, dims_.innermostName(), ref.pointer), value);

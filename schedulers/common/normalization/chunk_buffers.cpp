@@ -5,6 +5,8 @@
 
 #include <fusebox/error.h>
 
+#include "kernel_ir/element_math.h"
+#include "kernel_ir/print_cuda.h"
 #include "kernelgen/codegen_ops.h"
 #include "kernelgen/int_math.h"
 
@@ -61,8 +63,9 @@ std::string BufferArrays::use(const ElementRef& ref, const std::string& key,
             p_.shared_buffer_bytes));
     }
     if (vec > 1 && vp.isVectorAccess(ref)) {
-      loads.line(store(name, fmt::format("fusebox::loadVec<{}>({} + {})", vec, ref.pointer,
-                                         vp.offsetText(ref.offset, "mb"))));
+      loads.line(store(
+          name, kir::printValue(kir::loadVector(
+                    vec, kir::var(ref.pointer) + kir::text(vp.offsetText(ref.offset, "mb"))))));
     } else {
       const size_t last = md_.groups.size() - 1;
       loads.line("FUSEBOX_UNROLL");

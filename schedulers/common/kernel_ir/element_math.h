@@ -1,0 +1,51 @@
+// The element math of every IR op as kernel IR values, with the reference
+// evaluator's type rules: a value lives in a compute type (bool, int64_t for
+// both integer dtypes, float for float16/bfloat16/float32, double), an op
+// computes in the type its operands and result call for, and every result
+// is rounded through its output dtype's storage type. Each op is a call of
+// the device runtime (fusebox::op::add, fusebox::Cast<T>::from, ...), so the
+// printer writes it and a scheduler can take it apart. Also the runtime's
+// memory and random-number primitives: vector loads and stores, the Philox
+// draw.
+#pragma once
+
+#include <fusebox/ir/ir.h>
+
+#include "kernel_ir/kernel_ir.h"
+
+namespace fusebox::kir {
+
+Type storageTypeFor(DataType t);  // fusebox::Half, int32_t, ...
+Type computeTypeFor(DataType t);  // float, int64_t, ...
+
+// fusebox::Cast<T>::from(x): x converted to T as the runtime converts.
+Value castFrom(const Type& t, Value x);
+// `x` (in any compute type) as dtype t stores it, back in t's compute type.
+Value roundTo(DataType t, Value x);
+// A constant scalar of dtype t, in t's compute type.
+Value literal(const ScalarValue& v, DataType t);
+
+// An operand of an elementwise op: its value (in its compute type) and dtype.
+struct Operand {
+  Value value;
+  DataType dtype;
+};
+// The op's result in the output dtype's compute type. `approximate`: a float
+// exp or division may be approximate (fusebox::op::exp_approx, div_approx).
+Value unaryOp(UnaryOpType op, const Operand& x, DataType out, bool approximate = false);
+Value binaryOp(BinaryOpType op, const Operand& a, const Operand& b, DataType out,
+               bool approximate = false);
+Value ternaryOp(TernaryOpType op, const Operand& a, const Operand& b, const Operand& c,
+                DataType out);
+
+// fusebox::loadVec<width>(address): `width` elements from an address aligned
+// to their size (one 16-byte access at most).
+Value loadVector(int width, Value address);
+// fusebox::storeVec<width>(address, values).
+void storeVector(Block& block, int width, Value address, Value values);
+// fusebox::philox::draw(seed, offset, index, wide): the index-th uniform
+// double of the Philox stream at (seed, offset), 53 random bits when `wide`
+// (a double output), else 24.
+Value philoxDraw(Value seed, Value offset, Value index, bool wide);
+
+}  // namespace fusebox::kir
