@@ -145,12 +145,12 @@ class KernelWriter {
 
 kir::Block KernelWriter::chunk() {
   VectorPlacement placement(md_, w_.space(), true);
-  w_.sink.body = Buffer{};
+  w_.sink.reset();
   w_.beginElement();
   for (size_t k = 0; k < accs_.size(); ++k) {
     const TensorView* in = inputOf(accs_[k].expr);
     const std::string x = w_.value(in, w_.iterationIndexOf(in), placement);
-    w_.sink.body.line(accs_[k].update(kir::printValue(acc(k)), x));
+    w_.sink.at().code(accs_[k].update(kir::printValue(acc(k)), x));
   }
   for (const TensorView* out : st_.loop_outputs) {
     const auto k = static_cast<size_t>(std::find(f_.outputs().begin(), f_.outputs().end(), out) -
@@ -176,7 +176,7 @@ kir::Block KernelWriter::chunk() {
     element.declare(fmt::format("i{}", md_.groups[m - 1][0]), kir::indexType(), last,
                     kir::kConstUnused);
   }
-  element.code(w_.sink.body.text);
+  element.append(w_.sink.body);
   c.code(placement.post_chunk.text);
   return c;
 }
@@ -274,7 +274,7 @@ void KernelWriter::gridCombine(kir::Block& k) {
 void KernelWriter::epilogue(kir::Block& k) {
   IterSpace kept = keptSpace(facts_, &lits_);
   w_.setSpace(kept);
-  w_.sink.body = Buffer{};
+  w_.sink.reset();
   w_.beginElement();
   for (size_t a = 0; a < accs_.size(); ++a) {
     const Expr* r = accs_[a].expr;
@@ -302,7 +302,7 @@ void KernelWriter::epilogue(kir::Block& k) {
   if (inner_) {
     declareDimIndices(indices, p_.kept_dims, p_.sizes, "row", "", &lits_);
     stores.code(indices.text);
-    stores.code(w_.sink.body.text);
+    stores.append(w_.sink.body);
     return;
   }
   declareDimIndices(indices, p_.kept_dims, p_.sizes, "c", "cb", &lits_);
@@ -311,7 +311,7 @@ void KernelWriter::epilogue(kir::Block& k) {
   if (!p_.kept_dims.empty())
     lane.declare(fmt::format("i{}", p_.kept_dims.back()), kir::indexType(),
                  kir::var("cb") + kir::var("v"), kir::kConstUnused);
-  lane.code(w_.sink.body.text);
+  lane.append(w_.sink.body);
 }
 
 GeneratedKernel KernelWriter::write(std::string& problem) {

@@ -45,7 +45,7 @@ std::string functorOf(const std::string& op) {
 // stores around them.
 struct ScanElementCode {
   std::string x;
-  std::string load_body, store_body;
+  kir::Block load_body, store_body;
   std::string load_pre_chunk, store_pre_chunk, store_post_chunk;
 };
 
@@ -81,7 +81,7 @@ void buildChunk(kir::Block& chunk, const kir::Value& n, const kir::Value& carry,
   auto [load, fill] = chunk.ifElse(active);
   load.code(code.load_pre_chunk);
   kir::Block element;
-  element.code(code.load_body);
+  element.append(code.load_body);
   element.assign(
       kir::subscript(sc, vv),
       kir::call(fmt::format("fusebox::Cast<{}>::from", op.acc_name), {kir::text(code.x)}));
@@ -105,7 +105,7 @@ void buildChunk(kir::Block& chunk, const kir::Value& n, const kir::Value& carry,
   store.code(code.store_pre_chunk);
   kir::Block outputs;
   outputs.declare("scanned", op.acc, op.combine(base, kir::subscript(sc, vv)), kir::kConstUnused);
-  outputs.code(code.store_body);
+  outputs.append(code.store_body);
   addChunkElements(store, outputs, md, space, v);
   store.code(code.store_post_chunk);
 }
@@ -158,14 +158,14 @@ std::unique_ptr<KernelPlan> makeScanPlan(const Fusion& segment, const ScanStruct
   ScanElementCode code;
   VectorPlacement loads(md, space, true);
   code.x = w.value(st.input, space.index(), loads);
-  code.load_body = w.sink.body.text;
-  w.sink.body = Buffer{};
+  code.load_body = w.sink.body;
+  w.sink.reset();
   // Then every output, the scan's value from its register.
   const DataType out_dtype = st.output->dtype();
   w.provide(st.output, [&](const Index&) { return roundTo(out_dtype, "scanned"); });
   VectorPlacement stores(md, space, true);
   w.storeOutputs(facts.output_strides, stores);
-  code.store_body = w.sink.body.text;
+  code.store_body = w.sink.body;
   code.load_pre_chunk = loads.pre_chunk.text;
   code.store_pre_chunk = stores.pre_chunk.text;
   code.store_post_chunk = stores.post_chunk.text;

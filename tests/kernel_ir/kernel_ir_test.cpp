@@ -150,6 +150,38 @@ TEST(KernelIrStatements, ASharedArrayIsOnePerBlock) {
   EXPECT_EQ(printIr(k), "decl shared partial: float[256]\npartial[threadIdx.x] = 0.0f\n");
 }
 
+// A chain opened one branch at a time, as the element writer opens a cat's
+// branches: `else if` for each further condition, `else` last.
+TEST(KernelIrStatements, AnIfChainPrintsElseIf) {
+  Block k;
+  IfChain chain(k);
+  chain.branch(var("i") < lit(4)).assign(var("x"), var("a"));
+  chain.branch(var("i") < lit(9)).assign(var("x"), var("b"));
+  chain.otherwise().assign(var("x"), var("c"));
+  EXPECT_EQ(printCuda(k, 0),
+            "if (i < 4) {\n"
+            "  x = a;\n"
+            "} else if (i < 9) {\n"
+            "  x = b;\n"
+            "} else {\n"
+            "  x = c;\n"
+            "}\n");
+  EXPECT_EQ(printIr(k),
+            "if i < 4 {\n"
+            "  x = a\n"
+            "} else if i < 9 {\n"
+            "  x = b\n"
+            "} else {\n"
+            "  x = c\n"
+            "}\n");
+  // An else needs a branch before it, and ends the chain.
+  Block none;
+  IfChain empty(none);
+  EXPECT_THROW(empty.otherwise(), InternalError);
+  EXPECT_THROW(chain.branch(var("j")), InternalError);
+  EXPECT_THROW(chain.otherwise(), InternalError);
+}
+
 TEST(KernelIrSource, TheTranslationUnitNamesTheKernelByItsBody) {
   Block k;
   k.ret();

@@ -96,7 +96,7 @@ class HoistAll final : public Placement {
     return var;
   }
   void store(CodeSink& sink, const ElementRef& ref, const std::string& value) override {
-    sink.body.line(fmt::format("{}[...] = {};", ref.pointer, value));
+    sink.at().code(fmt::format("{}[...] = {};", ref.pointer, value));
   }
   std::vector<ElementRef> refs;
   Buffer hoisted;
@@ -121,7 +121,8 @@ TEST(KernelgenWriter, PlacementGetsEachLoadOnceWithItsOffset) {
   EXPECT_FALSE(placement.refs[0].conditional);
   ASSERT_EQ(w.accesses().size(), 2u);  // the load and the store
   EXPECT_TRUE(w.accesses()[1].is_output);
-  EXPECT_NE(w.sink.body.text.find("out0[...] = "), std::string::npos) << w.sink.body.text;
+  const std::string body = kir::printCuda(w.sink.body, 0);
+  EXPECT_NE(body.find("out0[...] = "), std::string::npos) << body;
 }
 
 // How a reduction scheduler uses the walker: it iterates over the reduction
@@ -147,13 +148,13 @@ TEST(KernelgenWriter, ReductionShapedKernelMatchesTheEvaluator) {
 
   const std::string term = w.value(y, w.space().index(), scalar);
   w.store(1, w.space().index(), {cols, 1}, scalar);
-  const Buffer loop = w.sink.body;
-  w.sink.body = Buffer{};
+  const kir::Block loop = w.sink.body;
+  w.sink.reset();
   w.beginElement();
   w.provide(s, [](const Index&) { return std::string("acc"); });
   w.store(0, {IndexExpr::iterDim(0, 2)}, {1}, scalar);
-  const Buffer epilogue = w.sink.body;
-  EXPECT_EQ(epilogue.text.find("in0"), std::string::npos) << epilogue.text;
+  const kir::Block epilogue = w.sink.body;
+  EXPECT_EQ(kir::printCuda(epilogue).find("in0"), std::string::npos) << kir::printCuda(epilogue);
 
   Buffer k;
   k.indent = 1;

@@ -1,6 +1,8 @@
 // The kernel IR's values and statement builders (kernel_ir.h).
 #include "kernel_ir/kernel_ir.h"
 
+#include <fusebox/error.h>
+
 #include <utility>
 
 namespace fusebox::kir {
@@ -333,6 +335,29 @@ std::pair<Block, Block> Block::ifElse(Value cond) {
   Stmt otherwise = makeStmt(StmtKind::Block);
   s->orelse.push_back(otherwise);
   return {Block(s), Block(otherwise)};
+}
+
+Block IfChain::branch(Value cond) {
+  if (last_ == nullptr) {
+    Block first = at_.ifThen(std::move(cond));
+    last_ = first.stmt();
+    return first;
+  }
+  FUSEBOX_CHECK(last_->orelse.empty(), "kernel IR: an if chain continued after its else");
+  Stmt s = makeStmt(StmtKind::If);
+  s->cond = std::move(cond);
+  s->chained = true;
+  last_->orelse.push_back(s);
+  last_ = s;
+  return Block(s);
+}
+
+Block IfChain::otherwise() {
+  FUSEBOX_CHECK(last_ != nullptr && last_->orelse.empty(),
+                "kernel IR: an if chain's else needs a branch before it, and one else");
+  Stmt s = makeStmt(StmtKind::Block);
+  last_->orelse.push_back(s);
+  return Block(s);
 }
 
 void Block::append(const Block& other) {

@@ -195,6 +195,9 @@ struct StmtNode {
   std::vector<std::string> lines;
   // Combine: what is combined (combine.h).
   std::shared_ptr<const CombineSpec> combine;
+  // If: the else branch of the If whose `orelse` holds it alone, printed
+  // `} else if (...) {` (IfChain).
+  bool chained = false;
 };
 
 // Builders. A Block collects statements in order; a loop or branch returns
@@ -233,6 +236,20 @@ class Block {
 
  private:
   Stmt node_;
+};
+
+// if (c0) { } else if (c1) { } ... else { }, built one branch at a time (a
+// writer that learns the next condition only after writing the branch
+// before). Placed in `at` when the first branch opens.
+class IfChain {
+ public:
+  explicit IfChain(Block at) : at_(std::move(at)) {}
+  Block branch(Value cond);  // the first `if`, then each `else if`
+  Block otherwise();         // the final `else` (after a branch)
+
+ private:
+  Block at_;
+  Stmt last_;  // the chain's last if
 };
 
 }  // namespace fusebox::kir

@@ -231,6 +231,11 @@ class Printer {
     return fmt::format("for ({}; {}; {})", init, print(s.cond), step);
   }
 
+  // An else branch that is an `else if` (IfChain).
+  static bool isChained(const std::vector<Stmt>& orelse) {
+    return orelse.size() == 1 && orelse[0]->kind == StmtKind::If && orelse[0]->chained;
+  }
+
   // A loop or branch; `prefix`: the header of an enclosing SameLine
   // statement printed on this line before it.
   void control(const StmtNode& s, const std::string& prefix) {
@@ -261,19 +266,28 @@ class Printer {
         statement(*s.body[0]);
         --indent_;
         return;
-      case BodyStyle::Braces:
+      case BodyStyle::Braces: {
         line(head + " {");
         ++indent_;
         statements(s.body);
         --indent_;
-        if (!s.orelse.empty()) {
+        const StmtNode* branch = &s;
+        while (isChained(branch->orelse)) {
+          branch = branch->orelse[0].get();
+          line("} else " + header(*branch) + " {");
+          ++indent_;
+          statements(branch->body);
+          --indent_;
+        }
+        if (!branch->orelse.empty()) {
           line("} else {");
           ++indent_;
-          statements(s.orelse);
+          statements(branch->orelse);
           --indent_;
         }
         line("}");
         return;
+      }
     }
   }
 

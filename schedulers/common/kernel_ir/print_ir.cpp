@@ -81,16 +81,26 @@ class IrPrinter {
         for (const std::string& l : s.lines) line("| " + l);
         line("}");
         return;
-      case StmtKind::If:
+      case StmtKind::If: {
         nested(fmt::format("if {}", printValue(s.cond)), s.body);
-        if (!s.orelse.empty()) {
+        const StmtNode* branch = &s;
+        while (branch->orelse.size() == 1 && branch->orelse[0]->kind == StmtKind::If &&
+               branch->orelse[0]->chained) {
+          branch = branch->orelse[0].get();
+          line(fmt::format("}} else if {} {{", printValue(branch->cond)));
+          ++indent_;
+          statements(branch->body);
+          --indent_;
+        }
+        if (!branch->orelse.empty()) {
           line("} else {");
           ++indent_;
-          statements(s.orelse);
+          statements(branch->orelse);
           --indent_;
         }
         line("}");
         return;
+      }
       case StmtKind::For: {
         const std::string init = s.loop_init
                                      ? declaration(*s.loop_init)

@@ -58,8 +58,9 @@ ElementWriter::ValueStep ElementWriter::finishIndexed(ValueTask& t,
   const std::string value = fmt::format("static_cast<int64_t>({})", index_value);
   if (size == 0) {
     // Nothing to read: every index is out of range.
-    sink.body.line(
-        fmt::format("fusebox::recordIndexError({}, {}ull, {});", params_.indexErrors(), id, value));
+    sink.at().evaluate(kir::call(
+        "fusebox::recordIndexError",
+        {kir::text(params_.indexErrors()), kir::text(fmt::format("{}ull", id)), kir::text(value)}));
     const DataType out = t.tv->dtype();
     return finished(declare(out, roundTo(out, "0")));
   }

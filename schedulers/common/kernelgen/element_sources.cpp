@@ -125,7 +125,7 @@ const std::string* ElementWriter::lookup(const std::string& key) const {
 
 std::string ElementWriter::declare(DataType t, const std::string& expr) {
   const std::string var = sink.newVar("v");
-  sink.body.line(fmt::format("const {} {} = {};", computeTypeName(t), var, expr));
+  sink.at().declare(var, kir::computeTypeFor(t), kir::text(expr), {.is_const = true});
   return var;
 }
 
@@ -257,8 +257,9 @@ std::string ElementWriter::randomValue(const Expr* e, const Index& idx) {
     value = fmt::format("{} + fusebox::philox::mulRounded({} - {}, {})", a, b, a, draw(element));
   } else {
     const std::string u1 = sink.newVar("u"), u2 = sink.newVar("u");
-    sink.body.line(fmt::format("const double {} = 1.0 - {};", u1, draw("2 * " + element)));
-    sink.body.line(fmt::format("const double {} = {};", u2, draw("2 * " + element + " + 1")));
+    const kir::Type f64 = kir::named("double");
+    sink.at().declare(u1, f64, kir::text("1.0 - " + draw("2 * " + element)), {.is_const = true});
+    sink.at().declare(u2, f64, kir::text(draw("2 * " + element + " + 1")), {.is_const = true});
     value = fmt::format(
         "{} + fusebox::philox::mulRounded({}, fusebox::op::sqrt(-2.0 * "
         "fusebox::op::log({})) * fusebox::op::cos(2.0 * 3.141592653589793116 * {}))",

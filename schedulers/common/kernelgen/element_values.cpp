@@ -12,6 +12,8 @@
 
 #include <algorithm>
 
+#include "kernel_ir/element_math.h"
+
 namespace fusebox::kernelgen {
 
 namespace {
@@ -103,7 +105,7 @@ ElementWriter::ValueStep ElementWriter::need(const TensorView* tv, Index idx) {
   for (IndexExpr& d : idx)
     if (!d.affine && d.text.size() > kMaxIndexText) {
       const std::string var = sink.newVar("x");
-      sink.body.line(fmt::format("[[maybe_unused]] const idx_t {} = {};", var, d.text));
+      sink.at().declare(var, kir::indexType(), kir::text(d.text), kir::kConstUnused);
       d = IndexExpr::opaque(var);
     }
   ValueStep s;
@@ -327,10 +329,11 @@ ElementWriter::ValueStep ElementWriter::startPad(ValueTask& t) {
   const std::string pad_value = roundTo(out, scalarText(e->input(1)));
   if (conds.empty()) return forwardTo(t, std::move(in));
   t.var = sink.newVar("v");
-  sink.body.line(fmt::format("{} {};", computeTypeName(out), t.var));
+  sink.at().declare(t.var, kir::computeTypeFor(out), {});
+  t.chain.emplace(sink.at());
   t.branches = {
-      {"", fmt::format("{}", fmt::join(conds, " && ")), std::move(bounds), src, std::move(in)}};
-  t.tail = {"} else {", fmt::format("  {} = {};", t.var, pad_value), "}"};
+      {fmt::format("{}", fmt::join(conds, " && ")), std::move(bounds), src, std::move(in)}};
+  t.otherwise = pad_value;
   t.stage = ValueTask::Stage::Branches;
   return openBranch(t);
 }
@@ -357,7 +360,7 @@ ElementWriter::ValueStep ElementWriter::startCat(ValueTask& t) {
         size == 1 ? IndexExpr::constant(0, space_.rank()) : idx[dim].plus(-at, space_, branch);
     at += size;
     ends.emplace_back(at, branch + "<");
-    branches.push_back({"", "", {}, src, std::move(in)});
+    branches.push_back({"", {}, src, std::move(in)});
   }
   FUSEBOX_CHECK(!branches.empty(), "kernelgen: cat of empty tensors has elements");
   if (branches.size() == 1) {
@@ -371,7 +374,6 @@ ElementWriter::ValueStep ElementWriter::startCat(ValueTask& t) {
     bound.index = idx[dim];
     bound.role = role;
     if (b > 0) {
-      branches[b].prefix = "} else ";
       bound.lo = ends[b - 1].first;
       bound.lo_role = ends[b - 1].second;
     }
@@ -383,9 +385,9 @@ ElementWriter::ValueStep ElementWriter::startCat(ValueTask& t) {
     }
   }
   t.var = sink.newVar("v");
-  sink.body.line(fmt::format("{} {};", computeTypeName(out), t.var));
+  sink.at().declare(t.var, kir::computeTypeFor(out), {});
+  t.chain.emplace(sink.at());
   t.branches = std::move(branches);
-  t.tail = {"}"};
   t.stage = ValueTask::Stage::Branches;
   return openBranch(t);
 }
@@ -394,12 +396,10 @@ ElementWriter::ValueStep ElementWriter::startCat(ValueTask& t) {
 // computes only exists where its condition holds.
 ElementWriter::ValueStep ElementWriter::openBranch(ValueTask& t) {
   const ValueBranch& b = t.branches[t.next];
-  if (b.cond.empty())
-    sink.body.line(b.prefix + "{");
-  else
-    sink.body.line(
-        fmt::format("{}if ({}) {{", b.prefix, loads_->branchCondition(sink, b.bounds, b.cond)));
-  ++sink.body.indent;
+  // A cat's last branch takes what the others did not: the chain's else.
+  sink.open(b.cond.empty()
+                ? t.chain->otherwise()
+                : t.chain->branch(kir::text(loads_->branchCondition(sink, b.bounds, b.cond))));
   branches_.push_back(b.bounds);
   opened_.push_back(b.bounds);
   memo_.emplace_back();
@@ -410,13 +410,13 @@ ElementWriter::ValueStep ElementWriter::closeBranch(ValueTask& t, const std::str
   // A tensor's value is already rounded to its dtype: one of the output's
   // dtype needs no second rounding (a cat's inputs, a pad's input).
   const DataType out = t.tv->dtype();
-  sink.body.line(fmt::format("{} = {};", t.var,
-                             t.branches[t.next].src->dtype() == out ? value : roundTo(out, value)));
+  sink.at().assign(kir::var(t.var),
+                   kir::text(t.branches[t.next].src->dtype() == out ? value : roundTo(out, value)));
   memo_.pop_back();
   branches_.pop_back();
-  --sink.body.indent;
+  sink.close();
   if (++t.next < t.branches.size()) return openBranch(t);
-  for (const std::string& line : t.tail) sink.body.line(line);
+  if (t.otherwise) t.chain->otherwise().assign(kir::var(t.var), kir::text(*t.otherwise));
   return finished(t.var);
 }
 

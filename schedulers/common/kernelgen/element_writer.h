@@ -45,7 +45,7 @@ class ElementWriter {
   void provide(const TensorView* tv, ValueSource source);
 
   // Called with each tensor value the walk computes (not memo hits, not
-  // value sources), once its code is in sink.body; `in_branch`: the code is
+  // value sources), once its code is in the sink; `in_branch`: the code is
   // inside a pad or cat bound check, so its variable is not visible after.
   // A scheduler that keeps some values for later code (a persistent kernel's
   // next pass) writes them out here.
@@ -65,7 +65,8 @@ class ElementWriter {
   // copy of the element loop) follows. Scalars stay in the prologue.
   void beginElement();
   // The value of `tv` at `idx` (C++ text in tv's compute type); its code
-  // goes to sink.body, segment inputs are read through `loads`.
+  // goes to the sink (kernel IR statements), segment inputs are read
+  // through `loads`.
   std::string value(const TensorView* tv, const Index& idx, Placement& loads);
   // The index of `tv` at the iteration element: the iteration index where
   // tv's sizes are the iteration space's, else the same row-major position.

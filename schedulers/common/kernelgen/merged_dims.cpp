@@ -231,7 +231,8 @@ void VectorPlacement::store(CodeSink& sink, const ElementRef& ref, const std::st
     const std::string st = storageType(ref.tv->dtype());
     const std::string arr = fmt::format("so{}", ref.index);
     pre_chunk.line(fmt::format("fusebox::Array<{}, {}> {};", st, vec, arr));
-    sink.body.line(fmt::format("{}[v] = fusebox::Cast<{}>::from({});", arr, st, value));
+    sink.at().assign(kir::subscript(kir::var(arr), kir::var("v")),
+                     kir::castFrom(kir::named(st), kir::text(value)));
     kir::Block stores;
     kir::storeVector(stores, vec,
                      kir::var(ref.pointer) + kir::text(offsetText(ref.offset, "mb", ref.pointer)),

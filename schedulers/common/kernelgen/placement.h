@@ -14,21 +14,33 @@
 #include <string>
 #include <vector>
 
+#include "kernel_ir/kernel_ir.h"
 #include "kernelgen/branch_bounds.h"
 #include "kernelgen/buffer.h"
 #include "kernelgen/index_math.h"
 
 namespace fusebox::kernelgen {
 
-// What the walker and placements write into: the per-element code, and the
-// kernel's fresh variable names (one counter, so names never clash across
-// buffers).
+// What the walker and placements write into: the per-element code, as
+// kernel IR statements, and the kernel's fresh variable names (one counter,
+// so names never clash across buffers).
 class CodeSink {
  public:
-  Buffer body;
+  kir::Block body;
+  // Where the next statement goes: the innermost open pad / cat branch,
+  // else the body.
+  kir::Block& at() { return open_.empty() ? body : open_.back(); }
+  void open(kir::Block branch) { open_.push_back(std::move(branch)); }
+  void close() { open_.pop_back(); }
+  // A fresh body, no branch open (the old body stays with whoever holds it).
+  void reset() {
+    body = kir::Block();
+    open_.clear();
+  }
   std::string newVar(const char* prefix) { return fmt::format("{}{}", prefix, counter_++); }
 
  private:
+  std::vector<kir::Block> open_;
   int counter_ = 0;
 };
 
@@ -61,7 +73,7 @@ class Placement {
   virtual std::string indexVariable(CodeSink& sink, const std::string& /*index_value*/,
                                     const std::string& expr) {
     const std::string var = sink.newVar("x");
-    sink.body.line(fmt::format("[[maybe_unused]] const idx_t {} = {};", var, expr));
+    sink.at().declare(var, kir::indexType(), kir::text(expr), kir::kConstUnused);
     return var;
   }
   // The condition a pad / cat branch opens with: `text` (its checks on the

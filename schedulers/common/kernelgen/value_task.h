@@ -2,6 +2,7 @@
 // files of its walk: element_values.cpp, element_indexing.cpp.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,11 +10,10 @@
 
 namespace fusebox::kernelgen {
 
-// One branch of a value computed under conditions (pad, cat): how it opens
-// (`prefix` "if (<cond>) {", or "} else {" without a condition), its checks
-// as index math, and the tensor and index whose value it takes.
+// One branch of a value computed under conditions (pad, cat): its
+// condition (none: the else after the others), its checks as index math,
+// and the tensor and index whose value it takes.
 struct ValueBranch {
-  std::string prefix;
   std::string cond;  // C++ text of its checks on the element
   BranchBounds bounds;
   const TensorView* src;
@@ -31,7 +31,8 @@ struct ElementWriter::ValueTask {
   size_t next = 0;               // Operands: the next operand; Branches: the open branch
   std::string var;               // Branches: the variable each branch assigns
   std::vector<ValueBranch> branches;
-  std::vector<std::string> tail;  // Branches: lines after the last branch
+  std::optional<kir::IfChain> chain;     // Branches: the if / else-if chain they open
+  std::optional<std::string> otherwise;  // Branches: the value where none holds (a pad's)
 };
 
 // What a task does next: finish with a value, or wait for the value of

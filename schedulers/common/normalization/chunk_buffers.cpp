@@ -117,7 +117,7 @@ void KeptValues::beginPass(ElementWriter& w, int pass) {
                                          const std::string& value, bool in_branch) {
     auto it = kept_.find(tv);
     if (it != kept_.end() && it->second == pass && !in_branch && indexKey(at, space) == own)
-      w.sink.body.line(fmt::format("{}[k][v] = {};", names_.at(tv), value));
+      w.sink.at().assign(kir::text(fmt::format("{}[k][v]", names_.at(tv))), kir::text(value));
   });
 }
 

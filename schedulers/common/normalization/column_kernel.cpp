@@ -72,7 +72,7 @@ class ColumnKernelWriter final : public PersistentWriter {
  private:
   int64_t rowsPerBand() const { return int64_t{p_.block[1]} * p_.batch; }
   // Row r = band_base + k * block[1] + y of the band, for k < batch.
-  void chunkLoop(kir::Block& k, const std::string& body) override;
+  void chunkLoop(kir::Block& k, const kir::Block& body) override;
   // The per-column states (Arrays of vector_width) over the block's rows,
   // then over the grid's bands; every thread of the strip gets the results.
   void combine(kir::Block& k, const kir::CombineState& state) override;
@@ -85,7 +85,7 @@ class ColumnKernelWriter final : public PersistentWriter {
   size_t next_combine_ = 0;
 };
 
-void ColumnKernelWriter::chunkLoop(kir::Block& k, const std::string& body) {
+void ColumnKernelWriter::chunkLoop(kir::Block& k, const kir::Block& body) {
   kir::Block chunk =
       k.forLoop("k", kir::intType(), kir::lit(0), kir::lit(p_.batch), {}, kir::Unroll::Full);
   const kir::Value r =
@@ -100,7 +100,7 @@ void ColumnKernelWriter::chunkLoop(kir::Block& k, const std::string& body) {
   for (size_t g = 0; g < p_.reduced_dims.size(); ++g)
     in.declare(fmt::format("m{}", g), kir::indexType(),
                kir::var(fmt::format("i{}", md_.groups[g][0])), kir::kConstUnused);
-  in.code(body);
+  in.append(body);
 }
 
 void ColumnKernelWriter::combineBlockRows(kir::Block& k, const kir::CombineState& state) const {
@@ -150,7 +150,7 @@ void ColumnKernelWriter::epilogue(kir::Block& k) {
                               kir::Unroll::Full);
   v.declare(fmt::format("i{}", p_.kept_dims.back()), kir::indexType(),
             kir::var("mb") + kir::var("v"), kir::kConstUnused);
-  v.code(writeReducedOutputs(pass_).text);
+  v.append(writeReducedOutputs(pass_));
 }
 
 GeneratedKernel ColumnKernelWriter::write(const std::string& scheduler) {
@@ -196,7 +196,9 @@ GeneratedKernel ColumnKernelWriter::write(const std::string& scheduler) {
   epilogue(stages);
   if (!arrays_.loads.text.empty()) {
     main.comment("load the persistent buffers");
-    chunkLoop(main, arrays_.loads.text);
+    kir::Block loads;
+    loads.code(arrays_.loads.text);
+    chunkLoop(main, loads);
   }
   main.append(stages);
   return finish({}, main, columnKernelSharedMemoryBytes(st_, p_), scheduler, true);

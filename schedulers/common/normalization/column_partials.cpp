@@ -266,7 +266,7 @@ void ColumnPartials::finish(kir::Block& k, ElementWriter& w, ParamLayout& layout
         return value;
       });
     }
-  w.sink.body = Buffer{};
+  w.sink.reset();
   ScalarPlacement placement(space);
   for (const TensorView* out : parts_.column_outputs) {
     const auto o =
@@ -278,7 +278,7 @@ void ColumnPartials::finish(kir::Block& k, ElementWriter& w, ParamLayout& layout
   Buffer indices;
   declareDimIndices(indices, p_.reduced_dims, p_.sizes, "col");
   outputs.code(indices.text);
-  outputs.code(w.sink.body.text);
+  outputs.append(w.sink.body);
 }
 
 }  // namespace fusebox::normalization

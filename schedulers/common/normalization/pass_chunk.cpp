@@ -15,7 +15,7 @@ PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
   ElementWriter& w = c.w;
   const NormalizationStructure& st = c.st;
   CachePlacement placement(c.md, w.space(), c.cached, c.arrays);
-  w.sink.body = Buffer{};
+  w.sink.reset();
   w.beginElement();
   // Kept values: stored by the pass that first computes them, read by the
   // later ones (pass numbers as collectRowAccesses counts them).
@@ -30,11 +30,11 @@ PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
       const std::string x = fmt::format("fusebox::Cast<{}>::from({})", A.scalar,
                                         w.value(in, w.iterationIndexOf(in), placement));
       if (!A.welford)
-        w.sink.body.line(A.update(fmt::format("acc{}{}", a, l), x));
+        w.sink.at().code(A.update(fmt::format("acc{}{}", a, l), x));
       else if (!deviations)
-        w.sink.body.line(fmt::format("sum{}{} += {};", a, l, x));
+        w.sink.at().assign(kir::text(fmt::format("sum{}{}", a, l)), kir::text(x), "+=");
       else
-        w.sink.body.line(fmt::format("{{ const {} d = {} - mean{}{}; sq{}{} += d * d; }}", A.scalar,
+        w.sink.at().code(fmt::format("{{ const {} d = {} - mean{}{}; sq{}{} += d * d; }}", A.scalar,
                                      x, a, l, a, l));
     }
   } else {
@@ -47,18 +47,16 @@ PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
   }
   w.observe(nullptr);
   const size_t last = c.md.groups.size() - 1;
-  Buffer b;
-  b.append(placement.vec.pre_chunk);
-  b.line("FUSEBOX_UNROLL");
-  b.line(fmt::format("for (int v = 0; v < {}; ++v) {{", c.p.vector_width));
-  ++b.indent;
-  b.line(fmt::format("const idx_t m{} = mb + v;", last));
-  b.line(fmt::format("[[maybe_unused]] const idx_t i{} = m{};", c.md.groups[last][0], last));
-  b.append(w.sink.body);
-  --b.indent;
-  b.line("}");
-  b.append(placement.vec.post_chunk);
-  return {placement.vec.pre_row, b.text};
+  kir::Block b;
+  b.code(placement.vec.pre_chunk.text);
+  kir::Block element = b.forLoop("v", kir::intType(), kir::lit(0), kir::lit(c.p.vector_width), {},
+                                 kir::Unroll::Full);
+  const kir::Value m = element.declare(fmt::format("m{}", last), kir::indexType(),
+                                       kir::var("mb") + kir::var("v"), {.is_const = true});
+  element.declare(fmt::format("i{}", c.md.groups[last][0]), kir::indexType(), m, kir::kConstUnused);
+  element.append(w.sink.body);
+  b.code(placement.vec.post_chunk.text);
+  return {placement.vec.pre_row, b};
 }
 
 void provideStageResults(PassContext& c, int stage) {
@@ -75,14 +73,14 @@ void provideStageResults(PassContext& c, int stage) {
   });
 }
 
-Buffer writeReducedOutputs(PassContext& c) {
+kir::Block writeReducedOutputs(PassContext& c) {
   ElementWriter& w = c.w;
   w.setSpace(keptSpace(c.facts));
   const std::string lane = c.lane;
   provideReducedValues(w, c.st.reductions, c.facts, [lane](size_t a, size_t o) {
     return fmt::format("red{}_{}{}", a, o, lane);
   });
-  w.sink.body = Buffer{};
+  w.sink.reset();
   ScalarPlacement placement(w.space());
   const auto& outputs = c.segment.outputs();
   for (const TensorView* out : c.st.reduced_outputs) {

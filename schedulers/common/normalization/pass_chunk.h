@@ -42,7 +42,7 @@ struct PassContext {
 
 struct PassChunk {
   kernelgen::Buffer pre_row;  // loads no reduced dim moves (with MergedDims::row_groups)
-  std::string body;           // the chunk: the loop over its elements
+  kir::Block body;            // the chunk: the loop over its elements
 };
 
 // Pass `stage` (< st.stages: accumulate acc<a>, or sum<a> / sq<a> around
@@ -58,7 +58,7 @@ void provideStageResults(PassContext& c, int stage);
 // The stores of the reduced-domain outputs (mean, rstd...) at the kept
 // element the kernel is at, each reduction output read as red<a>_<o><lane>;
 // leaves `w` in the kept space.
-kernelgen::Buffer writeReducedOutputs(PassContext& c);
+kir::Block writeReducedOutputs(PassContext& c);
 
 // The kernel's first lines: the index type, the pointers, the indices of
 // the dims neither walked (size 1), the walker's prologue and the shared

@@ -42,7 +42,7 @@ class PersistentWriter {
 
   // The loop over this thread's chunks around `body` (a chunk's code, with
   // mb, the m<g> and the walked dims' indices declared).
-  virtual void chunkLoop(kir::Block& k, const std::string& body) = 0;
+  virtual void chunkLoop(kir::Block& k, const kir::Block& body) = 0;
   // Combines `state` across the threads (and blocks) that share it; every
   // thread that holds it gets the result.
   virtual void combine(kir::Block& k, const kir::CombineState& state) = 0;

@@ -54,7 +54,7 @@ class RowKernelWriter final : public PersistentWriter {
 
  private:
   // Chunk k of the row: q = (k * block[0] + x) * V along the reduced dims.
-  void chunkLoop(kir::Block& k, const std::string& body) override;
+  void chunkLoop(kir::Block& k, const kir::Block& body) override;
   // The row's threads combine; every thread of the row gets the result.
   void combine(kir::Block& k, const kir::CombineState& state) override;
   void outputPassExtra(Placement& placement) override;
@@ -65,7 +65,7 @@ class RowKernelWriter final : public PersistentWriter {
   std::optional<ColumnPartials> partials_;
 };
 
-void RowKernelWriter::chunkLoop(kir::Block& k, const std::string& body) {
+void RowKernelWriter::chunkLoop(kir::Block& k, const kir::Block& body) {
   kir::Block chunk =
       k.forLoop("k", kir::intType(), kir::lit(0), kir::lit(p_.batch), {}, kir::Unroll::Full);
   const kir::Value q = chunk.declare(
@@ -80,14 +80,14 @@ void RowKernelWriter::chunkLoop(kir::Block& k, const std::string& body) {
   for (size_t g = 0; g + 1 < md_.groups.size(); ++g)
     in.declare(fmt::format("m{}", g), kir::indexType(),
                kir::var(fmt::format("i{}", md_.groups[g][0])), kir::kConstUnused);
-  in.code(body);
+  in.append(body);
 }
 
 void RowKernelWriter::outputPassExtra(Placement& placement) {
   if (columns_ == nullptr) return;
   for (size_t k = 0; k < columns_->column_reductions.size(); ++k) {
     const auto* in = columns_->column_reductions[k]->input(0)->as<TensorView>();
-    w_.sink.body.line(partials_->accumulate(k, w_.value(in, w_.iterationIndexOf(in), placement)));
+    w_.sink.at().code(partials_->accumulate(k, w_.value(in, w_.iterationIndexOf(in), placement)));
   }
 }
 
@@ -98,7 +98,7 @@ void RowKernelWriter::combine(kir::Block& k, const kir::CombineState& state) {
 void RowKernelWriter::epilogue(kir::Block& k) {
   if (st_.reduced_outputs.empty()) return;
   k.ifThen(kir::threadIdx('x') == kir::lit(0) && kir::var("active"))
-      .code(writeReducedOutputs(pass_).text);
+      .append(writeReducedOutputs(pass_));
 }
 
 GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
@@ -133,14 +133,16 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
   epilogue(stages);
   if (!arrays_.loads.text.empty()) {
     rows.comment("load the persistent buffers");
-    chunkLoop(rows, arrays_.loads.text);
+    kir::Block loads;
+    loads.code(arrays_.loads.text);
+    chunkLoop(rows, loads);
   }
   rows.append(stages);
 
   kir::Block before;
   if (columns_ != nullptr) {
     main.comment("the column part");
-    w_.sink.body = Buffer{};
+    w_.sink.reset();
     partials_->finish(main, w_, layout_, f_, facts_);
     before.declareArray("fusebox_col_smem", kir::named("unsigned char"), partials_->sharedBytes(),
                         {.shared = true, .align = 16});

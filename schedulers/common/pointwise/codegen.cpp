@@ -58,7 +58,8 @@ MergedDims mergedDims(const PointwiseParams& p) {
 // whole chunks (with the loads above the row loop and the chunk, and the
 // stores after it) and scalar for a partial chunk.
 struct ElementCode {
-  Buffer fast_pre_row, fast_pre, fast_body, fast_post, tail_body;
+  Buffer fast_pre_row, fast_pre, fast_post;
+  kir::Block fast_body, tail_body;
 };
 
 // The kernel's shape: its merged dims, iteration space and size literals.
@@ -78,9 +79,9 @@ struct KernelShape {
 kir::Block buildChunk(const KernelShape& shape, const ElementCode& code, int v) {
   const kir::Value vv = kir::var("v", kir::intType());
   const kir::Value mb = kir::var("mb", kir::indexType());
-  auto perElement = [&](kir::Block& out, const Buffer& element) {
+  auto perElement = [&](kir::Block& out, const kir::Block& element) {
     kernelgen::declareChunkElementIndices(out, shape.dims, shape.space);
-    out.code(element.text);
+    out.append(element);
   };
   auto lastExtent = [&] {
     return kir::text(shape.lits.text(shape.dims.extents.back(), shape.lastExtent()));
@@ -183,7 +184,7 @@ Generated generate(const Fusion& segment, const SegmentFacts& facts, const Point
     code.fast_pre = fast.pre_chunk;
     code.fast_body = w.sink.body;
     code.fast_post = fast.post_chunk;
-    w.sink.body = Buffer{};
+    w.sink.reset();
     if (dims.tailPossible()) {
       VectorPlacement scalar(dims, space, false);
       w.storeOutputs(facts.output_strides, scalar);
