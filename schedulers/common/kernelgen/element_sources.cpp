@@ -124,25 +124,32 @@ const std::string* ElementWriter::lookup(const std::string& key) const {
 }
 
 std::string ElementWriter::declare(DataType t, const std::string& expr) {
+  return declare(t, kir::text(expr));
+}
+
+std::string ElementWriter::declare(DataType t, kir::Value value) {
   const std::string var = sink.newVar("v");
-  sink.at().declare(var, kir::computeTypeFor(t), kir::text(expr), {.is_const = true});
+  sink.at().declare(var, kir::computeTypeFor(t), std::move(value), {.is_const = true});
   return var;
 }
 
-std::string ElementWriter::opText(const Expr* e, const std::vector<OperandText>& ops,
+kir::Value ElementWriter::opValue(const Expr* e, const std::vector<OperandText>& ops,
                                   DataType out) {
+  auto operand = [&](size_t k) {
+    return kir::Operand{kir::text(ops.at(k).value), ops.at(k).dtype};
+  };
+  const bool approximate = approximate_.count(e) > 0;
   switch (e->op()) {
     case OpType::Unary:
-      return unaryText(e->attr<UnaryOpType>(), ops.at(0), out, approximate_.count(e) > 0);
+      return kir::unaryOp(e->attr<UnaryOpType>(), operand(0), out, approximate);
     case OpType::Binary:
-      return binaryText(e->attr<BinaryOpType>(), ops.at(0), ops.at(1), out,
-                        approximate_.count(e) > 0);
+      return kir::binaryOp(e->attr<BinaryOpType>(), operand(0), operand(1), out, approximate);
     case OpType::Ternary:
-      return ternaryText(e->attr<TernaryOpType>(), ops.at(0), ops.at(1), ops.at(2), out);
+      return kir::ternaryOp(e->attr<TernaryOpType>(), operand(0), operand(1), operand(2), out);
     case OpType::Cast:
     case OpType::Set:
     case OpType::SegmentSet:
-      return roundTo(out, ops.at(0).value);
+      return kir::roundTo(out, operand(0).value);
     default:
       break;
   }
@@ -195,7 +202,7 @@ std::string ElementWriter::scalarText(const Val* root) {
       if (auto text = visit(in)) top.ops.push_back({*text, in->dtype()});  // else: pushed
       continue;
     }
-    const std::string expr = opText(e, top.ops, top.v->dtype());
+    const std::string expr = kir::printValue(opValue(e, top.ops, top.v->dtype()));
     const std::string var = sink.newVar("s");
     prologue.line(fmt::format("const {} {} = {};", computeTypeName(top.v->dtype()), var, expr));
     const Val* v = top.v;

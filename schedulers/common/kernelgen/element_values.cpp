@@ -221,7 +221,7 @@ ElementWriter::ValueStep ElementWriter::nextOperand(ValueTask& t) {
     else
       t.ops.push_back({scalarText(in), in->dtype()});
   }
-  return finished(declare(t.tv->dtype(), opText(e, t.ops, t.tv->dtype())));
+  return finished(declare(t.tv->dtype(), opValue(e, t.ops, t.tv->dtype())));
 }
 
 ElementWriter::ValueStep ElementWriter::forwardTo(ValueTask& t, Index in) {

@@ -99,7 +99,10 @@ class ElementWriter {
   // C++ text of a scalar: a literal, a kernel parameter, or a prologue
   // variable computed from other scalars.
   std::string scalarText(const Val* v);
-  std::string opText(const Expr* e, const std::vector<OperandText>& ops, DataType out);
+  // Op `e` on its operands (kernel IR: kernel_ir/element_math.h).
+  kir::Value opValue(const Expr* e, const std::vector<OperandText>& ops, DataType out);
+  // A new const variable of t's compute type holding the value; its name.
+  std::string declare(DataType t, kir::Value value);
   std::string declare(DataType t, const std::string& expr);
   std::string iotaValue(const Expr* e, const Index& idx);
   std::string randomValue(const Expr* e, const Index& idx);
