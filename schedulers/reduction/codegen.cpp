@@ -167,7 +167,7 @@ kir::Block KernelWriter::chunk() {
   for (size_t g = 0; g + 1 < m; ++g)
     c.declare(fmt::format("m{}", g), kir::indexType(),
               kir::var(fmt::format("i{}", md_.groups[g][0])), kir::kConstUnused);
-  c.code(placement.pre_chunk.text);
+  c.append(placement.pre_chunk);
   kir::Block element =
       c.forLoop("v", kir::intType(), kir::lit(0), kir::lit(v_), {}, kir::Unroll::Full);
   if (m > 0) {
@@ -177,7 +177,7 @@ kir::Block KernelWriter::chunk() {
                     kir::kConstUnused);
   }
   element.append(w_.sink.body);
-  c.code(placement.post_chunk.text);
+  c.append(placement.post_chunk);
   return c;
 }
 

@@ -46,7 +46,7 @@ std::string functorOf(const std::string& op) {
 struct ScanElementCode {
   std::string x;
   kir::Block load_body, store_body;
-  std::string load_pre_chunk, store_pre_chunk, store_post_chunk;
+  kir::Block load_pre_chunk, store_pre_chunk, store_post_chunk;
 };
 
 // The scan's combine and its types.
@@ -79,7 +79,7 @@ void buildChunk(kir::Block& chunk, const kir::Value& n, const kir::Value& carry,
   const kir::Value active = chunk.declare("active", kir::boolType(), mb < n, {.is_const = true});
   const kir::Value sc = chunk.declareArray("sc", op.acc, v);
   auto [load, fill] = chunk.ifElse(active);
-  load.code(code.load_pre_chunk);
+  load.append(code.load_pre_chunk);
   kir::Block element;
   element.append(code.load_body);
   element.assign(
@@ -102,12 +102,12 @@ void buildChunk(kir::Block& chunk, const kir::Value& n, const kir::Value& carry,
       {.is_const = true});
   chunk.assign(carry, op.combine(carry, total));
   kir::Block store = chunk.ifThen(active);
-  store.code(code.store_pre_chunk);
+  store.append(code.store_pre_chunk);
   kir::Block outputs;
   outputs.declare("scanned", op.acc, op.combine(base, kir::subscript(sc, vv)), kir::kConstUnused);
   outputs.append(code.store_body);
   addChunkElements(store, outputs, md, space, v);
-  store.code(code.store_post_chunk);
+  store.append(code.store_post_chunk);
 }
 
 // The kernel body after the declarations: block b scans row b chunk by chunk.
@@ -166,9 +166,9 @@ std::unique_ptr<KernelPlan> makeScanPlan(const Fusion& segment, const ScanStruct
   VectorPlacement stores(md, space, true);
   w.storeOutputs(facts.output_strides, stores);
   code.store_body = w.sink.body;
-  code.load_pre_chunk = loads.pre_chunk.text;
-  code.store_pre_chunk = stores.pre_chunk.text;
-  code.store_post_chunk = stores.post_chunk.text;
+  code.load_pre_chunk = loads.pre_chunk;
+  code.store_pre_chunk = stores.pre_chunk;
+  code.store_post_chunk = stores.post_chunk;
   const kir::Block k = buildRowScan(p, md, space, lits, op, code);
 
   Buffer declarations;

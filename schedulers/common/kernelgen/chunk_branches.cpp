@@ -40,7 +40,7 @@ std::string VectorPlacement::chunkCondition(CodeSink& sink, const BranchBounds& 
   auto it = conditions_.find(text);
   if (it == conditions_.end()) {
     const std::string var = sink.newVar("c");
-    pre_chunk.line(fmt::format("const bool {} = {};", var, text));
+    pre_chunk.declare(var, kir::boolType(), kir::text(text), {.is_const = true});
     it = conditions_.emplace(text, var).first;
   }
   return it->second;
@@ -69,8 +69,13 @@ std::string VectorPlacement::guardedLoad(CodeSink& sink, const ElementRef& ref, 
       var = guardedVector(sink, ref, guard, at);
     } else {
       var = sink.newVar("hl");
-      pre_chunk.line(fmt::format("const {} {} = {} ? fusebox::Cast<{}>::from({}[{}]) : {}{{}};", ct,
-                                 var, guard, ct, ref.pointer, at, ct));
+      pre_chunk.declare(
+          var, kir::named(ct),
+          kir::select(
+              kir::text(guard),
+              kir::castFrom(kir::named(ct), kir::subscript(kir::var(ref.pointer), kir::text(at))),
+              kir::text(ct + "{}")),
+          {.is_const = true});
     }
     it = hoisted_.emplace(key, var).first;
   }
@@ -108,9 +113,11 @@ void VectorPlacement::finishChunk() {
       any.push_back(g.members.size() > 1 && m.guard.find("&&") != std::string::npos
                         ? fmt::format("({})", m.guard)
                         : m.guard);
-    pre_chunk.line(fmt::format(
-        "const {} {} = {} ? {} : {}{{}};", g.type, g.var, fmt::join(any, " || "),
-        kir::printValue(kir::loadVector(vec, kir::var(g.pointer) + kir::text(address))), g.type));
+    pre_chunk.declare(g.var, kir::named(g.type),
+                      kir::select(kir::text(fmt::format("{}", fmt::join(any, " || "))),
+                                  kir::loadVector(vec, kir::var(g.pointer) + kir::text(address)),
+                                  kir::text(g.type + "{}")),
+                      {.is_const = true});
   }
   guarded_.clear();
 }

@@ -126,7 +126,7 @@ std::string VectorPlacement::indexVariable(CodeSink& sink, const std::string& in
   if (!vectorize_ || chunk_values_.count(index_value) == 0)
     return Placement::indexVariable(sink, index_value, expr);
   const std::string var = sink.newVar("x");
-  pre_chunk.line(fmt::format("[[maybe_unused]] const idx_t {} = {};", var, expr));
+  pre_chunk.declare(var, kir::indexType(), kir::text(expr), kir::kConstUnused);
   chunk_values_.insert(var);
   return var;
 }
@@ -194,16 +194,16 @@ std::string VectorPlacement::load(CodeSink& sink, const ElementRef& ref) {
     bool row_invariant = dims_.row_groups > 0 && !dims_.tailPossible() && off.a.terms.empty();
     for (size_t g = 0; g < static_cast<size_t>(dims_.row_groups); ++g)
       row_invariant &= zeroOn(off.a, g);
-    Buffer& target = row_invariant ? pre_row : pre_chunk;
+    kir::Block& target = row_invariant ? pre_row : pre_chunk;
     const std::string at = offsetText(off, "mb", ref.pointer);
     const std::string key = fmt::format("{}@{}", ref.pointer, at);
     if (vec > 1 && isVectorAccess(ref)) {
       auto it = hoisted_.find(key);
       if (it == hoisted_.end()) {
         const std::string var = sink.newVar("vl");
-        target.line(fmt::format(
-            "const fusebox::Array<{}, {}> {} = {};", st, vec, var,
-            kir::printValue(kir::loadVector(vec, kir::var(ref.pointer) + kir::text(at)))));
+        target.declare(var, kir::named(fmt::format("fusebox::Array<{}, {}>", st, vec)),
+                       kir::loadVector(vec, kir::var(ref.pointer) + kir::text(at)),
+                       {.is_const = true});
         it = hoisted_.emplace(key, var).first;
         chunk_values_.insert(var);
       }
@@ -214,8 +214,10 @@ std::string VectorPlacement::load(CodeSink& sink, const ElementRef& ref) {
       auto it = hoisted_.find(key);
       if (it == hoisted_.end()) {
         const std::string var = sink.newVar("hl");
-        target.line(fmt::format("const {} {} = fusebox::Cast<{}>::from({}[{}]);", ct, var, ct,
-                                ref.pointer, at));
+        target.declare(
+            var, kir::named(ct),
+            kir::castFrom(kir::named(ct), kir::subscript(kir::var(ref.pointer), kir::text(at))),
+            {.is_const = true});
         it = hoisted_.emplace(key, var).first;
         chunk_values_.insert(var);
       }
@@ -230,14 +232,12 @@ void VectorPlacement::store(CodeSink& sink, const ElementRef& ref, const std::st
   if (vectorize_ && vec > 1 && isVectorAccess(ref)) {
     const std::string st = storageType(ref.tv->dtype());
     const std::string arr = fmt::format("so{}", ref.index);
-    pre_chunk.line(fmt::format("fusebox::Array<{}, {}> {};", st, vec, arr));
+    pre_chunk.declare(arr, kir::named(fmt::format("fusebox::Array<{}, {}>", st, vec)), {});
     sink.at().assign(kir::subscript(kir::var(arr), kir::var("v")),
                      kir::castFrom(kir::named(st), kir::text(value)));
-    kir::Block stores;
-    kir::storeVector(stores, vec,
+    kir::storeVector(post_chunk, vec,
                      kir::var(ref.pointer) + kir::text(offsetText(ref.offset, "mb", ref.pointer)),
                      kir::var(arr));
-    post_chunk.append(stores);
     return;
   }
   scalarStore(sink, ref, offsetText(ref.offset, dims_.innermostName(), ref.pointer), value);

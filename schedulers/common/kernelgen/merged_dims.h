@@ -105,9 +105,9 @@ class VectorPlacement final : public Placement {
   // they are only written once every load is known.
   void finishChunk();
 
-  Buffer pre_row;     // loads no row dim moves: above the row loop
-  Buffer pre_chunk;   // vector loads, hoisted loads and store arrays: above the element loop
-  Buffer post_chunk;  // vector stores: after the element loop
+  kir::Block pre_row;     // loads no row dim moves: above the row loop
+  kir::Block pre_chunk;   // vector loads, hoisted loads and store arrays: above the element loop
+  kir::Block post_chunk;  // vector stores: after the element loop
 
   // Element offset text over the merged indices (`last` names the innermost
   // one), falling back to the index variables where a merged dim's

@@ -48,14 +48,14 @@ PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
   w.observe(nullptr);
   const size_t last = c.md.groups.size() - 1;
   kir::Block b;
-  b.code(placement.vec.pre_chunk.text);
+  b.append(placement.vec.pre_chunk);
   kir::Block element = b.forLoop("v", kir::intType(), kir::lit(0), kir::lit(c.p.vector_width), {},
                                  kir::Unroll::Full);
   const kir::Value m = element.declare(fmt::format("m{}", last), kir::indexType(),
                                        kir::var("mb") + kir::var("v"), {.is_const = true});
   element.declare(fmt::format("i{}", c.md.groups[last][0]), kir::indexType(), m, kir::kConstUnused);
   element.append(w.sink.body);
-  b.code(placement.vec.post_chunk.text);
+  b.append(placement.vec.post_chunk);
   return {placement.vec.pre_row, b};
 }
 

@@ -41,8 +41,8 @@ struct PassContext {
 };
 
 struct PassChunk {
-  kernelgen::Buffer pre_row;  // loads no reduced dim moves (with MergedDims::row_groups)
-  kir::Block body;            // the chunk: the loop over its elements
+  kir::Block pre_row;  // loads no reduced dim moves (with MergedDims::row_groups)
+  kir::Block body;     // the chunk: the loop over its elements
 };
 
 // Pass `stage` (< st.stages: accumulate acc<a>, or sum<a> / sq<a> around

@@ -63,7 +63,7 @@ void PersistentWriter::fill(kir::Block& k, const std::string& type, const std::s
 void PersistentWriter::passLoop(kir::Block& k, int stage, bool deviations) {
   const PassChunk chunk =
       writePassChunk(pass_, stage, deviations, [this](Placement& p) { outputPassExtra(p); });
-  k.code(chunk.pre_row.text);
+  k.append(chunk.pre_row);
   chunkLoop(k, chunk.body);
 }
 

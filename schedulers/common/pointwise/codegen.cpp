@@ -58,8 +58,7 @@ MergedDims mergedDims(const PointwiseParams& p) {
 // whole chunks (with the loads above the row loop and the chunk, and the
 // stores after it) and scalar for a partial chunk.
 struct ElementCode {
-  Buffer fast_pre_row, fast_pre, fast_post;
-  kir::Block fast_body, tail_body;
+  kir::Block fast_pre_row, fast_pre, fast_body, fast_post, tail_body;
 };
 
 // The kernel's shape: its merged dims, iteration space and size literals.
@@ -90,11 +89,11 @@ kir::Block buildChunk(const KernelShape& shape, const ElementCode& code, int v) 
   kir::Block chunk;
   kir::Block fast_chunk = chunk, tail_chunk;
   if (tail) std::tie(fast_chunk, tail_chunk) = chunk.ifElse(mb + kir::lit(v) <= lastExtent());
-  fast_chunk.code(code.fast_pre.text);
+  fast_chunk.append(code.fast_pre);
   kir::Block fast_element =
       fast_chunk.forLoop("v", kir::intType(), kir::lit(0), kir::lit(v), {}, kir::Unroll::Full);
   perElement(fast_element, code.fast_body);
-  fast_chunk.code(code.fast_post.text);
+  fast_chunk.append(code.fast_post);
   if (tail) {
     kir::Block tail_element = tail_chunk.forLoop("v", kir::intType(), kir::lit(0), kir::lit(v));
     tail_element.ifThen(mb + vv >= lastExtent(), kir::BodyStyle::SameLine).breakLoop();
@@ -139,7 +138,7 @@ kir::Block buildLoops(const PointwiseParams& p, const SegmentFacts& facts, const
     for (size_t g = b; g + 1 < m; ++g)
       k.code(kernelgen::iterIndexLines(shape.dims, shape.space, g));
     k.comment("loads that no row dim moves: once per thread, reused for every row");
-    k.code(code.fast_pre_row.text);
+    k.append(code.fast_pre_row);
     // Rows per block is a size-derived choice no code depends on: a parameter too.
     const kir::Value rows = kir::text(shape.lits.text(p.rows_per_block, "rows"));
     kir::Block row = k.forLoop("r", idx, kir::lit(0), rows);
