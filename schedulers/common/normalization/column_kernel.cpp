@@ -38,10 +38,6 @@ MergedDims columnLoopDims(const PersistentParams& p) {
   return md;
 }
 
-int64_t scalarBytes(const std::string& scalar) {
-  return scalar == "float" ? 4 : 8;
-}
-
 // The bytes of each combine over the grid, in kernel order: a reduction's
 // state once, a variance's sum and then its squared deviations.
 std::vector<int64_t> gridCombineBytes(const NormalizationStructure& st) {
@@ -50,12 +46,12 @@ std::vector<int64_t> gridCombineBytes(const NormalizationStructure& st) {
     for (size_t a = 0; a < st.reductions.size(); ++a) {
       if (st.stage[a] != s) continue;
       const Accumulator A = accumulatorFor(st.reductions[a]);
-      out.push_back(A.welford ? scalarBytes(A.scalar) : A.state_bytes);
+      out.push_back(combinedStateBytes(A));
     }
     for (size_t a = 0; a < st.reductions.size(); ++a) {
       if (st.stage[a] != s) continue;
       const Accumulator A = accumulatorFor(st.reductions[a]);
-      if (A.welford) out.push_back(scalarBytes(A.scalar));
+      if (A.welford) out.push_back(combinedStateBytes(A));
     }
   }
   return out;
@@ -208,12 +204,7 @@ GeneratedKernel ColumnKernelWriter::write(const std::string& scheduler) {
 
 int64_t columnKernelSharedMemoryBytes(const NormalizationStructure& st, const PersistentParams& p) {
   if (p.block[1] <= 1) return 0;
-  int64_t widest = 0;
-  for (const Expr* r : st.reductions) {
-    const Accumulator a = accumulatorFor(r);
-    widest = std::max<int64_t>(widest, a.welford ? scalarBytes(a.scalar) : a.state_bytes);
-  }
-  return int64_t{p.threads()} * p.vector_width * widest;
+  return int64_t{p.threads()} * p.vector_width * widestCombinedStateBytes(st);
 }
 
 GeneratedKernel generateColumnKernel(const Fusion& segment, const NormalizationStructure& st,

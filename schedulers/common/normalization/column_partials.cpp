@@ -162,11 +162,8 @@ void ColumnPartials::storeBlockPartial(kir::Block& k, size_t c) const {
 // Block b reduces columns [b * per_block, (b + 1) * per_block): `width`
 // of them at a time, each over `slices` threads that take every slices-th
 // partial row, then combined in slice order (cred<c>).
-void ColumnPartials::reducePartials(kir::Block& k) const {
+void ColumnPartials::reducePartials(kir::Block& k, int64_t width, int64_t slices) const {
   const int64_t G = p_.grid[0];
-  const int64_t per_block = std::max<int64_t>(1, ceilDiv(p_.reduced_extent, G));
-  const int64_t width = std::min<int64_t>(per_block, p_.threads());
-  const int64_t slices = p_.threads() / width;
   kir::GridCombine grid;
   grid.protocol = kir::GridProtocol::Stored;
   for (size_t c = 0; c < accs_.size(); ++c) {
@@ -232,10 +229,11 @@ void ColumnPartials::finish(kir::Block& k, ElementWriter& w, ParamLayout& layout
 
   const int64_t per_block = std::max<int64_t>(1, ceilDiv(H, G));
   const int64_t width = std::min<int64_t>(per_block, p_.threads());
+  const int64_t slices = p_.threads() / width;
   k.comment(fmt::format(
       "the final reduction of the partials: {} columns per block, {} at a time over {} slices "
       "of the {} partial rows",
-      per_block, width, p_.threads() / width, G));
+      per_block, width, slices, G));
   const kir::Type index = kir::indexType();
   kir::Block cb = k.forLoop("cb", index, kir::lit(0), kir::lit(per_block), kir::lit(width));
   const kir::Value in_block = cb.declare(
@@ -248,7 +246,7 @@ void ColumnPartials::finish(kir::Block& k, ElementWriter& w, ParamLayout& layout
   const kir::Value col_active =
       cb.declare("col_active", kir::boolType(), in_block < kir::lit(per_block) && col < kir::lit(H),
                  {.is_const = true});
-  reducePartials(cb);
+  reducePartials(cb, width, slices);
 
   // The column outputs, at this thread's column.
   w.setSpace(columnSpace(facts));

@@ -58,8 +58,9 @@ class ColumnPartials {
   std::string slot(size_t c, const std::string& k, const std::string& v) const;
   // The block's partial row of accumulator c, stored at partial<c>.
   void storeBlockPartial(kir::Block& k, size_t c) const;
-  // Block b's columns: the partials of every block reduced, in block order.
-  void reducePartials(kir::Block& k) const;
+  // Block b's columns: the partials of every block reduced, in block order,
+  // `width` columns at a time over `slices` slices of the block's threads.
+  void reducePartials(kir::Block& k, int64_t width, int64_t slices) const;
 };
 
 }  // namespace fusebox::normalization

@@ -15,6 +15,18 @@ namespace fusebox::normalization {
 using namespace fusebox::kernelgen;
 using namespace fusebox::reduction;
 
+int64_t combinedStateBytes(const Accumulator& a) {
+  if (!a.welford) return a.state_bytes;
+  return a.scalar == "float" ? 4 : 8;
+}
+
+int64_t widestCombinedStateBytes(const NormalizationStructure& st) {
+  int64_t widest = 0;
+  for (const Expr* r : st.reductions)
+    widest = std::max(widest, combinedStateBytes(accumulatorFor(r)));
+  return widest;
+}
+
 PersistentWriter::PersistentWriter(const Fusion& segment, const NormalizationStructure& st,
                                    const RowFacts& facts, const PersistentParams& p,
                                    const RowBufferPlan& buffers, RuntimeInfo& info, MergedDims md,

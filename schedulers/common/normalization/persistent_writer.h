@@ -30,6 +30,12 @@
 
 namespace fusebox::normalization {
 
+// The bytes of the widest state the persistent kernels combine across
+// threads for the stages of `st`: a reduction's state, or for a variance
+// one scalar sum (its sum, then its squared deviations, one at a time).
+int64_t widestCombinedStateBytes(const NormalizationStructure& st);
+int64_t combinedStateBytes(const reduction::Accumulator& a);
+
 class PersistentWriter {
  public:
   virtual ~PersistentWriter() = default;

@@ -155,13 +155,7 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
 
 int64_t rowKernelSharedMemoryBytes(const NormalizationStructure& st, const PersistentParams& p) {
   if (kir::lanesCombineShuffles(p.block[0])) return 0;
-  // Variances combine their sums one scalar at a time.
-  int64_t widest = 0;
-  for (const Expr* r : st.reductions) {
-    const Accumulator a = accumulatorFor(r);
-    widest = std::max<int64_t>(widest, a.welford ? (a.scalar == "float" ? 4 : 8) : a.state_bytes);
-  }
-  return int64_t{p.threads()} * widest;
+  return int64_t{p.threads()} * widestCombinedStateBytes(st);
 }
 
 std::unique_ptr<KernelPlan> rowKernelPlan(GeneratedKernel gen, const PersistentParams& p,
