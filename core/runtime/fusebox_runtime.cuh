@@ -15,6 +15,7 @@
 #include "fusebox_runtime/types.cuh"
 #include "fusebox_runtime/half_types.cuh"
 #include "fusebox_runtime/array.cuh"
+#include "fusebox_runtime/async_copy.cuh"
 #include "fusebox_runtime/index.cuh"
 #include "fusebox_runtime/index_check.cuh"
 #include "fusebox_runtime/shared_memory.cuh"

@@ -23,7 +23,6 @@
 #include "kernel_ir/combine.h"
 #include "kernel_ir/print_cuda.h"
 #include "kernel_ir/print_ir.h"
-#include "kernelgen/buffer.h"
 #include "kernelgen/codegen_ops.h"
 #include "kernelgen/element_writer.h"
 #include "kernelgen/kernel_params.h"
@@ -103,7 +102,7 @@ class KernelWriter {
  private:
   kir::Value size(int64_t value, const std::string& role,
                   SizeLiterals::Type type = SizeLiterals::Type::Index) {
-    return kir::text(lits_.text(value, role, type));
+    return lits_.value(value, role, type);
   }
   kir::Value accVar(size_t k) const { return kir::var(fmt::format("acc{}", k)); }
   // Accumulator k's state of the current element (Outer: of vector lane v).
@@ -112,7 +111,7 @@ class KernelWriter {
   }
   kir::CombineState state(size_t k) const {
     const Accumulator& A = accs_[k];
-    return {accVar(k), kir::named(A.stateType()), A.functor, kir::text(A.identity())};
+    return {accVar(k), kir::named(A.stateType()), A.functor, A.identity()};
   }
   // The threads that store the block's results: the first of a row (Inner)
   // or of a column (Outer), when their kept element exists.
@@ -149,8 +148,7 @@ kir::Block KernelWriter::chunk() {
   w_.beginElement();
   for (size_t k = 0; k < accs_.size(); ++k) {
     const TensorView* in = inputOf(accs_[k].expr);
-    const std::string x = w_.value(in, w_.iterationIndexOf(in), placement);
-    w_.sink.at().code(accs_[k].update(kir::printValue(acc(k)), x));
+    accs_[k].update(w_.sink.at(), acc(k), w_.value(in, w_.iterationIndexOf(in), placement));
   }
   for (const TensorView* out : st_.loop_outputs) {
     const auto k = static_cast<size_t>(std::find(f_.outputs().begin(), f_.outputs().end(), out) -
@@ -160,9 +158,7 @@ kir::Block KernelWriter::chunk() {
   kir::Block c;
   // This chunk's reduced indices (Inner: the innermost as the chunk's start
   // mb); the kept ones are declared once, outside the loop.
-  Buffer indices;
-  declareDimIndices(indices, p_.reduced_dims, p_.sizes, "q", inner_ ? "mb" : "", &lits_);
-  c.code(indices.text);
+  declareDimIndices(c, p_.reduced_dims, p_.sizes, "q", inner_ ? "mb" : "", &lits_);
   const size_t m = md_.groups.size();
   for (size_t g = 0; g + 1 < m; ++g)
     c.declare(fmt::format("m{}", g), kir::indexType(),
@@ -240,7 +236,7 @@ void KernelWriter::gridCombine(kir::Block& k) {
   const kir::Type bytes = kir::pointerTo(kir::named("unsigned char"));
   const kir::Value partials =
       k.declare("partials", kir::constPointerTo(kir::named("unsigned char")),
-                kir::cast(bytes, kir::text(layout_.addScratch(offset))));
+                kir::cast(bytes, kir::var(layout_.addScratch(offset))));
   kir::GridCombine grid;
   grid.protocol = kir::GridProtocol::LastBlock;
   for (size_t a = 0; a < accs_.size(); ++a) {
@@ -281,7 +277,7 @@ void KernelWriter::epilogue(kir::Block& k) {
     for (size_t o = 0; o < r->outputs().size(); ++o) {
       const auto* tv = r->output(o)->as<TensorView>();
       const Index expected = w_.iterationIndexOf(tv);
-      const std::string value = accs_[a].result(o, kir::printValue(acc(a)));
+      const kir::Value value = accs_[a].result(o, acc(a));
       w_.provide(tv, [tv, expected, value, &kept](const Index& at) {
         // The epilogue maps each kept element to itself (structure.cpp
         // refuses ops that move elements after a reduction).
@@ -298,15 +294,12 @@ void KernelWriter::epilogue(kir::Block& k) {
     w_.store(o, w_.iterationIndexOf(out), facts_.output_strides[o], placement);
   }
   kir::Block stores = k.ifThen(lead());
-  Buffer indices;
   if (inner_) {
-    declareDimIndices(indices, p_.kept_dims, p_.sizes, "row", "", &lits_);
-    stores.code(indices.text);
+    declareDimIndices(stores, p_.kept_dims, p_.sizes, "row", "", &lits_);
     stores.append(w_.sink.body);
     return;
   }
-  declareDimIndices(indices, p_.kept_dims, p_.sizes, "c", "cb", &lits_);
-  stores.code(indices.text);
+  declareDimIndices(stores, p_.kept_dims, p_.sizes, "c", "cb", &lits_);
   kir::Block lane = stores.forLoop("v", kir::intType(), kir::lit(0), kir::lit(v_));
   if (!p_.kept_dims.empty())
     lane.declare(fmt::format("i{}", p_.kept_dims.back()), kir::indexType(),
@@ -327,8 +320,7 @@ GeneratedKernel KernelWriter::write(std::string& problem) {
         {.is_const = true});
     main.declare("active", kir::boolType(), row < kept, {.is_const = true});
     for (size_t a = 0; a < accs_.size(); ++a)
-      main.declare(fmt::format("acc{}", a), kir::named(accs_[a].stateType()),
-                   kir::text(accs_[a].identity()));
+      main.declare(fmt::format("acc{}", a), kir::named(accs_[a].stateType()), accs_[a].identity());
   } else {
     const kir::Value c = main.declare("c", kir::indexType(),
                                       (kir::asIndex(kir::blockIdx('x')) * kir::lit(p_.block_x) +
@@ -340,22 +332,19 @@ GeneratedKernel KernelWriter::write(std::string& problem) {
       main.declareArray(fmt::format("acc{}", a), kir::named(accs_[a].stateType()), v_);
       main.forLoop("v", kir::intType(), kir::lit(0), kir::lit(v_), {}, kir::Unroll::None,
                    kir::BodyStyle::SameLine)
-          .assign(acc(a), kir::text(accs_[a].identity()));
+          .assign(acc(a), accs_[a].identity());
     }
   }
   kir::Block reducing = main.ifThen(kir::var("active"));
-  Buffer indices;
   if (inner_) {
-    declareDimIndices(indices, p_.kept_dims, p_.sizes, "row", "", &lits_);
-    reducing.code(indices.text);
+    declareDimIndices(reducing, p_.kept_dims, p_.sizes, "row", "", &lits_);
     reducingLoop(reducing,
                  (kir::asIndex(kir::blockIdx('y')) * kir::lit(p_.block_x) +
                   kir::asIndex(kir::threadIdx('x'))) *
                      kir::lit(v_),
                  int64_t{p_.block_x} * v_ * p_.splits(), element_chunk);
   } else {
-    declareDimIndices(indices, p_.kept_dims, p_.sizes, "c", "mb", &lits_);
-    reducing.code(indices.text);
+    declareDimIndices(reducing, p_.kept_dims, p_.sizes, "c", "mb", &lits_);
     reducingLoop(
         reducing,
         kir::asIndex(kir::blockIdx('y')) * kir::lit(p_.block_y) + kir::asIndex(kir::threadIdx('y')),
@@ -368,13 +357,11 @@ GeneratedKernel KernelWriter::write(std::string& problem) {
   // Pointers and size parameters last: gridCombine may have added a scratch
   // buffer, and every part may have printed sizes.
   kir::Block k;
-  Buffer top;
-  layout_.declareKernelTop(top, p_.index32, lits_);
-  k.code(top.text);
+  layout_.declareKernelTop(k, p_.index32, lits_);
   for (size_t d = 0; d < p_.sizes.size(); ++d)
     if (p_.sizes[d] == 1)
       k.declare(fmt::format("i{}", d), kir::indexType(), kir::lit(0), kir::kConstUnused);
-  k.code(w_.prologue.text);
+  k.append(w_.prologue);
   const int64_t smem = sharedMemoryBytes(st_, p_);
   if (smem > 0 && block_sync_)
     k.declareArray("fusebox_reduction_smem", kir::named("unsigned char"), smem,
@@ -428,7 +415,7 @@ LoopAccesses collectAccesses(const Fusion& segment, const ReductionStructure& st
   w.beginElement();
   for (const Expr* r : st.reductions)
     for (const Val* o : r->outputs())
-      w.provide(o->as<TensorView>(), [](const Index&) { return "0"; });
+      w.provide(o->as<TensorView>(), [](const Index&) { return kir::lit(0); });
   ScalarPlacement epilogue_placement(w.space());
   for (size_t k = 0; k < segment.outputs().size(); ++k) {
     const auto* tv = segment.outputs()[k]->as<TensorView>();

@@ -104,7 +104,7 @@ std::vector<Access> collectScanAccesses(const Fusion& segment, const ScanStructu
   IterSpace space = IterSpace::named(facts.iter_sizes);
   space.literals = &lits;
   ElementWriter w(segment, facts.sizes, params, info, std::move(space));
-  w.provide(st.output, [](const Index&) { return std::string("scanned"); });
+  w.provide(st.output, [](const Index&) { return kir::var("scanned"); });
   ScalarPlacement scalar(w.space());
   w.value(st.input, w.space().index(), scalar);
   w.storeOutputs(facts.output_strides, scalar);

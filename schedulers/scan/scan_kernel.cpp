@@ -3,10 +3,10 @@
 
 #include <fmt/format.h>
 
+#include "kernel_ir/element_math.h"
 #include "kernel_ir/kernel_ir.h"
 #include "kernel_ir/print_cuda.h"
 #include "kernel_ir/print_ir.h"
-#include "kernelgen/buffer.h"
 #include "kernelgen/codegen_ops.h"
 #include "kernelgen/element_writer.h"
 #include "kernelgen/kernel_params.h"
@@ -44,7 +44,7 @@ std::string functorOf(const std::string& op) {
 // scan (`x` is the value scanned) and after it, and the per-chunk loads and
 // stores around them.
 struct ScanElementCode {
-  std::string x;
+  kir::Value x;
   kir::Block load_body, store_body;
   kir::Block load_pre_chunk, store_pre_chunk, store_post_chunk;
 };
@@ -52,7 +52,8 @@ struct ScanElementCode {
 // The scan's combine and its types.
 struct ScanOp {
   kir::Type acc;
-  std::string acc_name, functor, identity;
+  std::string acc_name, functor;
+  kir::Value identity;
   kir::Value combine(kir::Value a, kir::Value b) const { return kir::call("scan_op", {a, b}); }
 };
 
@@ -82,9 +83,7 @@ void buildChunk(kir::Block& chunk, const kir::Value& n, const kir::Value& carry,
   load.append(code.load_pre_chunk);
   kir::Block element;
   element.append(code.load_body);
-  element.assign(
-      kir::subscript(sc, vv),
-      kir::call(fmt::format("fusebox::Cast<{}>::from", op.acc_name), {kir::text(code.x)}));
+  element.assign(kir::subscript(sc, vv), kir::castFrom(op.acc, code.x));
   addChunkElements(load, element, md, space, v);
   load.forLoop("v", kir::intType(), kir::lit(1), kir::lit(v), {}, kir::Unroll::Full,
                kir::BodyStyle::SameLine)
@@ -92,7 +91,7 @@ void buildChunk(kir::Block& chunk, const kir::Value& n, const kir::Value& carry,
               op.combine(kir::subscript(sc, vv - kir::lit(1)), kir::subscript(sc, vv)));
   fill.forLoop("v", kir::intType(), kir::lit(0), kir::lit(v), {}, kir::Unroll::None,
                kir::BodyStyle::SameLine)
-      .assign(kir::subscript(sc, vv), kir::text(op.identity));
+      .assign(kir::subscript(sc, vv), op.identity);
   const kir::Value total = chunk.declare("total", op.acc, {});
   const kir::Value base = chunk.declare(
       "base", op.acc,
@@ -117,21 +116,19 @@ kir::Block buildRowScan(const ScanParams& p, const MergedDims& md, const IterSpa
   const size_t last = md.groups.size() - 1;
   kir::Block k;
   // Literals are named in the order the kernel text meets them.
-  const kir::Value n = kir::text(lits.text(p.row_extent, "row"));
+  const kir::Value n = lits.value(p.row_extent, "row");
   k.declare("scan_smem", kir::pointerTo(op.acc),
             kir::call("fusebox::dynamicSharedMemory", {}, {op.acc}), {.maybe_unused = true});
   k.declare("scan_op", kir::named(op.functor), {}, {.is_const = true});
   k.declare("row", idx, kir::cast(idx, kir::blockIdx('x')), kir::kConstUnused);
   std::vector<int> row_dims;
   for (size_t g = 0; g < last; ++g) row_dims.push_back(md.groups[g][0]);
-  Buffer dims;
-  declareDimIndices(dims, row_dims, p.iter_sizes, "row", "", &lits);
-  k.code(dims.text);
+  declareDimIndices(k, row_dims, p.iter_sizes, "row", "", &lits);
   for (size_t g = 0; g < last; ++g)
     k.declare(fmt::format("m{}", g), idx, kir::var(fmt::format("i{}", md.groups[g][0])),
               kir::kConstUnused);
-  const kir::Value carry = k.declare("carry", op.acc, kir::text(op.identity));
-  kir::Block chunk = k.forLoop("c", idx, kir::lit(0), n, kir::text(lits.text(p.chunk(), "chunk")));
+  const kir::Value carry = k.declare("carry", op.acc, op.identity);
+  kir::Block chunk = k.forLoop("c", idx, kir::lit(0), n, lits.value(p.chunk(), "chunk"));
   buildChunk(chunk, n, carry, op, code, md, space, p.vector_width);
   return k;
 }
@@ -152,7 +149,7 @@ std::unique_ptr<KernelPlan> makeScanPlan(const Fusion& segment, const ScanStruct
   op.acc_name = computeTypeName(p.accumulate);
   op.acc = kir::named(op.acc_name);
   op.functor = functorOf(p.op);
-  op.identity = fmt::format("{}::identity<{}>()", op.functor, op.acc_name);
+  op.identity = kir::call(op.functor + "::identity", {}, {op.acc});
 
   // The scanned value of each element: the ops before the scan.
   ScanElementCode code;
@@ -162,7 +159,8 @@ std::unique_ptr<KernelPlan> makeScanPlan(const Fusion& segment, const ScanStruct
   w.sink.reset();
   // Then every output, the scan's value from its register.
   const DataType out_dtype = st.output->dtype();
-  w.provide(st.output, [&](const Index&) { return roundTo(out_dtype, "scanned"); });
+  w.provide(st.output,
+            [&](const Index&) { return kir::roundTo(out_dtype, kir::var("scanned", op.acc)); });
   VectorPlacement stores(md, space, true);
   w.storeOutputs(facts.output_strides, stores);
   code.store_body = w.sink.body;
@@ -171,11 +169,9 @@ std::unique_ptr<KernelPlan> makeScanPlan(const Fusion& segment, const ScanStruct
   code.store_post_chunk = stores.post_chunk;
   const kir::Block k = buildRowScan(p, md, space, lits, op, code);
 
-  Buffer declarations;
-  layout.declareKernelTop(declarations, p.index32, lits);
-  declarations.append(w.prologue);
   kir::Block top;
-  top.code(declarations.text);
+  layout.declareKernelTop(top, p.index32, lits);
+  top.append(w.prologue);
   top.append(k);
 
   auto plan = std::make_unique<KernelPlan>();

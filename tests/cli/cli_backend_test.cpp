@@ -160,9 +160,8 @@ TEST(CliBackend, KernelSourceDump) {
   EXPECT_THAT(r.output, HasSubstr("extern \"C\" __global__ void fusebox_pointwise_"));
 }
 
-// --dump kernel_ir: the scan and pointwise kernels are built through the
-// kernel IR and their dump shows the structure the source has; a reduction
-// kernel, still written as text, says it has none.
+// --dump kernel_ir: the kernels are built through the kernel IR and their
+// dump shows the structure the source has.
 TEST(CliBackend, KernelIrDump) {
   auto r = runCommand(run("benchmarks/workloads/cumsum_rows_f32.py",
                           "--input T0=3x100 --backend host --dump kernel_ir,kernel_source"));
@@ -219,6 +218,35 @@ TEST(CliBackend, KernelIrDump) {
               HasSubstr("\ncombine lanes(8) acc1: float by fusebox::ReduceSum through "
                         "fusebox_norm_smem\n"));
   EXPECT_THAT(softmax.output, HasSubstr("\nunrolled for k: int = 0 while k < 1 step += 1 {\n"));
+}
+
+// Every built-in scheduler's kernel is IR from its first line to its last:
+// the index type, pointer and size declarations open it, and no statement
+// is text the IR holds as lines (`code { | ... }`).
+TEST(CliBackend, EveryBuiltInKernelIsIrThroughout) {
+  struct Case {
+    const char* workload;
+    const char* inputs;
+    const char* kernel;
+  };
+  for (const Case& c :
+       {Case{"cumsum_rows_f32", "-i T0=3x100", "scan"},
+        Case{"sum_cols_f32", "-i T0=4096x64", "reduction"},
+        Case{"softmax_fwd_bf16", "-i T0=8x64", "inner_persistent"},
+        Case{"batchnorm_fwd_bf16", "-i T0=400x96 -i T1=96 -i T2=96", "outer_persistent"},
+        Case{"layernorm_bwd_bf16", "-i T0=40x300 -i T1=40x300 -i T2=40 -i T3=40 -i T4=300",
+             "inner_outer_persistent"},
+        Case{"bias_gelu", "-i T0=8x64 -i T1=64", "pointwise"}}) {
+    SCOPED_TRACE(c.workload);
+    auto r = runCommand(run(std::string("benchmarks/workloads/") + c.workload + ".py",
+                            std::string(c.inputs) + " --backend host --validate --dump kernel_ir"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_THAT(r.output,
+                ContainsRegex(std::string("=== kernel IR: group [0-9]+ \\(fusebox_") + c.kernel +
+                              "_[0-9a-f]+\\) ===\ntype idx_t = int(32|64)_t\n"));
+    EXPECT_THAT(r.output, Not(HasSubstr("\ncode {")));
+    EXPECT_THAT(r.output, HasSubstr("validate: PASS"));
+  }
 }
 
 // FUSEBOX_RECORD_KERNELS (docs/testing.md, "The kernel corpus"): the file

@@ -150,6 +150,23 @@ TEST(KernelIrStatements, ASharedArrayIsOnePerBlock) {
   EXPECT_EQ(printIr(k), "decl shared partial: float[256]\npartial[threadIdx.x] = 0.0f\n");
 }
 
+// The frame every kernel opens with: the index type and restrict pointers.
+TEST(KernelIrStatements, TypeAliasesAndKernelParameterPointers) {
+  Block k;
+  k.typeAlias("idx_t", named("int32_t"));
+  const Type in = constOf(named("float"));
+  k.declare("in0", restrictPointerTo(in), cast(pointerTo(in), text("p.ptr[0]")),
+            {.maybe_unused = true});
+  EXPECT_EQ(printCuda(k, 0),
+            "using idx_t = int32_t;\n"
+            "[[maybe_unused]] const float* __restrict__ in0 = static_cast<const "
+            "float*>(p.ptr[0]);\n");
+  EXPECT_EQ(printIr(k),
+            "type idx_t = int32_t\n"
+            "decl maybe_unused in0: const float* __restrict__ = static_cast<const "
+            "float*>(p.ptr[0])\n");
+}
+
 // A chain opened one branch at a time, as the element writer opens a cat's
 // branches: `else if` for each further condition, `else` last.
 TEST(KernelIrStatements, AnIfChainPrintsElseIf) {

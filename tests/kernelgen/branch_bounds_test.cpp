@@ -68,7 +68,9 @@ TEST(BranchBounds, OtherIndexShapesAreCheckedPerElement) {
   EXPECT_FALSE(uniform(bound(affine(0, {0, 0, 2}), std::nullopt, 64), 4));
   EXPECT_FALSE(uniform(bound(affine(0, {0, 3, 1}), std::nullopt, 64), 4));
   EXPECT_TRUE(uniform(bound(affine(0, {0, 8, 1}), std::nullopt, 64), 4));
-  EXPECT_FALSE(uniform(bound(IndexExpr::opaque("(i2 % 7)"), std::nullopt, 64), 4));
+  EXPECT_FALSE(uniform(
+      bound(IndexExpr::opaque(fusebox::kir::var("i2") % fusebox::kir::lit(7)), std::nullopt, 64),
+      4));
   BranchBound never = bound(affine(0, {0, 0, 1}), std::nullopt, 64);
   never.never = true;
   EXPECT_FALSE(uniform(never, 4));

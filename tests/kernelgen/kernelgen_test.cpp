@@ -15,6 +15,7 @@
 #include <iostream>
 #include <random>
 
+#include "kernel_ir/print_cuda.h"
 #include "kernelgen/element_writer.h"
 #include "support/output_match.h"
 
@@ -50,9 +51,9 @@ TEST(KernelgenParams, SlotsNamesAndScratch) {
   EXPECT_EQ(params.inputPointer(x), "in0");
   EXPECT_EQ(params.inputPointer(h), "in1");
   EXPECT_EQ(params.outputPointer(1), "out1");
-  EXPECT_EQ(params.scalarParam(alpha), "p.f64[0]");
-  EXPECT_EQ(params.scalarParam(n), "p.i64[0]");
-  EXPECT_EQ(params.scalarParam(f.constantInt(3)), "");
+  EXPECT_EQ(kir::printValue(params.scalarParam(alpha)), "p.f64[0]");
+  EXPECT_EQ(kir::printValue(params.scalarParam(n)), "p.i64[0]");
+  EXPECT_FALSE(params.scalarParam(f.constantInt(3)).defined());
   EXPECT_EQ(params.addScratch(256), "scratch0");
   const auto& b = params.bindings();
   ASSERT_EQ(b.size(), 7u);
@@ -62,14 +63,14 @@ TEST(KernelgenParams, SlotsNamesAndScratch) {
   EXPECT_EQ(b[6].source, ParamBinding::Source::ScratchData);
   EXPECT_EQ(b[6].slot, 4);
   EXPECT_EQ(b[6].bytes, 256);
-  Buffer decl;
+  kir::Block decl;
   params.declarePointers(decl);
-  EXPECT_NE(decl.text.find("const fusebox::Half* __restrict__ in1 = "
-                           "static_cast<const fusebox::Half*>(p.ptr[1]);"),
+  const std::string text = kir::printCuda(decl);
+  EXPECT_NE(text.find("[[maybe_unused]] const fusebox::Half* __restrict__ in1 = "
+                      "static_cast<const fusebox::Half*>(p.ptr[1]);"),
             std::string::npos)
-      << decl.text;
-  EXPECT_NE(decl.text.find("void* __restrict__ scratch0 = p.ptr[4];"), std::string::npos)
-      << decl.text;
+      << text;
+  EXPECT_NE(text.find("void* __restrict__ scratch0 = p.ptr[4];"), std::string::npos) << text;
   EXPECT_EQ(paramLimitProblem(f), "");
   EXPECT_NE(paramLimitProblem(f, 200).find("would need 204 pointers"), std::string::npos);
 }
@@ -77,29 +78,36 @@ TEST(KernelgenParams, SlotsNamesAndScratch) {
 TEST(KernelgenIndex, IterSpaceNamesTheIndexVariables) {
   const IterSpace space = IterSpace::named({4, 1, 8}, "r");
   const Index idx = space.index();
-  EXPECT_EQ(idx[0].str(space), "(r0)");
-  EXPECT_EQ(idx[1].str(space), "0");  // an extent of 1 is always index 0
-  EXPECT_EQ(linearOffset(idx, {4, 1, 8}, {8, 8, 1}, space).str(space), "(r0 * 8 + r2)");
-  // A reshape that splits a dim reads through division and modulo.
+  auto str = [&](const IndexExpr& e) { return kir::printValue(e.value(space)); };
+  EXPECT_EQ(str(idx[0]), "r0");
+  EXPECT_EQ(str(idx[1]), "0");  // an extent of 1 is always index 0
+  EXPECT_EQ(str(linearOffset(idx, {4, 1, 8}, {8, 8, 1}, space)), "r0 * 8 + r2");
+  // A reshape that splits a dim reads through division and modulo, as IR.
   const Index split = reshapeIndex(idx, {4, 1, 8}, {16, 2}, space);
-  EXPECT_EQ(split[0].str(space), "((r0 * 8 + r2) / 2)");
+  EXPECT_EQ(str(split[0]), "(r0 * 8 + r2) / 2");
+  EXPECT_EQ(str(split[1]), "(r0 * 8 + r2) % 2");
   EXPECT_FALSE(split[0].affine);
+  EXPECT_EQ(split[0].opaque_value.node().binary_op, kir::BinaryOp::Div);
+  // Affine arithmetic on coefficients is checked, never wrapped.
+  const IndexExpr wide = idx[0].scaled(0, int64_t{1} << 62, space, "x");
+  EXPECT_EQ(wide.a.coef[0], int64_t{1} << 62);
+  EXPECT_THROW(wide.scaled(0, 4, space, "x"), UserError);
+  EXPECT_THROW(idx[0].plus(INT64_MAX, space, "x").plus(1, space, "x"), UserError);
 }
 
 // A placement of the caller's: every load a named variable above the loop.
 class HoistAll final : public Placement {
  public:
-  std::string load(CodeSink& sink, const ElementRef& ref) override {
+  kir::Value load(CodeSink& sink, const ElementRef& ref) override {
     refs.push_back(ref);
-    const std::string var = sink.newVar("h");
-    hoisted.line(fmt::format("const float {} = {}[...];", var, ref.pointer));
-    return var;
+    return hoisted.declare(sink.newVar("h"), kir::named("float"),
+                           kir::subscript(kir::var(ref.pointer), kir::lit(0)), {.is_const = true});
   }
-  void store(CodeSink& sink, const ElementRef& ref, const std::string& value) override {
-    sink.at().code(fmt::format("{}[...] = {};", ref.pointer, value));
+  void store(CodeSink& sink, const ElementRef& ref, const kir::Value& value) override {
+    sink.at().assign(kir::subscript(kir::var(ref.pointer), kir::lit(0)), value);
   }
   std::vector<ElementRef> refs;
-  Buffer hoisted;
+  kir::Block hoisted;
 };
 
 TEST(KernelgenWriter, PlacementGetsEachLoadOnceWithItsOffset) {
@@ -117,12 +125,12 @@ TEST(KernelgenWriter, PlacementGetsEachLoadOnceWithItsOffset) {
   w.storeOutputs({{3, 1}}, placement);
   ASSERT_EQ(placement.refs.size(), 1u);  // y + y reads x once
   EXPECT_EQ(placement.refs[0].offset.a.coef, (std::vector<int64_t>{1, 5}));
-  EXPECT_EQ(placement.refs[0].offset.str(w.space()), "(j0 + j1 * 5)");
+  EXPECT_EQ(kir::printValue(placement.refs[0].offset.value(w.space())), "j0 + j1 * 5");
   EXPECT_FALSE(placement.refs[0].conditional);
   ASSERT_EQ(w.accesses().size(), 2u);  // the load and the store
   EXPECT_TRUE(w.accesses()[1].is_output);
   const std::string body = kir::printCuda(w.sink.body, 0);
-  EXPECT_NE(body.find("out0[...] = "), std::string::npos) << body;
+  EXPECT_NE(body.find("out0[0] = "), std::string::npos) << body;
 }
 
 // How a reduction scheduler uses the walker: it iterates over the reduction
@@ -146,37 +154,34 @@ TEST(KernelgenWriter, ReductionShapedKernelMatchesTheEvaluator) {
   ElementWriter w(f, sizes, params, info, IterSpace::named({rows, cols}, "r"));
   ScalarPlacement scalar(w.space());
 
-  const std::string term = w.value(y, w.space().index(), scalar);
+  const kir::Value term = w.value(y, w.space().index(), scalar);
   w.store(1, w.space().index(), {cols, 1}, scalar);
   const kir::Block loop = w.sink.body;
   w.sink.reset();
   w.beginElement();
-  w.provide(s, [](const Index&) { return std::string("acc"); });
+  w.provide(s, [](const Index&) { return kir::var("acc", kir::named("float")); });
   w.store(0, {IndexExpr::iterDim(0, 2)}, {1}, scalar);
   const kir::Block epilogue = w.sink.body;
   EXPECT_EQ(kir::printCuda(epilogue).find("in0"), std::string::npos) << kir::printCuda(epilogue);
 
-  Buffer k;
-  k.indent = 1;
-  k.line("using idx_t = int64_t;");
+  kir::Block k;
+  k.typeAlias("idx_t", kir::named("int64_t"));
   params.declarePointers(k);
   k.append(w.prologue);
-  k.line("const idx_t r0 = static_cast<idx_t>(threadIdx.x);");
-  k.line(fmt::format("if (r0 >= {}) return;", rows));
-  k.line("float acc = 0.0f;");
-  k.line(fmt::format("for (idx_t r1 = 0; r1 < {}; ++r1) {{", cols));
-  ++k.indent;
-  k.append(loop);
-  k.line(fmt::format("acc += {};", term));
-  --k.indent;
-  k.line("}");
+  const kir::Value r0 =
+      k.declare("r0", kir::indexType(), kir::asIndex(kir::threadIdx('x')), {.is_const = true});
+  k.ifThen(r0 >= kir::lit(rows), kir::BodyStyle::SameLine).ret();
+  const kir::Value acc = k.declare("acc", kir::named("float"), kir::text("0.0f"));
+  kir::Block over_cols = k.forLoop("r1", kir::indexType(), kir::lit(0), kir::lit(cols));
+  over_cols.append(loop);
+  over_cols.assign(acc, term, "+=");
   k.append(epilogue);
   KernelPlan plan;
   plan.kernel.name = "kernelgen_row_sum";
   plan.kernel.source = fmt::format(
       "#include <fusebox_runtime.cuh>\n"
       "extern \"C\" __global__ void kernelgen_row_sum(fusebox::KernelParams p) {{\n{}}}\n",
-      k.text);
+      kir::printCuda(k));
   plan.bindings = params.bindings();
   plan.launch.block = {32, 1, 1};
   plan.outputs.push_back({DataType::Float, {rows}, {1}});
@@ -225,20 +230,26 @@ TEST(KernelgenApproximateMath, OnlyExpsAndDivisionsReachingSixteenBitOutputs) {
   EXPECT_EQ(fast.size(), 2u);
   EXPECT_EQ(fast.count(e1->definition()), 1u);
   EXPECT_EQ(fast.count(d1->definition()), 1u);
-  const OperandText a{"a", DataType::Float}, b{"b", DataType::Float};
-  EXPECT_EQ(unaryText(UnaryOpType::Exp, a, DataType::Float, true),
+  const kir::Operand a{kir::var("a"), DataType::Float}, b{kir::var("b"), DataType::Float};
+  auto unary = [](UnaryOpType op, const kir::Operand& x, DataType out, bool approximate) {
+    return kir::printValue(kir::unaryOp(op, x, out, approximate));
+  };
+  auto binary = [&](BinaryOpType op, DataType out, bool approximate) {
+    return kir::printValue(kir::binaryOp(op, a, b, out, approximate));
+  };
+  EXPECT_EQ(unary(UnaryOpType::Exp, a, DataType::Float, true),
             "fusebox::Cast<float>::from(fusebox::op::exp_approx(a))");
-  EXPECT_EQ(unaryText(UnaryOpType::Exp, a, DataType::Float, false),
+  EXPECT_EQ(unary(UnaryOpType::Exp, a, DataType::Float, false),
             "fusebox::Cast<float>::from(fusebox::op::exp(a))");
-  EXPECT_EQ(unaryText(UnaryOpType::Exp, {"d", DataType::Double}, DataType::Double, true),
+  EXPECT_EQ(unary(UnaryOpType::Exp, {kir::var("d"), DataType::Double}, DataType::Double, true),
             "fusebox::Cast<double>::from(fusebox::op::exp(d))");
-  EXPECT_EQ(unaryText(UnaryOpType::Tanh, a, DataType::Float, true),
+  EXPECT_EQ(unary(UnaryOpType::Tanh, a, DataType::Float, true),
             "fusebox::Cast<float>::from(fusebox::op::tanh(a))");
-  EXPECT_EQ(binaryText(BinaryOpType::Div, a, b, DataType::Float, true),
+  EXPECT_EQ(binary(BinaryOpType::Div, DataType::Float, true),
             "fusebox::Cast<float>::from(fusebox::op::div_approx(a, b))");
-  EXPECT_EQ(binaryText(BinaryOpType::Div, a, b, DataType::Float, false),
+  EXPECT_EQ(binary(BinaryOpType::Div, DataType::Float, false),
             "fusebox::Cast<float>::from(fusebox::op::div(a, b))");
-  EXPECT_EQ(binaryText(BinaryOpType::Mul, a, b, DataType::Float, true),
+  EXPECT_EQ(binary(BinaryOpType::Mul, DataType::Float, true),
             "fusebox::Cast<float>::from(fusebox::op::mul(a, b))");
 }
 

@@ -5,6 +5,7 @@
 #include "kernel_ir/element_math.h"
 
 #include <fmt/format.h>
+#include <fusebox/error.h>
 
 #include <bit>
 #include <cmath>
@@ -223,6 +224,23 @@ Value loadVector(int width, Value address) {
 void storeVector(Block& block, int width, Value address, Value values) {
   block.evaluate(call("fusebox::storeVec", {std::move(address), std::move(values)},
                       {named(std::to_string(width))}));
+}
+
+void asyncCopy(Block& block, int bytes, Value shared_dst, Value global_src) {
+  FUSEBOX_CHECK(bytes == 4 || bytes == 8 || bytes == 16,
+                "kernel IR: an asynchronous copy moves 4, 8 or 16 bytes, not {}", bytes);
+  block.evaluate(call("fusebox::asyncCopy", {std::move(shared_dst), std::move(global_src)},
+                      {named(std::to_string(bytes))}));
+}
+
+void asyncCommit(Block& block) {
+  block.evaluate(call("fusebox::asyncCommit", {}));
+}
+
+void asyncWait(Block& block, int pending) {
+  FUSEBOX_CHECK(pending >= 0, "kernel IR: an asynchronous wait leaves {} groups in flight",
+                pending);
+  block.evaluate(call("fusebox::asyncWait", {}, {named(std::to_string(pending))}));
 }
 
 Value philoxDraw(Value seed, Value offset, Value index, bool wide) {

@@ -5,8 +5,8 @@
 // is rounded through its output dtype's storage type. Each op is a call of
 // the device runtime (fusebox::op::add, fusebox::Cast<T>::from, ...), so the
 // printer writes it and a scheduler can take it apart. Also the runtime's
-// memory and random-number primitives: vector loads and stores, the Philox
-// draw.
+// memory and random-number primitives: vector loads and stores,
+// asynchronous copies, the Philox draw.
 #pragma once
 
 #include <fusebox/ir/ir.h>
@@ -43,6 +43,15 @@ Value ternaryOp(TernaryOpType op, const Operand& a, const Operand& b, const Oper
 Value loadVector(int width, Value address);
 // fusebox::storeVec<width>(address, values).
 void storeVector(Block& block, int width, Value address, Value values);
+// Asynchronous copies from global to shared memory (cp.async on sm_80 and
+// up): fusebox::asyncCopy<bytes>(shared_dst, global_src) of 4, 8 or 16
+// bytes, both addresses aligned to the size, proceeds while the thread goes
+// on; asyncCommit closes the copies issued so far as a group; asyncWait
+// blocks until at most `pending` groups are in flight. A syncThreads after
+// the wait makes the block's copies visible to all its threads.
+void asyncCopy(Block& block, int bytes, Value shared_dst, Value global_src);
+void asyncCommit(Block& block);
+void asyncWait(Block& block, int pending);
 // fusebox::philox::draw(seed, offset, index, wide): the index-th uniform
 // double of the Philox stream at (seed, offset), 53 random bits when `wide`
 // (a double output), else 24.

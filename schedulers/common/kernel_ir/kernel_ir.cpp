@@ -25,6 +25,12 @@ Type pointerTo(const Type& t) {
 Type constPointerTo(const Type& t) {
   return {t.spelling + "* const"};
 }
+Type restrictPointerTo(const Type& t) {
+  return {t.spelling + "* __restrict__"};
+}
+Type constOf(const Type& t) {
+  return {"const " + t.spelling};
+}
 
 namespace {
 
@@ -258,6 +264,13 @@ std::vector<std::string> splitLines(const std::string& text) {
 }
 
 }  // namespace
+
+void Block::typeAlias(const std::string& name, const Type& type) {
+  Stmt s = makeStmt(StmtKind::TypeAlias);
+  s->name = name;
+  s->type = type;
+  node_->body.push_back(s);
+}
 
 void Block::code(const std::string& text) {
   if (text.empty()) return;

@@ -31,12 +31,16 @@ Type pointerTo(const Type& t);
 // T* const: a pointer that is not moved (DeclareFlags::is_const would make
 // the pointee const: `const T*`).
 Type constPointerTo(const Type& t);
+// T* __restrict__: a kernel parameter's pointer, which no other aliases.
+Type restrictPointerTo(const Type& t);
+// const T: a pointee the kernel only reads.
+Type constOf(const Type& t);
 
 // ---- values -----------------------------------------------------------------
 
 enum class ValueKind {
   IntLiteral,  // 4, -1
-  Text,        // a constant or expression the IR holds as printed text (a float literal)
+  Text,        // a constant the IR holds as printed text (a float literal, `true`)
   Variable,    // a declared name
   Unary,       // -a, !a
   Binary,      // a + b, a < b, a && b
@@ -146,8 +150,9 @@ enum class StmtKind {
   SyncThreads,
   Scope,    // { statements }: names declared in it end with it
   Combine,  // states combined across threads or blocks (combine.h), printed as its lowering
-  Code,     // lines of C++ the IR holds as text (what is not built as IR yet)
+  Code,     // lines of C++ a plugin writes as text (an escape hatch; no built-in kernel)
   Comment,
+  TypeAlias,  // using name = type;
 };
 
 enum class Unroll { None, Full /* FUSEBOX_UNROLL above the loop */ };
@@ -207,6 +212,7 @@ class Block {
   Block();
   explicit Block(Stmt node) : node_(std::move(node)) {}
   Stmt stmt() const { return node_; }
+  bool empty() const { return node_->body.empty(); }
 
   // Declares `name` and returns it as a value.
   Value declare(const std::string& name, const Type& type, Value init, DeclareFlags flags = {});
@@ -217,7 +223,8 @@ class Block {
   void ret();
   void breakLoop();
   void syncThreads();
-  void code(const std::string& text);  // one or more lines
+  void typeAlias(const std::string& name, const Type& type);  // using name = type;
+  void code(const std::string& text);                         // one or more lines
   void comment(const std::string& text);
   // A braced scope: its body is returned to be filled.
   Block scope();

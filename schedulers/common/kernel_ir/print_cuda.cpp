@@ -195,6 +195,8 @@ class Printer {
         return "break;";
       case StmtKind::SyncThreads:
         return "__syncthreads();";
+      case StmtKind::TypeAlias:
+        return fmt::format("using {} = {};", s.name, s.type.spelling);
       default:
         FUSEBOX_CHECK(false, "kernel IR: a {} statement does not fit one line",
                       static_cast<int>(s.kind));

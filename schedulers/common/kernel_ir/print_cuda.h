@@ -1,6 +1,6 @@
-// The printer of the kernel IR: CUDA C++ text from it. A kernel built through
-// the IR is printed here alone (scan and pointwise today; the others are still
-// written as text, docs/kernel-ir.md); the host backend compiles the same text.
+// The printer of the kernel IR: CUDA C++ text from it. Every built-in kernel
+// is built through the IR and printed here alone (docs/kernel-ir.md); the
+// host backend compiles the same text.
 #pragma once
 
 #include <string>

@@ -66,6 +66,9 @@ class IrPrinter {
       case StmtKind::SyncThreads:
         line("sync_threads");
         return;
+      case StmtKind::TypeAlias:
+        line(fmt::format("type {} = {}", s.name, s.type.spelling));
+        return;
       case StmtKind::Comment:
         for (const std::string& l : s.lines) line("# " + l);
         return;

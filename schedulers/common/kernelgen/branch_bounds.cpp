@@ -1,6 +1,7 @@
 // Pad and cat bound checks over vector chunks (branch_bounds.h).
 #include "kernelgen/branch_bounds.h"
 
+#include "kernel_ir/print_cuda.h"
 #include "kernelgen/merged_dims.h"
 
 namespace fusebox::kernelgen {
@@ -55,7 +56,7 @@ namespace {
 
 bool sameIndex(const IndexExpr& x, const IndexExpr& y) {
   if (x.affine != y.affine) return false;
-  if (!x.affine) return x.text == y.text;
+  if (!x.affine) return kir::printValue(x.opaque_value) == kir::printValue(y.opaque_value);
   return x.a.c == y.a.c && x.a.c_param == y.a.c_param && x.a.coef == y.a.coef;
 }
 

@@ -19,7 +19,7 @@ namespace fusebox::kernelgen {
 // One bound check: lo <= index < hi (either bound may be absent).
 struct BranchBound {
   IndexExpr index;   // over the iteration space
-  std::string role;  // the index's role (IndexExpr::str)
+  std::string role;  // the index's role (IndexExpr::value)
   std::optional<int64_t> lo, hi;
   std::string lo_role, hi_role;  // the bounds' roles (IterSpace::literal)
   bool never = false;            // never holds (a pad of an empty dim, a crop of 2^63)

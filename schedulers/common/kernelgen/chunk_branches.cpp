@@ -11,57 +11,66 @@
 
 namespace fusebox::kernelgen {
 
-std::string VectorPlacement::branchCondition(CodeSink& sink, const BranchBounds& bounds,
-                                             const std::string& text) {
+kir::Value VectorPlacement::branchCondition(CodeSink& sink, const BranchBounds& bounds,
+                                            const kir::Value& checks) {
   if (!uniform_branches || !vectorize_ ||
       !uniformOverChunk({bounds}, dims_.groups, space_.sizes, dims_.vector_width))
-    return text;
+    return checks;
   return chunkCondition(sink, bounds);
 }
 
 // A branch's checks at the chunk's first element, once per chunk (a bool
 // above the element loop): the innermost merged dim's index variables are
 // the element loop's, so its iteration dims are written from mb.
-std::string VectorPlacement::chunkCondition(CodeSink& sink, const BranchBounds& bounds) {
+kir::Value VectorPlacement::chunkCondition(CodeSink& sink, const BranchBounds& bounds) {
   IterSpace start = space_;
   const size_t last = dims_.groups.size() - 1;
-  const std::vector<std::string> texts = iterIndexTexts(dims_, space_, last, "mb");
+  const std::vector<kir::Value> first =
+      iterIndexValues(dims_, space_, last, kir::var("mb", kir::indexType()));
   const auto& group = dims_.groups[last];
-  for (size_t j = 0; j < texts.size(); ++j)
-    start.names[static_cast<size_t>(group[group.size() - 1 - j])] = texts[j];
-  std::vector<std::string> checks;
+  start.values.resize(start.rank());
+  for (size_t j = 0; j < group.size(); ++j) start.values[static_cast<size_t>(group[j])] = first[j];
+  kir::Value checks;
+  auto check = [&](kir::Value c) { checks = checks.defined() ? checks && c : c; };
   for (const BranchBound& b : bounds) {
-    const std::string s = b.index.str(start, b.role);
-    if (b.lo) checks.push_back(fmt::format("{} >= {}", s, space_.literal(*b.lo, b.lo_role)));
-    if (b.hi) checks.push_back(fmt::format("{} < {}", s, space_.literal(*b.hi, b.hi_role)));
+    const kir::Value s = b.index.value(start, b.role);
+    if (b.lo) check(s >= space_.literal(*b.lo, b.lo_role));
+    if (b.hi) check(s < space_.literal(*b.hi, b.hi_role));
   }
-  const std::string text =
-      checks.empty() ? std::string("true") : fmt::format("{}", fmt::join(checks, " && "));
-  auto it = conditions_.find(text);
+  if (!checks.defined()) checks = kir::text("true");
+  const std::string key = kir::printValue(checks);
+  auto it = conditions_.find(key);
   if (it == conditions_.end()) {
     const std::string var = sink.newVar("c");
-    pre_chunk.declare(var, kir::boolType(), kir::text(text), {.is_const = true});
-    it = conditions_.emplace(text, var).first;
+    pre_chunk.declare(var, kir::boolType(), checks, {.is_const = true});
+    it = conditions_.emplace(key, var).first;
   }
-  return it->second;
+  return kir::var(it->second, kir::boolType());
+}
+
+kir::Value VectorPlacement::vectorElement(const TensorView* tv, const std::string& var) {
+  return kir::castFrom(kir::computeTypeFor(tv->dtype()),
+                       kir::subscript(kir::var(var), kir::var("v", kir::intType())));
 }
 
 // A load under checks uniform over the chunk: made once for the chunk, under
 // the chunk's checks (so a branch the chunk does not take reads nothing and
 // never out of bounds); the element code selects from it in its branch.
-std::string VectorPlacement::guardedLoad(CodeSink& sink, const ElementRef& ref, bool vector) {
-  const std::string ct = computeTypeName(ref.tv->dtype());
-  const std::string at = offsetText(ref.offset, "mb", ref.pointer);
+kir::Value VectorPlacement::guardedLoad(CodeSink& sink, const ElementRef& ref, bool vector) {
+  const kir::Type ct = kir::computeTypeFor(ref.tv->dtype());
+  const kir::Value at = offsetValue(ref.offset, "mb", ref.pointer);
   auto element = [&](const std::string& var) {
-    return vector ? fmt::format("fusebox::Cast<{}>::from({}[v])", ct, var) : var;
+    return vector ? vectorElement(ref.tv, var) : kir::var(var, ct);
   };
+  const std::string at_key = fmt::format("{}@{}", ref.pointer, kir::printValue(at));
   // The same data loaded unconditionally serves as well.
-  if (auto it = hoisted_.find(fmt::format("{}@{}", ref.pointer, at)); it != hoisted_.end())
-    return element(it->second);
-  std::vector<std::string> guards;
-  for (const BranchBounds& b : ref.branches) guards.push_back(chunkCondition(sink, b));
-  const std::string guard = fmt::format("{}", fmt::join(guards, " && "));
-  const std::string key = fmt::format("{}@{}?{}", ref.pointer, at, guard);
+  if (auto it = hoisted_.find(at_key); it != hoisted_.end()) return element(it->second);
+  kir::Value guard;
+  for (const BranchBounds& b : ref.branches) {
+    const kir::Value c = chunkCondition(sink, b);
+    guard = guard.defined() ? guard && c : c;
+  }
+  const std::string key = fmt::format("{}?{}", at_key, kir::printValue(guard));
   auto it = hoisted_.find(key);
   if (it == hoisted_.end()) {
     std::string var;
@@ -70,11 +79,9 @@ std::string VectorPlacement::guardedLoad(CodeSink& sink, const ElementRef& ref, 
     } else {
       var = sink.newVar("hl");
       pre_chunk.declare(
-          var, kir::named(ct),
-          kir::select(
-              kir::text(guard),
-              kir::castFrom(kir::named(ct), kir::subscript(kir::var(ref.pointer), kir::text(at))),
-              kir::text(ct + "{}")),
+          var, ct,
+          kir::select(guard, kir::castFrom(ct, kir::subscript(kir::var(ref.pointer), at)),
+                      kir::text(ct.spelling + "{}")),
           {.is_const = true});
     }
     it = hoisted_.emplace(key, var).first;
@@ -85,7 +92,7 @@ std::string VectorPlacement::guardedLoad(CodeSink& sink, const ElementRef& ref, 
 // The vector a guarded vector load reads: one shared with the loads of the
 // same input under the other branches of a cat, where it excludes them all.
 std::string VectorPlacement::guardedVector(CodeSink& sink, const ElementRef& ref,
-                                           const std::string& guard, const std::string& at) {
+                                           const kir::Value& guard, const kir::Value& at) {
   const std::string type =
       fmt::format("fusebox::Array<{}, {}>", storageType(ref.tv->dtype()), dims_.vector_width);
   for (GuardedVector& g : guarded_) {
@@ -105,17 +112,13 @@ void VectorPlacement::finishChunk() {
   const int vec = dims_.vector_width;
   for (const GuardedVector& g : guarded_) {
     // Any member's guard loads; the first that holds says from where.
-    std::string address = g.members.back().at;
+    kir::Value address = g.members.back().at;
     for (size_t k = g.members.size() - 1; k-- > 0;)
-      address = fmt::format("({} ? {} : {})", g.members[k].guard, g.members[k].at, address);
-    std::vector<std::string> any;
-    for (const GuardedVector::Member& m : g.members)
-      any.push_back(g.members.size() > 1 && m.guard.find("&&") != std::string::npos
-                        ? fmt::format("({})", m.guard)
-                        : m.guard);
+      address = kir::select(g.members[k].guard, g.members[k].at, address);
+    kir::Value any = g.members[0].guard;
+    for (size_t k = 1; k < g.members.size(); ++k) any = any || g.members[k].guard;
     pre_chunk.declare(g.var, kir::named(g.type),
-                      kir::select(kir::text(fmt::format("{}", fmt::join(any, " || "))),
-                                  kir::loadVector(vec, kir::var(g.pointer) + kir::text(address)),
+                      kir::select(any, kir::loadVector(vec, kir::var(g.pointer) + address),
                                   kir::text(g.type + "{}")),
                       {.is_const = true});
   }

@@ -48,27 +48,34 @@ ElementWriter::ValueStep ElementWriter::startIndexed(ValueTask& t) {
   return need(index, std::move(at));
 }
 
-ElementWriter::ValueStep ElementWriter::finishIndexed(ValueTask& t,
-                                                      const std::string& index_value) {
+namespace {
+
+// id as the 64-bit unsigned literal the runtime's index checks take.
+kir::Value checkId(int id) {
+  return kir::text(fmt::format("{}ull", id));
+}
+
+}  // namespace
+
+ElementWriter::ValueStep ElementWriter::finishIndexed(ValueTask& t, const kir::Value& index_value) {
   const Expr* e = t.tv->definition();
   const size_t d = static_cast<size_t>(e->attr<IndexAttr>().dim);
   const auto& in_sizes = sizesOf(e->input(0));
   const int64_t size = in_sizes[d];
   const int id = indexCheckId(e, size, 0);
-  const std::string value = fmt::format("static_cast<int64_t>({})", index_value);
+  const kir::Value value = kir::cast(kir::named("int64_t"), index_value);
+  const kir::Value errors = kir::var(params_.indexErrors());
   if (size == 0) {
     // Nothing to read: every index is out of range.
-    sink.at().evaluate(kir::call(
-        "fusebox::recordIndexError",
-        {kir::text(params_.indexErrors()), kir::text(fmt::format("{}ull", id)), kir::text(value)}));
+    sink.at().evaluate(kir::call("fusebox::recordIndexError", {errors, checkId(id), value}));
     const DataType out = t.tv->dtype();
-    return finished(declare(out, roundTo(out, "0")));
+    return finished(declare(out, kir::roundTo(out, kir::lit(0))));
   }
   const std::string role = fmt::format("T{}.{}<", e->input(0)->name(), d);
   const std::string x = loads_->indexVariable(
       sink, index_value,
-      fmt::format("static_cast<idx_t>(fusebox::checkedIndex({}, {}, {}, {}ull))", value,
-                  space_.literal(size, role), params_.indexErrors(), id));
+      kir::asIndex(kir::call("fusebox::checkedIndex",
+                             {value, space_.literal(size, role), errors, checkId(id)})));
   // take_along_axis reads a size-1 input dim at 0 for every output index.
   Index in = e->op() == OpType::TakeAlongAxis ? alignRight(t.idx, in_sizes, space_) : t.idx;
   // A segment input is loaded at once: its offset keeps the index as a term
@@ -79,7 +86,7 @@ ElementWriter::ValueStep ElementWriter::finishIndexed(ValueTask& t,
     in[d] = IndexExpr::constant(0, space_.rank());
     in[d].a.terms.emplace_back(x, 1);
   } else {
-    in[d] = IndexExpr::opaque(x);
+    in[d] = IndexExpr::opaque(kir::var(x, kir::indexType()));
   }
   return forwardTo(t, std::move(in));
 }
@@ -91,21 +98,22 @@ ElementWriter::ValueStep ElementWriter::startSelect(ValueTask& t) {
   const int64_t size = in_sizes[d];
   const int id = indexCheckId(e, size, -size);
   // The scalar is the same for every element: checked once per thread.
-  const std::string raw = fmt::format("static_cast<int64_t>({})", scalarText(e->input(1)));
+  const kir::Value raw = kir::cast(kir::named("int64_t"), scalarValue(e->input(1)));
+  const kir::Value errors = kir::var(params_.indexErrors());
   const std::string role = fmt::format("T{}.{}<", e->input(0)->name(), d);
   const std::string s = sink.newVar("s");
   if (size == 0) {
-    prologue.line(
-        fmt::format("fusebox::recordIndexError({}, {}ull, {});", params_.indexErrors(), id, raw));
+    prologue.evaluate(kir::call("fusebox::recordIndexError", {errors, checkId(id), raw}));
     const DataType out = t.tv->dtype();
-    return finished(declare(out, roundTo(out, "0")));
+    return finished(declare(out, kir::roundTo(out, kir::lit(0))));
   }
-  prologue.line(
-      fmt::format("const idx_t {} = static_cast<idx_t>(fusebox::checkedSelectIndex({}, {}, {}, "
-                  "{}ull));",
-                  s, raw, space_.literal(size, role), params_.indexErrors(), id));
+  const kir::Value index = prologue.declare(
+      s, kir::indexType(),
+      kir::asIndex(kir::call("fusebox::checkedSelectIndex",
+                             {raw, space_.literal(size, role), errors, checkId(id)})),
+      {.is_const = true});
   Index in = t.idx;
-  in.insert(in.begin() + static_cast<std::ptrdiff_t>(d), IndexExpr::opaque(s));
+  in.insert(in.begin() + static_cast<std::ptrdiff_t>(d), IndexExpr::opaque(index));
   return forwardTo(t, std::move(in));
 }
 

@@ -9,7 +9,6 @@
 #include <optional>
 
 #include "kernel_ir/element_math.h"
-#include "kernel_ir/print_cuda.h"
 #include "kernelgen/size_literals.h"
 
 namespace fusebox::kernelgen {
@@ -36,9 +35,9 @@ void ElementWriter::beginElement() {
   memo_.assign(1, {});
 }
 
-std::string ElementWriter::value(const TensorView* tv, const Index& idx, Placement& loads) {
+kir::Value ElementWriter::value(const TensorView* tv, const Index& idx, Placement& loads) {
   loads_ = &loads;
-  std::string v = tensorValue(tv, idx);
+  kir::Value v = tensorValue(tv, idx);
   loads_ = nullptr;
   return v;
 }
@@ -67,7 +66,7 @@ Index ElementWriter::iterationIndexOf(const TensorView* tv) const {
 void ElementWriter::store(size_t k, const Index& idx, const std::vector<int64_t>& strides,
                           Placement& placement) {
   const auto* tv = f_.outputs().at(k)->as<TensorView>();
-  const std::string v = value(tv, idx, placement);
+  const kir::Value v = value(tv, idx, placement);
   const auto& sizes = sizes_.at(tv);
   ElementRef ref;
   ref.tv = tv;
@@ -101,7 +100,7 @@ void ElementWriter::record(const TensorView* tv, bool is_output, const IndexExpr
   accesses_.push_back(a);
 }
 
-std::string ElementWriter::load(const TensorView* tv, const Index& idx) {
+kir::Value ElementWriter::load(const TensorView* tv, const Index& idx) {
   const InputArg& in = inputs_.at(tv);
   ElementRef ref;
   ref.tv = tv;
@@ -115,7 +114,7 @@ std::string ElementWriter::load(const TensorView* tv, const Index& idx) {
   return loads_->load(sink, ref);
 }
 
-const std::string* ElementWriter::lookup(const std::string& key) const {
+const kir::Value* ElementWriter::lookup(const std::string& key) const {
   for (auto it = memo_.rbegin(); it != memo_.rend(); ++it) {
     auto f = it->find(key);
     if (f != it->end()) return &f->second;
@@ -123,21 +122,14 @@ const std::string* ElementWriter::lookup(const std::string& key) const {
   return nullptr;
 }
 
-std::string ElementWriter::declare(DataType t, const std::string& expr) {
-  return declare(t, kir::text(expr));
+kir::Value ElementWriter::declare(DataType t, kir::Value value) {
+  return sink.at().declare(sink.newVar("v"), kir::computeTypeFor(t), std::move(value),
+                           {.is_const = true});
 }
 
-std::string ElementWriter::declare(DataType t, kir::Value value) {
-  const std::string var = sink.newVar("v");
-  sink.at().declare(var, kir::computeTypeFor(t), std::move(value), {.is_const = true});
-  return var;
-}
-
-kir::Value ElementWriter::opValue(const Expr* e, const std::vector<OperandText>& ops,
+kir::Value ElementWriter::opValue(const Expr* e, const std::vector<kir::Operand>& ops,
                                   DataType out) {
-  auto operand = [&](size_t k) {
-    return kir::Operand{kir::text(ops.at(k).value), ops.at(k).dtype};
-  };
+  auto operand = [&](size_t k) { return ops.at(k); };
   const bool approximate = approximate_.count(e) > 0;
   switch (e->op()) {
     case OpType::Unary:
@@ -157,56 +149,55 @@ kir::Value ElementWriter::opValue(const Expr* e, const std::vector<OperandText>&
 }
 
 // Scalars keep their own stack too: a scalar chain of any length fits.
-std::string ElementWriter::scalarText(const Val* root) {
+kir::Value ElementWriter::scalarValue(const Val* root) {
   struct Frame {
     const Val* v;
     size_t next = 0;
-    std::vector<OperandText> ops;
+    std::vector<kir::Operand> ops;
   };
   std::vector<Frame> stack;
-  // The text of `v` when it needs no operands first; otherwise pushes a
+  // A prologue variable of v's compute type holding `value`.
+  auto prologueVariable = [&](const Val* v, kir::Value value) {
+    return prologue.declare(sink.newVar("s"), kir::computeTypeFor(v->dtype()), std::move(value),
+                            {.is_const = true});
+  };
+  // The value of `v` when it needs no operands first; otherwise pushes a
   // frame for it and returns nullopt.
-  auto visit = [&](const Val* v) -> std::optional<std::string> {
+  auto visit = [&](const Val* v) -> std::optional<kir::Value> {
     if (auto it = scalar_memo_.find(v); it != scalar_memo_.end()) return it->second;
     const auto* s = v->as<Scalar>();
-    std::string text;
+    kir::Value value;
     if (s->isConst()) {
-      text = literal(*s->value(), s->dtype());
-    } else if (const std::string raw = params_.scalarParam(v); !raw.empty()) {
-      const std::string var = sink.newVar("s");
-      prologue.line(fmt::format("const {} {} = {};", computeTypeName(s->dtype()), var,
-                                roundTo(s->dtype(), raw)));
-      text = var;
+      value = kir::literal(*s->value(), s->dtype());
+    } else if (const kir::Value param = params_.scalarParam(v); param.defined()) {
+      value = prologueVariable(v, kir::roundTo(s->dtype(), param));
     } else if (const Expr* e = s->definition(); e != nullptr && !e->isTensorOp()) {
       stack.push_back({v, 0, {}});
       return std::nullopt;
     } else {
       // A scalar the run time knows (an extent): an integer one is a size the
       // kernel may take as a parameter (size_literals.h).
-      auto value = info_.evaluator().evaluate(v);
-      FUSEBOX_USER_CHECK(value.has_value(), "scalar {} has no value at run time", v->toString());
-      text = literal(*value, s->dtype());
-      const int64_t i = isIntegralType(s->dtype()) ? toInt(*value) : 0;
+      auto known = info_.evaluator().evaluate(v);
+      FUSEBOX_USER_CHECK(known.has_value(), "scalar {} has no value at run time", v->toString());
+      value = kir::literal(*known, s->dtype());
+      const int64_t i = isIntegralType(s->dtype()) ? toInt(*known) : 0;
       if (space_.symbolic() && i != 0 && i != 1)
-        text = space_.literals->text(i, fmt::format("s{}", v->name()), SizeLiterals::Type::Int64);
+        value = space_.literals->value(i, fmt::format("s{}", v->name()), SizeLiterals::Type::Int64);
     }
-    scalar_memo_[v] = text;
-    return text;
+    scalar_memo_[v] = value;
+    return value;
   };
-  if (auto text = visit(root)) return *text;
+  if (auto value = visit(root)) return *value;
   while (true) {
     Frame& top = stack.back();
     const Expr* e = top.v->definition();
     if (top.next < e->inputs().size()) {
       const Val* in = e->input(top.next++);
-      if (auto text = visit(in)) top.ops.push_back({*text, in->dtype()});  // else: pushed
+      if (auto value = visit(in)) top.ops.push_back({*value, in->dtype()});  // else: pushed
       continue;
     }
-    const std::string expr = kir::printValue(opValue(e, top.ops, top.v->dtype()));
-    const std::string var = sink.newVar("s");
-    prologue.line(fmt::format("const {} {} = {};", computeTypeName(top.v->dtype()), var, expr));
-    const Val* v = top.v;
-    scalar_memo_[v] = var;
+    const kir::Value var = prologueVariable(top.v, opValue(e, top.ops, top.v->dtype()));
+    scalar_memo_[top.v] = var;
     stack.pop_back();
     if (stack.empty()) return var;
     const Val* in = stack.back().v->definition()->input(stack.back().next - 1);
@@ -214,65 +205,64 @@ std::string ElementWriter::scalarText(const Val* root) {
   }
 }
 
-std::string ElementWriter::iotaValue(const Expr* e, const Index& idx) {
+kir::Value ElementWriter::iotaValue(const Expr* e, const Index& idx) {
   const DataType out = e->output(0)->dtype();
   const std::string role = fmt::format("T{}", e->output(0)->name());
-  const std::string i = idx.at(0).str(space_, role);
-  const std::string start = scalarText(e->input(1)), step = scalarText(e->input(2));
-  if (isFloatingType(out))
-    return declare(
-        out, roundTo(out, fmt::format("fusebox::Cast<double>::from({}) + "
-                                      "static_cast<double>({}) * fusebox::Cast<double>::from({})",
-                                      start, i, step)));
+  const kir::Value i = idx.at(0).value(space_, role);
+  const kir::Value start = scalarValue(e->input(1)), step = scalarValue(e->input(2));
+  if (isFloatingType(out)) {
+    const kir::Type f64 = kir::named("double");
+    return declare(out, kir::roundTo(out, kir::castFrom(f64, start) +
+                                              kir::cast(f64, i) * kir::castFrom(f64, step)));
+  }
+  // Wrapping, as the evaluator's: in uint64_t.
+  const kir::Type i64 = kir::named("int64_t"), u64 = kir::named("uint64_t");
   return declare(
-      out, roundTo(out, fmt::format("static_cast<int64_t>(static_cast<uint64_t>("
-                                    "fusebox::Cast<int64_t>::from({})) + "
-                                    "static_cast<uint64_t>({}) * "
-                                    "static_cast<uint64_t>(fusebox::Cast<int64_t>::from({})))",
-                                    start, i, step)));
+      out, kir::roundTo(out, kir::cast(i64, kir::cast(u64, kir::castFrom(i64, start)) +
+                                                kir::cast(u64, i) *
+                                                    kir::cast(u64, kir::castFrom(i64, step)))));
 }
 
 // uniform / normal: element i (row-major in the op's shape) from the Philox
 // word stream exactly as docs/random.md specifies (the device runtime's
 // fusebox_runtime/philox.cuh, which the evaluator shares); the arithmetic is
 // in double, rounded once to the dtype.
-std::string ElementWriter::randomValue(const Expr* e, const Index& idx) {
+kir::Value ElementWriter::randomValue(const Expr* e, const Index& idx) {
   const auto& attr = e->attr<RandAttr>();
   const auto* tv = e->output(0)->as<TensorView>();
   const auto& sizes = sizesOf(tv);
   const size_t rank = sizes.size();
   const std::string role = fmt::format("T{}", tv->name());
-  const std::string i =
-      linearOffset(idx, sizes, contiguousStrides(sizes), space_, role).str(space_, role);
-  const std::string a = fmt::format("fusebox::Cast<double>::from({})", scalarText(e->input(rank)));
-  const std::string b =
-      fmt::format("fusebox::Cast<double>::from({})", scalarText(e->input(rank + 1)));
-  std::string seed = "0ull", offset = "0ull";
+  const kir::Type f64 = kir::named("double"), i64 = kir::named("int64_t"),
+                  u64 = kir::named("uint64_t");
+  const kir::Value i =
+      linearOffset(idx, sizes, contiguousStrides(sizes), space_, role).value(space_, role);
+  const kir::Value a = kir::castFrom(f64, scalarValue(e->input(rank)));
+  const kir::Value b = kir::castFrom(f64, scalarValue(e->input(rank + 1)));
+  kir::Value seed = kir::text("0ull"), offset = kir::text("0ull");
   if (attr.has_seed) {
-    seed = fmt::format("static_cast<uint64_t>(fusebox::Cast<int64_t>::from({}))",
-                       scalarText(e->input(rank + 2)));
-    offset = fmt::format("static_cast<uint64_t>(fusebox::Cast<int64_t>::from({}))",
-                         scalarText(e->input(rank + 3)));
+    seed = kir::cast(u64, kir::castFrom(i64, scalarValue(e->input(rank + 2))));
+    offset = kir::cast(u64, kir::castFrom(i64, scalarValue(e->input(rank + 3))));
   }
   const bool wide = tv->dtype() == DataType::Double;
-  const std::string element = fmt::format("static_cast<uint64_t>({})", i);
-  auto draw = [&](const std::string& k) {
-    return kir::printValue(kir::philoxDraw(kir::text(seed), kir::text(offset), kir::text(k), wide));
-  };
-  std::string value;
+  const kir::Value element = kir::cast(u64, i);
+  auto draw = [&](kir::Value k) { return kir::philoxDraw(seed, offset, std::move(k), wide); };
+  auto op = [](const char* f, kir::Value x) { return kir::call(f, {std::move(x)}); };
+  kir::Value value;
   if (attr.dist == RandomDistribution::Uniform) {
-    value = fmt::format("{} + fusebox::philox::mulRounded({} - {}, {})", a, b, a, draw(element));
+    value = a + kir::call("fusebox::philox::mulRounded", {b - a, draw(element)});
   } else {
-    const std::string u1 = sink.newVar("u"), u2 = sink.newVar("u");
-    const kir::Type f64 = kir::named("double");
-    sink.at().declare(u1, f64, kir::text("1.0 - " + draw("2 * " + element)), {.is_const = true});
-    sink.at().declare(u2, f64, kir::text(draw("2 * " + element + " + 1")), {.is_const = true});
-    value = fmt::format(
-        "{} + fusebox::philox::mulRounded({}, fusebox::op::sqrt(-2.0 * "
-        "fusebox::op::log({})) * fusebox::op::cos(2.0 * 3.141592653589793116 * {}))",
-        a, b, u1, u2);
+    const kir::Value u1 = sink.at().declare(
+        sink.newVar("u"), f64, kir::text("1.0") - draw(kir::lit(2) * element), {.is_const = true});
+    const kir::Value u2 = sink.at().declare(
+        sink.newVar("u"), f64, draw(kir::lit(2) * element + kir::lit(1)), {.is_const = true});
+    value =
+        a + kir::call("fusebox::philox::mulRounded",
+                      {b, op("fusebox::op::sqrt", kir::text("-2.0") * op("fusebox::op::log", u1)) *
+                              op("fusebox::op::cos",
+                                 kir::text("2.0") * kir::text("3.141592653589793116") * u2)});
   }
-  return declare(tv->dtype(), roundTo(tv->dtype(), value));
+  return declare(tv->dtype(), kir::roundTo(tv->dtype(), value));
 }
 
 }  // namespace fusebox::kernelgen

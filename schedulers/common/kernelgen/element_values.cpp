@@ -13,14 +13,15 @@
 #include <algorithm>
 
 #include "kernel_ir/element_math.h"
+#include "kernel_ir/print_cuda.h"
 
 namespace fusebox::kernelgen {
 
 namespace {
 
-// Opaque index text longer than this is computed once into a variable: a
-// chain of reshapes that split and merge dims would otherwise nest the
-// previous index into the next one, doubling it each time.
+// An opaque index longer than this (printed) is computed once into a
+// variable: a chain of reshapes that split and merge dims would otherwise
+// nest the previous index into the next one, doubling it each time.
 constexpr size_t kMaxIndexText = 200;
 
 // Whether a shape scalar (a pad width, a slice start) may differ from call to
@@ -31,20 +32,20 @@ bool varies(const Val* v) {
 
 }  // namespace
 
-ElementWriter::ValueStep ElementWriter::finished(std::string value) {
+ElementWriter::ValueStep ElementWriter::finished(kir::Value value) {
   ValueStep s;
   s.finished = true;
   s.value = std::move(value);
   return s;
 }
 
-std::string ElementWriter::tensorValue(const TensorView* tv, const Index& idx) {
+kir::Value ElementWriter::tensorValue(const TensorView* tv, const Index& idx) {
   std::vector<ValueTask> stack;
-  std::string value;  // the value last found in the memo or finished
+  kir::Value value;  // the value last found in the memo or finished
   // The memoized value of (t, i) into `value` (true), or a new task for it.
   auto request = [&](const TensorView* t, Index i) {
     std::string key = fmt::format("T{}@{}", t->name(), indexKey(i, space_));
-    if (const std::string* hit = lookup(key)) {
+    if (const kir::Value* hit = lookup(key)) {
       value = *hit;
       return true;
     }
@@ -56,7 +57,7 @@ std::string ElementWriter::tensorValue(const TensorView* tv, const Index& idx) {
     return false;
   };
   if (request(tv, idx)) return value;
-  const std::string* operand = nullptr;  // the value the top task waits for, once known
+  const kir::Value* operand = nullptr;  // the value the top task waits for, once known
   while (true) {
     ValueStep step = advance(stack.back(), operand);
     operand = nullptr;
@@ -74,7 +75,7 @@ std::string ElementWriter::tensorValue(const TensorView* tv, const Index& idx) {
   }
 }
 
-ElementWriter::ValueStep ElementWriter::advance(ValueTask& t, const std::string* operand) {
+ElementWriter::ValueStep ElementWriter::advance(ValueTask& t, const kir::Value* operand) {
   switch (t.stage) {
     case ValueTask::Stage::Start:
       return start(t);
@@ -82,14 +83,14 @@ ElementWriter::ValueStep ElementWriter::advance(ValueTask& t, const std::string*
       t.ops.push_back({*operand, t.tv->definition()->input(t.next - 1)->dtype()});
       return nextOperand(t);
     case ValueTask::Stage::Power:
-      return finished(declare(t.tv->dtype(), smallPowerText(t.tv->definition(), *operand)));
+      return finished(declare(t.tv->dtype(), smallPowerValue(t.tv->definition(), *operand)));
     case ValueTask::Stage::Forward: {
       // Data movement keeps the element: the input's value, converted if the
       // output's dtype differs.
       const Expr* e = t.tv->definition();
       const DataType out = e->output(0)->dtype();
       if (e->input(0)->dtype() == out) return finished(*operand);
-      return finished(declare(out, roundTo(out, *operand)));
+      return finished(declare(out, kir::roundTo(out, *operand)));
     }
     case ValueTask::Stage::PassThrough:
       return finished(*operand);
@@ -103,11 +104,9 @@ ElementWriter::ValueStep ElementWriter::advance(ValueTask& t, const std::string*
 
 ElementWriter::ValueStep ElementWriter::need(const TensorView* tv, Index idx) {
   for (IndexExpr& d : idx)
-    if (!d.affine && d.text.size() > kMaxIndexText) {
-      const std::string var = sink.newVar("x");
-      sink.at().declare(var, kir::indexType(), kir::text(d.text), kir::kConstUnused);
-      d = IndexExpr::opaque(var);
-    }
+    if (!d.affine && kir::printValue(d.opaque_value).size() > kMaxIndexText)
+      d = IndexExpr::opaque(
+          sink.at().declare(sink.newVar("x"), kir::indexType(), d.opaque_value, kir::kConstUnused));
   ValueStep s;
   s.tv = tv;
   s.idx = std::move(idx);
@@ -197,7 +196,7 @@ ElementWriter::ValueStep ElementWriter::start(ValueTask& t) {
     case OpType::Cat:
       return startCat(t);
     case OpType::Full:
-      return finished(declare(out, roundTo(out, scalarText(e->input(0)))));
+      return finished(declare(out, kir::roundTo(out, scalarValue(e->input(0)))));
     case OpType::Iota:
       return finished(iotaValue(e, idx));
     case OpType::Rand:
@@ -217,9 +216,9 @@ ElementWriter::ValueStep ElementWriter::nextOperand(ValueTask& t) {
     // float32 op), as the evaluator and PyTorch read it.
     const DataType compute = elementwiseComputeType(e);
     if (convertsToComputeType(in->dtype(), false, compute))
-      t.ops.push_back({roundTo(compute, scalarText(in)), compute});
+      t.ops.push_back({kir::roundTo(compute, scalarValue(in)), compute});
     else
-      t.ops.push_back({scalarText(in), in->dtype()});
+      t.ops.push_back({scalarValue(in), in->dtype()});
   }
   return finished(declare(t.tv->dtype(), opValue(e, t.ops, t.tv->dtype())));
 }
@@ -270,14 +269,13 @@ const TensorView* ElementWriter::smallPowerBase(const Expr* e) {
   return e->input(0)->as<TensorView>();
 }
 
-std::string ElementWriter::smallPowerText(const Expr* e, std::string base) {
+kir::Value ElementWriter::smallPowerValue(const Expr* e, kir::Value base) {
   const DataType out = e->output(0)->dtype();
   const double k = toDouble(*e->input(1)->as<Scalar>()->value());
-  const std::string ct = computeTypeName(out);
-  if (computeTypeName(e->input(0)->dtype()) != ct)
-    base = fmt::format("fusebox::Cast<{}>::from({})", ct, base);
-  const std::string square = fmt::format("({} * {})", base, base);
-  return roundTo(out, k == 2.0 ? square : fmt::format("({} * {})", square, base));
+  const kir::Type ct = kir::computeTypeFor(out);
+  if (kir::computeTypeFor(e->input(0)->dtype()) != ct) base = kir::castFrom(ct, base);
+  const kir::Value square = base * base;
+  return kir::roundTo(out, k == 2.0 ? square : square * base);
 }
 
 // pad: the input's value where the index falls inside it, else the pad value.
@@ -289,7 +287,8 @@ ElementWriter::ValueStep ElementWriter::startPad(ValueTask& t) {
   const size_t r = in_sizes.size();
   const size_t npairs = (e->inputs().size() - 2) / 2;
   Index in = idx;
-  std::vector<std::string> conds;
+  kir::Value cond;  // every dim's checks, and-ed
+  auto check = [&](kir::Value c) { cond = cond.defined() ? cond && c : c; };
   BranchBounds bounds;
   for (size_t k = 0; k < npairs; ++k) {
     const size_t d = r - 1 - k;
@@ -305,34 +304,33 @@ ElementWriter::ValueStep ElementWriter::startPad(ValueTask& t) {
     const auto shift = checked::neg(left);
     BranchBound& b = bounds.emplace_back();
     if (in_sizes[d] == 0 || !shift) {
-      conds.push_back("false");
+      check(kir::text("false"));
       b.never = true;
       in[d] = IndexExpr::constant(0, space_.rank());
       continue;
     }
     in[d] = idx[d].plus(*shift, space_, role, general);
-    const std::string s = in[d].str(space_, role);
-    const std::string size = space_.literal(in_sizes[d], role + "<");
+    const kir::Value s = in[d].value(space_, role);
+    const kir::Value size = space_.literal(in_sizes[d], role + "<");
     b.index = in[d];
     b.role = role;
     b.hi = in_sizes[d];
     b.hi_role = role + "<";
     if (left <= 0 && !general) {
-      conds.push_back(fmt::format("{} < {}", s, size));
+      check(s < size);
     } else {
-      conds.push_back(fmt::format("{} >= 0 && {} < {}", s, s, size));
+      check(s >= kir::lit(0) && s < size);
       b.lo = 0;
     }
     if (in_sizes[d] == 1) in[d] = IndexExpr::constant(0, space_.rank());
   }
   const DataType out = e->output(0)->dtype();
-  const std::string pad_value = roundTo(out, scalarText(e->input(1)));
-  if (conds.empty()) return forwardTo(t, std::move(in));
+  const kir::Value pad_value = kir::roundTo(out, scalarValue(e->input(1)));
+  if (!cond.defined()) return forwardTo(t, std::move(in));
   t.var = sink.newVar("v");
   sink.at().declare(t.var, kir::computeTypeFor(out), {});
   t.chain.emplace(sink.at());
-  t.branches = {
-      {fmt::format("{}", fmt::join(conds, " && ")), std::move(bounds), src, std::move(in)}};
+  t.branches = {{cond, std::move(bounds), src, std::move(in)}};
   t.otherwise = pad_value;
   t.stage = ValueTask::Stage::Branches;
   return openBranch(t);
@@ -360,7 +358,7 @@ ElementWriter::ValueStep ElementWriter::startCat(ValueTask& t) {
         size == 1 ? IndexExpr::constant(0, space_.rank()) : idx[dim].plus(-at, space_, branch);
     at += size;
     ends.emplace_back(at, branch + "<");
-    branches.push_back({"", {}, src, std::move(in)});
+    branches.push_back({{}, {}, src, std::move(in)});
   }
   FUSEBOX_CHECK(!branches.empty(), "kernelgen: cat of empty tensors has elements");
   if (branches.size() == 1) {
@@ -378,8 +376,8 @@ ElementWriter::ValueStep ElementWriter::startCat(ValueTask& t) {
       bound.lo_role = ends[b - 1].second;
     }
     if (b + 1 < branches.size()) {
-      branches[b].cond = fmt::format("{} < {}", idx[dim].str(space_, role),
-                                     space_.literal(ends[b].first, ends[b].second));
+      branches[b].cond =
+          idx[dim].value(space_, role) < space_.literal(ends[b].first, ends[b].second);
       bound.hi = ends[b].first;
       bound.hi_role = ends[b].second;
     }
@@ -397,27 +395,26 @@ ElementWriter::ValueStep ElementWriter::startCat(ValueTask& t) {
 ElementWriter::ValueStep ElementWriter::openBranch(ValueTask& t) {
   const ValueBranch& b = t.branches[t.next];
   // A cat's last branch takes what the others did not: the chain's else.
-  sink.open(b.cond.empty()
-                ? t.chain->otherwise()
-                : t.chain->branch(kir::text(loads_->branchCondition(sink, b.bounds, b.cond))));
+  sink.open(!b.cond.defined() ? t.chain->otherwise()
+                              : t.chain->branch(loads_->branchCondition(sink, b.bounds, b.cond)));
   branches_.push_back(b.bounds);
   opened_.push_back(b.bounds);
   memo_.emplace_back();
   return need(b.src, b.idx);
 }
 
-ElementWriter::ValueStep ElementWriter::closeBranch(ValueTask& t, const std::string& value) {
+ElementWriter::ValueStep ElementWriter::closeBranch(ValueTask& t, const kir::Value& value) {
   // A tensor's value is already rounded to its dtype: one of the output's
   // dtype needs no second rounding (a cat's inputs, a pad's input).
   const DataType out = t.tv->dtype();
   sink.at().assign(kir::var(t.var),
-                   kir::text(t.branches[t.next].src->dtype() == out ? value : roundTo(out, value)));
+                   t.branches[t.next].src->dtype() == out ? value : kir::roundTo(out, value));
   memo_.pop_back();
   branches_.pop_back();
   sink.close();
   if (++t.next < t.branches.size()) return openBranch(t);
-  if (t.otherwise) t.chain->otherwise().assign(kir::var(t.var), kir::text(*t.otherwise));
-  return finished(t.var);
+  if (t.otherwise) t.chain->otherwise().assign(kir::var(t.var), *t.otherwise);
+  return finished(kir::var(t.var, kir::computeTypeFor(out)));
 }
 
 }  // namespace fusebox::kernelgen

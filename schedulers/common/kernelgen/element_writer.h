@@ -1,7 +1,8 @@
 // The expression walker every scheduler generates element code with: the
 // value of a tensor at an index (one index expression per dim, over the
 // caller's iteration space; index_math.h) derived through every op back to
-// the segment inputs, as C++ statements in compute types (codegen_ops.h);
+// the segment inputs, as kernel IR statements and values in compute types
+// (kernel_ir/element_math.h);
 // equal (tensor, index) pairs are computed once. The caller decides
 //   - the iteration space (its extents and index variable names);
 //   - where the walk stops early: a tensor whose value the kernel already
@@ -22,9 +23,9 @@
 #include <utility>
 #include <vector>
 
+#include "kernel_ir/element_math.h"
 #include "kernelgen/access.h"
 #include "kernelgen/approximate_math.h"
-#include "kernelgen/buffer.h"
 #include "kernelgen/codegen_ops.h"
 #include "kernelgen/index_math.h"
 #include "kernelgen/kernel_params.h"
@@ -39,9 +40,9 @@ class ElementWriter {
   ElementWriter(const Fusion& segment, const TensorSizes& sizes, const ParamLayout& params,
                 RuntimeInfo& info, IterSpace space);
 
-  // The value of `tv` at an index, as C++ text in tv's compute type: the walk
-  // takes it instead of walking back through tv's definition.
-  using ValueSource = std::function<std::string(const Index& idx)>;
+  // The value of `tv` at an index, in tv's compute type: the walk takes it
+  // instead of walking back through tv's definition.
+  using ValueSource = std::function<kir::Value(const Index& idx)>;
   void provide(const TensorView* tv, ValueSource source);
 
   // Called with each tensor value the walk computes (not memo hits, not
@@ -50,7 +51,7 @@ class ElementWriter {
   // A scheduler that keeps some values for later code (a persistent kernel's
   // next pass) writes them out here.
   using ValueObserver = std::function<void(const TensorView* tv, const Index& idx,
-                                           const std::string& value, bool in_branch)>;
+                                           const kir::Value& value, bool in_branch)>;
   void observe(ValueObserver observer) { observer_ = std::move(observer); }
 
   const IterSpace& space() const { return space_; }
@@ -64,10 +65,9 @@ class ElementWriter {
   // Forgets the values computed so far: code for a new element (or a new
   // copy of the element loop) follows. Scalars stay in the prologue.
   void beginElement();
-  // The value of `tv` at `idx` (C++ text in tv's compute type); its code
-  // goes to the sink (kernel IR statements), segment inputs are read
-  // through `loads`.
-  std::string value(const TensorView* tv, const Index& idx, Placement& loads);
+  // The value of `tv` at `idx` (in tv's compute type); its code goes to the
+  // sink (kernel IR statements), segment inputs are read through `loads`.
+  kir::Value value(const TensorView* tv, const Index& idx, Placement& loads);
   // The index of `tv` at the iteration element: the iteration index where
   // tv's sizes are the iteration space's, else the same row-major position.
   Index iterationIndexOf(const TensorView* tv) const;
@@ -83,8 +83,8 @@ class ElementWriter {
   // Every access made so far, in order.
   const std::vector<Access>& accesses() const { return accesses_; }
 
-  CodeSink sink;    // the element code, and fresh variable names
-  Buffer prologue;  // scalar parameters and scalar arithmetic: once per kernel
+  CodeSink sink;        // the element code, and fresh variable names
+  kir::Block prologue;  // scalar parameters and scalar arithmetic: once per kernel
 
  private:
   struct InputArg {
@@ -94,48 +94,47 @@ class ElementWriter {
 
   void record(const TensorView* tv, bool is_output, const IndexExpr& off, int64_t alignment,
               int64_t max_offset);
-  std::string load(const TensorView* tv, const Index& idx);
+  kir::Value load(const TensorView* tv, const Index& idx);
 
-  // C++ text of a scalar: a literal, a kernel parameter, or a prologue
-  // variable computed from other scalars.
-  std::string scalarText(const Val* v);
-  // Op `e` on its operands (kernel IR: kernel_ir/element_math.h).
-  kir::Value opValue(const Expr* e, const std::vector<OperandText>& ops, DataType out);
-  // A new const variable of t's compute type holding the value; its name.
-  std::string declare(DataType t, kir::Value value);
-  std::string declare(DataType t, const std::string& expr);
-  std::string iotaValue(const Expr* e, const Index& idx);
-  std::string randomValue(const Expr* e, const Index& idx);
+  // A scalar: a literal, a kernel parameter, or a prologue variable computed
+  // from other scalars.
+  kir::Value scalarValue(const Val* v);
+  // Op `e` on its operands (kernel_ir/element_math.h).
+  kir::Value opValue(const Expr* e, const std::vector<kir::Operand>& ops, DataType out);
+  // A new const variable of t's compute type holding the value.
+  kir::Value declare(DataType t, kir::Value value);
+  kir::Value iotaValue(const Expr* e, const Index& idx);
+  kir::Value randomValue(const Expr* e, const Index& idx);
 
-  const std::string* lookup(const std::string& key) const;
+  const kir::Value* lookup(const std::string& key) const;
   const std::vector<int64_t>& sizesOf(const Val* v) const { return sizes_.at(v->as<TensorView>()); }
 
   // The walk (element_values.cpp): from a tensor back to the segment inputs
   // with an explicit stack of ValueTasks, so a chain of any length fits.
-  std::string tensorValue(const TensorView* tv, const Index& idx);
+  kir::Value tensorValue(const TensorView* tv, const Index& idx);
   struct ValueTask;
   struct ValueStep;
-  static ValueStep finished(std::string value);
-  ValueStep advance(ValueTask& t, const std::string* operand);
+  static ValueStep finished(kir::Value value);
+  ValueStep advance(ValueTask& t, const kir::Value* operand);
   ValueStep start(ValueTask& t);
   ValueStep nextOperand(ValueTask& t);
   ValueStep forwardTo(ValueTask& t, Index in);
   ValueStep startPad(ValueTask& t);
   ValueStep startCat(ValueTask& t);
   ValueStep openBranch(ValueTask& t);
-  ValueStep closeBranch(ValueTask& t, const std::string& value);
+  ValueStep closeBranch(ValueTask& t, const kir::Value& value);
   ValueStep need(const TensorView* tv, Index idx);
   Index sliceIndex(const Expr* e, const Index& idx);
   // Indirect loads (element_indexing.cpp): index_select, gather and
   // take_along_axis read their index operand first, select its scalar.
   ValueStep startIndexed(ValueTask& t);
-  ValueStep finishIndexed(ValueTask& t, const std::string& index_value);
+  ValueStep finishIndexed(ValueTask& t, const kir::Value& index_value);
   ValueStep startSelect(ValueTask& t);
   // The id of e's index check (recorded on first use).
   int indexCheckId(const Expr* e, int64_t size, int64_t lowest);
   // x^2 and x^3 of a floating tensor: the base tensor, or null.
   static const TensorView* smallPowerBase(const Expr* e);
-  std::string smallPowerText(const Expr* e, std::string base);
+  kir::Value smallPowerValue(const Expr* e, kir::Value base);
 
   const Fusion& f_;
   const TensorSizes& sizes_;
@@ -148,8 +147,8 @@ class ElementWriter {
   std::unordered_map<const Val*, InputArg> inputs_;
   std::unordered_map<const TensorView*, ValueSource> sources_;
   ValueObserver observer_;
-  std::vector<std::unordered_map<std::string, std::string>> memo_;
-  std::unordered_map<const Val*, std::string> scalar_memo_;
+  std::vector<std::unordered_map<std::string, kir::Value>> memo_;
+  std::unordered_map<const Val*, kir::Value> scalar_memo_;
   std::vector<Access> accesses_;
   std::unordered_set<const Expr*> approximate_;  // approximate_math.h
   std::unordered_map<const Expr*, int> index_check_ids_;

@@ -2,6 +2,9 @@
 #include "kernelgen/index_math.h"
 
 #include <fmt/format.h>
+#include <fusebox/checked_math.h>
+
+#include "kernel_ir/print_cuda.h"
 
 #include "kernelgen/size_literals.h"
 
@@ -9,31 +12,48 @@ namespace fusebox::kernelgen {
 
 namespace {
 
-// An expression's text with its integers through `literals` (null: literals).
-std::string render(const IndexExpr& e, const IterSpace& space, SizeLiterals* literals,
-                   const std::string& role) {
-  if (!e.affine) return e.text;
-  std::string s;
-  for (size_t d = 0; d < e.a.coef.size(); ++d) {
-    const int64_t k = e.a.coef[d];
-    if (k == 0) continue;
-    if (!s.empty()) s += " + ";
-    s += k == 1 ? space.names[d]
-                : fmt::format("{} * {}", space.names[d],
-                              sizeText(literals, k, role + "*" + space.names[d]));
-  }
-  for (const auto& [var, k] : e.a.terms) {
-    if (k == 0) continue;
-    if (!s.empty()) s += " + ";
-    s += k == 1 ? var : fmt::format("{} * {}", var, sizeText(literals, k, role + "*" + var));
-  }
-  // A constant that is a parameter prints even where it is 0 (Affine::c_param).
+kir::Value indexVariable(const std::string& name) {
+  return kir::var(name, kir::indexType());
+}
+
+// a + b and a * b on coefficients and constants, checked (index_math.h).
+int64_t addChecked(int64_t a, int64_t b) {
+  return checked::orThrow(checked::add(a, b), "an index constant of a generated kernel");
+}
+int64_t mulChecked(int64_t a, int64_t b) {
+  return checked::orThrow(checked::mul(a, b), "an index coefficient of a generated kernel");
+}
+
+// Terms summed left to right; none: `empty`.
+class Sum {
+ public:
+  void add(kir::Value term) { sum_ = sum_.defined() ? sum_ + term : term; }
+  bool empty() const { return !sum_.defined(); }
+  kir::Value value() const { return sum_; }
+
+ private:
+  kir::Value sum_;
+};
+
+// An expression's value with its integers through `literals` (null: literals).
+kir::Value render(const IndexExpr& e, const IterSpace& space, SizeLiterals* literals,
+                  const std::string& role) {
+  if (!e.affine) return e.opaque_value;
+  Sum s;
+  // x * k, the coefficient's role after the variable's name.
+  auto term = [&](const kir::Value& x, const std::string& name, int64_t k) {
+    if (k == 0) return;
+    s.add(k == 1 ? x : x * sizeValue(literals, k, role + "*" + name));
+  };
+  for (size_t d = 0; d < e.a.coef.size(); ++d) term(space.indexVar(d), space.names[d], e.a.coef[d]);
+  for (const auto& [var, k] : e.a.terms) term(indexVariable(var), var, k);
+  // A constant that is a parameter is one even where it is 0 (Affine::c_param).
   const bool param = e.a.c_param && literals != nullptr;
-  const std::string c =
-      param ? literals->parameter(e.a.c, role + "+") : sizeText(literals, e.a.c, role + "+");
+  const kir::Value c =
+      param ? literals->parameter(e.a.c, role + "+") : sizeValue(literals, e.a.c, role + "+");
   if (s.empty()) return c;
-  if (e.a.c != 0 || param) s += " + " + c;
-  return "(" + s + ")";
+  if (e.a.c != 0 || param) s.add(c);
+  return s.value();
 }
 
 }  // namespace
@@ -58,14 +78,14 @@ IndexExpr IndexExpr::iterDim(int64_t d, size_t iter_rank) {
   return e;
 }
 
-IndexExpr IndexExpr::opaque(std::string text) {
+IndexExpr IndexExpr::opaque(kir::Value value) {
   IndexExpr e;
   e.affine = false;
-  e.text = std::move(text);
+  e.opaque_value = std::move(value);
   return e;
 }
 
-std::string IndexExpr::str(const IterSpace& space, const std::string& role) const {
+kir::Value IndexExpr::value(const IterSpace& space, const std::string& role) const {
   return render(*this, space, space.literals, role);
 }
 
@@ -73,13 +93,11 @@ IndexExpr IndexExpr::plus(int64_t delta, const IterSpace& space, const std::stri
                           bool param) const {
   param &= space.symbolic();
   if (delta == 0 && !param) return *this;
-  if (!affine) {
-    const std::string d =
-        param ? space.parameter(delta, role + "+") : space.literal(delta, role + "+");
-    return opaque(fmt::format("({} + {})", text, d));
-  }
+  if (!affine)
+    return opaque(opaque_value +
+                  (param ? space.parameter(delta, role + "+") : space.literal(delta, role + "+")));
   IndexExpr e = *this;
-  e.a.c += delta;
+  e.a.c = addChecked(e.a.c, delta);
   e.a.c_param |= param;
   return e;
 }
@@ -87,16 +105,14 @@ IndexExpr IndexExpr::plus(int64_t delta, const IterSpace& space, const std::stri
 IndexExpr IndexExpr::scaled(int64_t start, int64_t step, const IterSpace& space,
                             const std::string& role, bool param) const {
   param &= space.symbolic();
-  if (!affine) {
-    const std::string s =
-        param ? space.parameter(start, role + "+") : space.literal(start, role + "+");
-    return opaque(fmt::format("({} + {} * {})", s, text, space.literal(step, role + "*")));
-  }
+  if (!affine)
+    return opaque((param ? space.parameter(start, role + "+") : space.literal(start, role + "+")) +
+                  opaque_value * space.literal(step, role + "*"));
   IndexExpr e = *this;
-  e.a.c = start + e.a.c * step;
+  e.a.c = addChecked(start, mulChecked(e.a.c, step));
   e.a.c_param |= param;
-  for (int64_t& k : e.a.coef) k *= step;
-  for (auto& term : e.a.terms) term.second *= step;
+  for (int64_t& k : e.a.coef) k = mulChecked(k, step);
+  for (auto& term : e.a.terms) term.second = mulChecked(term.second, step);
   return e;
 }
 
@@ -104,12 +120,17 @@ bool IterSpace::symbolic() const {
   return literals != nullptr && literals->symbolic();
 }
 
-std::string IterSpace::literal(int64_t value, const std::string& role) const {
-  return sizeText(literals, value, role);
+kir::Value IterSpace::literal(int64_t value, const std::string& role) const {
+  return sizeValue(literals, value, role);
 }
 
-std::string IterSpace::parameter(int64_t value, const std::string& role) const {
-  return literals != nullptr ? literals->parameter(value, role) : fmt::format("{}", value);
+kir::Value IterSpace::parameter(int64_t value, const std::string& role) const {
+  return literals != nullptr ? literals->parameter(value, role) : kir::lit(value);
+}
+
+kir::Value IterSpace::indexVar(size_t d) const {
+  if (d < values.size() && values[d].defined()) return values[d];
+  return indexVariable(names.at(d));
 }
 
 IterSpace IterSpace::named(std::vector<int64_t> sizes, const std::string& prefix) {
@@ -130,7 +151,7 @@ Index IterSpace::index() const {
 std::string indexKey(const Index& index, const IterSpace& space) {
   std::string key;
   for (const IndexExpr& e : index)
-    key += render(e, space, nullptr, "") + (e.affine && e.a.c_param ? "$;" : ";");
+    key += kir::printValue(render(e, space, nullptr, "")) + (e.affine && e.a.c_param ? "$;" : ";");
   return key;
 }
 
@@ -163,21 +184,23 @@ IndexExpr linearOffset(const Index& index, const std::vector<int64_t>& sizes,
       affine = false;
       continue;
     }
-    sum.a.c += e.a.c * strides[k];
+    sum.a.c = addChecked(sum.a.c, mulChecked(e.a.c, strides[k]));
     sum.a.c_param |= e.a.c_param;
-    for (size_t d = 0; d < iter_rank; ++d) sum.a.coef[d] += e.a.coef[d] * strides[k];
-    for (const auto& [var, coef] : e.a.terms) sum.a.terms.emplace_back(var, coef * strides[k]);
+    for (size_t d = 0; d < iter_rank; ++d)
+      sum.a.coef[d] = addChecked(sum.a.coef[d], mulChecked(e.a.coef[d], strides[k]));
+    for (const auto& [var, coef] : e.a.terms)
+      sum.a.terms.emplace_back(var, mulChecked(coef, strides[k]));
   }
   if (affine) return sum;
-  // Text only when opaque: it prints (and so may take parameters for) the strides.
-  std::string text;
+  // A value only when opaque: it is code (and so may take parameters for the strides).
+  Sum text;
   for (size_t k = 0; k < index.size(); ++k) {
     if (skipped(k)) continue;
     const std::string dim = fmt::format("{}@{}", role, k);
-    text += fmt::format("{}{} * {}", text.empty() ? "" : " + ", index[k].str(space, dim),
-                        space.literal(strides[k], dim));
+    const kir::Value at = index[k].value(space, dim);
+    text.add(strides[k] == 1 ? at : at * space.literal(strides[k], dim));
   }
-  return IndexExpr::opaque("(" + text + ")");
+  return IndexExpr::opaque(text.value());
 }
 
 Index reshapeIndex(const Index& out, const std::vector<int64_t>& out_sizes,
@@ -207,11 +230,9 @@ Index reshapeIndex(const Index& out, const std::vector<int64_t>& out_sizes,
       in.push_back(linear);
       continue;
     }
-    std::string t = linear.str(space, role + "~");
-    if (needs_div)
-      t = fmt::format("({} / {})", t, space.literal(in_inner[k], fmt::format("{}/{}", role, k)));
-    if (needs_mod)
-      t = fmt::format("({} % {})", t, space.literal(in_sizes[k], fmt::format("{}%{}", role, k)));
+    kir::Value t = linear.value(space, role + "~");
+    if (needs_div) t = t / space.literal(in_inner[k], fmt::format("{}/{}", role, k));
+    if (needs_mod) t = t % space.literal(in_sizes[k], fmt::format("{}%{}", role, k));
     in.push_back(IndexExpr::opaque(t));
   }
   return in;

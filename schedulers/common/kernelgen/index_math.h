@@ -3,16 +3,20 @@
 // per dim of the iteration space the caller chose: the reference output's
 // logical index i0, i1, ... for pointwise). Most ops keep that function affine
 // (a constant plus one coefficient per iteration dim), which is what lets a
-// scheduler merge dims and vectorize; reshapes that split a dim make it opaque
-// text. Size-derived integers in the text (coefficients, constants, divisors)
-// print through the space's SizeLiterals (size_literals.h): literals, or
-// kernel parameters for a kernel compiled over symbolic sizes.
+// scheduler merge dims and vectorize; reshapes that split a dim make it an
+// opaque kernel IR value (divisions and remainders of the index variables).
+// Size-derived integers (coefficients, constants, divisors) are values of the
+// space's SizeLiterals (size_literals.h): literals, or kernel parameters for
+// a kernel compiled over symbolic sizes. The affine arithmetic is checked:
+// a coefficient or constant that overflows int64 is an error, never wrapped.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "kernel_ir/kernel_ir.h"
 
 namespace fusebox::kernelgen {
 
@@ -34,21 +38,20 @@ struct Affine {
 struct IterSpace;
 class SizeLiterals;
 
-// One dim's index: affine, or opaque C++ text in terms of the index
-// variables and idx_t.
+// One dim's index: affine, or an opaque value over the index variables.
 struct IndexExpr {
   bool affine = true;
   Affine a;
-  std::string text;  // !affine
+  kir::Value opaque_value;  // !affine
 
   static IndexExpr constant(int64_t c, size_t iter_rank);
   static IndexExpr iterDim(int64_t d, size_t iter_rank);
-  static IndexExpr opaque(std::string text);
-  // C++ text of the value, in terms of the space's index variables. `role`
+  static IndexExpr opaque(kir::Value value);
+  // The index as a kernel IR value over the space's index variables. `role`
   // names what the expression is (a tensor's offset: its pointer) for the
   // parameters of its coefficients (<role>*<index variable>) and constant
-  // (<role>+); see SizeLiterals::text.
-  std::string str(const IterSpace& space, const std::string& role = "") const;
+  // (<role>+); see SizeLiterals::value.
+  kir::Value value(const IterSpace& space, const std::string& role = "") const;
   // this + delta. `param`: delta is a shape scalar the fusion does not fix
   // (Affine::c_param); it only counts over symbolic sizes.
   IndexExpr plus(int64_t delta, const IterSpace& space, const std::string& role,
@@ -66,13 +69,19 @@ struct IterSpace {
   std::vector<int64_t> sizes;
   std::vector<std::string> names;
   SizeLiterals* literals = nullptr;  // null: as literals
+  // Where set, dim d's index is this value instead of its variable (the
+  // first element of a vector chunk, chunk_branches.cpp); names[d] still
+  // names the dim's parameters.
+  std::vector<kir::Value> values;
 
   // Whether code over the space takes its sizes as parameters.
   bool symbolic() const;
-  // The text of a size-derived integer (SizeLiterals::text), and of one that
-  // is a parameter even where 0 or 1 (SizeLiterals::parameter).
-  std::string literal(int64_t value, const std::string& role) const;
-  std::string parameter(int64_t value, const std::string& role) const;
+  // A size-derived integer (SizeLiterals::value), and one that is a
+  // parameter even where 0 or 1 (SizeLiterals::parameter).
+  kir::Value literal(int64_t value, const std::string& role) const;
+  kir::Value parameter(int64_t value, const std::string& role) const;
+  // Dim d's index: its variable (or values[d]).
+  kir::Value indexVar(size_t d) const;
 
   // Dims named <prefix>0, <prefix>1, ...
   static IterSpace named(std::vector<int64_t> sizes, const std::string& prefix = "i");
@@ -84,8 +93,8 @@ struct IterSpace {
 
 // Memo key of an index: equal keys mean equal index values (and, over
 // symbolic sizes, the same parameters: a constant that is one is marked).
-// Integers are literals in it whatever the space's literals (a key is never
-// code).
+// Integers are literals in it whatever the affine parts' literals (a key is
+// never code).
 std::string indexKey(const Index& index, const IterSpace& space);
 
 // Operand index of an elementwise op: operands align on the right; a dim of

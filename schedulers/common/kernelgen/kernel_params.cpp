@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fusebox/error.h>
 
+#include "kernel_ir/element_math.h"
 #include "kernelgen/codegen_ops.h"
 
 namespace fusebox::kernelgen {
@@ -107,10 +108,11 @@ std::string ParamLayout::outputPointer(size_t k) const {
   return fmt::format("out{}", k);
 }
 
-std::string ParamLayout::scalarParam(const Val* v) const {
+kir::Value ParamLayout::scalarParam(const Val* v) const {
   auto it = scalar_slot_.find(v);
-  if (it == scalar_slot_.end()) return "";
-  return fmt::format("p.{}[{}]", it->second.as_double ? "f64" : "i64", it->second.slot);
+  if (it == scalar_slot_.end()) return {};
+  return kir::subscript(kir::member(kir::var("p"), it->second.as_double ? "f64" : "i64"),
+                        kir::lit(it->second.slot));
 }
 
 std::string ParamLayout::addScratch(int64_t bytes) {
@@ -123,37 +125,40 @@ std::string ParamLayout::addScratch(int64_t bytes) {
   return fmt::format("scratch{}", scratch_++);
 }
 
-void ParamLayout::declareKernelTop(Buffer& out, bool index32, const SizeLiterals& literals) const {
-  out.line(fmt::format("using idx_t = {};", index32 ? "int32_t" : "int64_t"));
+void ParamLayout::declareKernelTop(kir::Block& out, bool index32,
+                                   const SizeLiterals& literals) const {
+  out.typeAlias("idx_t", kir::named(index32 ? "int32_t" : "int64_t"));
   declarePointers(out);
   literals.declare(out);
 }
 
-void ParamLayout::declarePointers(Buffer& out) const {
+void ParamLayout::declarePointers(kir::Block& out) const {
+  const kir::DeclareFlags unused{.maybe_unused = true};
+  auto pointer = [](int slot) {
+    return kir::subscript(kir::member(kir::var("p"), "ptr"), kir::lit(slot));
+  };
   for (const Val* in : segment_.inputs()) {
     if (!in->isTensor()) continue;
-    const std::string st = storageType(in->dtype());
+    const kir::Type st = kir::constOf(kir::storageTypeFor(in->dtype()));
     const int slot = input_slot_.at(in);
-    out.line(fmt::format(
-        "[[maybe_unused]] const {}* __restrict__ in{} = static_cast<const {}*>(p.ptr[{}]);", st,
-        slot, st, slot));
+    out.declare(fmt::format("in{}", slot), kir::restrictPointerTo(st),
+                kir::cast(kir::pointerTo(st), pointer(slot)), unused);
   }
   for (size_t k = 0; k < segment_.outputs().size(); ++k) {
     if (output_slot_[k] < 0) continue;
-    const std::string st = storageType(segment_.outputs()[k]->dtype());
-    out.line(fmt::format("[[maybe_unused]] {}* __restrict__ out{} = static_cast<{}*>(p.ptr[{}]);",
-                         st, k, st, output_slot_[k]));
+    const kir::Type st = kir::storageTypeFor(segment_.outputs()[k]->dtype());
+    out.declare(fmt::format("out{}", k), kir::restrictPointerTo(st),
+                kir::cast(kir::pointerTo(st), pointer(output_slot_[k])), unused);
   }
+  const kir::Type words = kir::named("unsigned long long");
   for (const ParamBinding& b : bindings_)
     if (b.source == ParamBinding::Source::IndexErrors)
-      out.line(
-          fmt::format("[[maybe_unused]] unsigned long long* __restrict__ index_errors = "
-                      "static_cast<unsigned long long*>(p.ptr[{}]);",
-                      b.slot));
+      out.declare("index_errors", kir::restrictPointerTo(words),
+                  kir::cast(kir::pointerTo(words), pointer(b.slot)), unused);
   for (const ParamBinding& b : bindings_)
     if (b.source == ParamBinding::Source::ScratchData)
-      out.line(fmt::format("[[maybe_unused]] void* __restrict__ scratch{} = p.ptr[{}];", b.index,
-                           b.slot));
+      out.declare(fmt::format("scratch{}", b.index), kir::restrictPointerTo(kir::named("void")),
+                  pointer(b.slot), unused);
 }
 
 }  // namespace fusebox::kernelgen

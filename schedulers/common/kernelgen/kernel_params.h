@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "kernelgen/buffer.h"
+#include "kernel_ir/kernel_ir.h"
 #include "kernelgen/size_literals.h"
 
 namespace fusebox::kernelgen {
@@ -48,8 +48,8 @@ class ParamLayout {
   std::string inputPointer(const Val* input) const;
   std::string outputPointer(size_t k) const;
   // The raw parameter of a scalar input (p.i64[<slot>] or p.f64[<slot>]), or
-  // "" when `v` is not a scalar input of the segment.
-  std::string scalarParam(const Val* v) const;
+  // an undefined value when `v` is not a scalar input of the segment.
+  kir::Value scalarParam(const Val* v) const;
   // The pointer variable of the IndexErrors words (kernel.h) a segment with
   // indirect loads (index_select, select, gather, take_along_axis) records
   // its first out-of-range index in, or "" for a segment without them.
@@ -59,10 +59,10 @@ class ParamLayout {
   std::string addScratch(int64_t bytes);
 
   // The kernel's pointer variables, typed by dtype (restrict; const for inputs).
-  void declarePointers(Buffer& out) const;
+  void declarePointers(kir::Block& out) const;
   // What every generated kernel opens with: the index type, then the
   // pointers and the size literals' declarations.
-  void declareKernelTop(Buffer& out, bool index32, const SizeLiterals& literals) const;
+  void declareKernelTop(kir::Block& out, bool index32, const SizeLiterals& literals) const;
 
  private:
   const Fusion& segment_;

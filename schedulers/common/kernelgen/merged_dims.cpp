@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+
 #include "kernel_ir/element_math.h"
 #include "kernel_ir/print_cuda.h"
 #include "kernelgen/branch_bounds.h"
@@ -19,78 +21,98 @@ std::string MergedDims::innermostName() const {
   return fmt::format("m{}", groups.size() - 1);
 }
 
-void declareMergedIndices(Buffer& out, const MergedDims& dims, const std::string& lin, size_t begin,
-                          size_t end, SizeLiterals* literals) {
+namespace {
+
+// The row-major digits of linear index `lin` over `extents` (outermost
+// first): (lin / inner) % extent, without a division by 1 or the outermost
+// digit's remainder. `divisor(j, inner)` and `extent(j)` give digit j's
+// integers (literals or parameters). Made innermost first, as the kernels
+// always declared them.
+std::vector<kir::Value> rowMajorDigits(const kir::Value& lin, const std::vector<int64_t>& extents,
+                                       const std::function<kir::Value(size_t, int64_t)>& divisor,
+                                       const std::function<kir::Value(size_t)>& extent) {
+  std::vector<kir::Value> digits(extents.size());
+  int64_t inner = 1;
+  for (size_t j = extents.size(); j-- > 0;) {
+    kir::Value t = lin;
+    if (inner != 1) t = t / divisor(j, inner);
+    if (j != 0) t = t % extent(j);
+    digits[j] = t;
+    inner *= extents[j];
+  }
+  return digits;
+}
+
+// Declares names[j] = digits[j], innermost first.
+void declareDigits(kir::Block& out, const std::vector<std::string>& names,
+                   const std::vector<kir::Value>& digits) {
+  for (size_t j = digits.size(); j-- > 0;)
+    out.declare(names[j], kir::indexType(), digits[j], kir::kConstUnused);
+}
+
+kir::Value indexVar(const std::string& name) {
+  return kir::var(name, kir::indexType());
+}
+
+}  // namespace
+
+void declareMergedIndices(kir::Block& out, const MergedDims& dims, const std::string& lin,
+                          size_t begin, size_t end, SizeLiterals* literals) {
   const size_t m = dims.groups.size();
-  int64_t inner = 1;
-  for (size_t g = end; g-- > begin;) {
-    std::string t = lin;
-    if (inner != 1)
-      t = fmt::format("({} / {})", t, sizeText(literals, inner, fmt::format("{}/m{}", lin, g)));
-    if (g != begin)
-      t = fmt::format("({} % {})", t, sizeText(literals, dims.extents[g], fmt::format("m{}", g)));
-    out.line(fmt::format("[[maybe_unused]] const idx_t {} = {};",
-                         g + 1 == m ? std::string("mb") : fmt::format("m{}", g), t));
-    inner *= dims.extents[g];
-  }
+  const std::vector<int64_t> extents(dims.extents.begin() + static_cast<std::ptrdiff_t>(begin),
+                                     dims.extents.begin() + static_cast<std::ptrdiff_t>(end));
+  std::vector<std::string> names;
+  for (size_t g = begin; g < end; ++g)
+    names.push_back(g + 1 == m ? std::string("mb") : fmt::format("m{}", g));
+  declareDigits(out, names,
+                rowMajorDigits(
+                    indexVar(lin), extents,
+                    [&](size_t j, int64_t inner) {
+                      return sizeValue(literals, inner, fmt::format("{}/m{}", lin, begin + j));
+                    },
+                    [&](size_t j) {
+                      return sizeValue(literals, extents[j], fmt::format("m{}", begin + j));
+                    }));
 }
 
-void declareDimIndices(Buffer& out, const std::vector<int>& dims, const std::vector<int64_t>& sizes,
-                       const std::string& lin, const std::string& innermost,
-                       SizeLiterals* literals) {
-  int64_t inner = 1;
-  for (size_t j = dims.size(); j-- > 0;) {
+void declareDimIndices(kir::Block& out, const std::vector<int>& dims,
+                       const std::vector<int64_t>& sizes, const std::string& lin,
+                       const std::string& innermost, SizeLiterals* literals) {
+  std::vector<int64_t> extents;
+  std::vector<std::string> names;
+  for (size_t j = 0; j < dims.size(); ++j) {
     const auto d = static_cast<size_t>(dims[j]);
-    std::string t = lin;
-    if (inner != 1)
-      t = fmt::format("({} / {})", t, sizeText(literals, inner, fmt::format("{}/i{}", lin, d)));
-    if (j != 0)
-      t = fmt::format("({} % {})", t, sizeText(literals, sizes[d], fmt::format("#i{}", d)));
-    const std::string name =
-        j + 1 == dims.size() && !innermost.empty() ? innermost : fmt::format("i{}", d);
-    out.line(fmt::format("[[maybe_unused]] const idx_t {} = {};", name, t));
-    inner *= sizes[d];
+    extents.push_back(sizes[d]);
+    names.push_back(j + 1 == dims.size() && !innermost.empty() ? innermost : fmt::format("i{}", d));
   }
+  declareDigits(
+      out, names,
+      rowMajorDigits(
+          indexVar(lin), extents,
+          [&](size_t j, int64_t inner) {
+            return sizeValue(literals, inner, fmt::format("{}/i{}", lin, dims[j]));
+          },
+          [&](size_t j) { return sizeValue(literals, extents[j], fmt::format("#i{}", dims[j])); }));
 }
 
-std::vector<std::string> iterIndexTexts(const MergedDims& dims, const IterSpace& space, size_t g,
-                                        const std::string& merged) {
+std::vector<kir::Value> iterIndexValues(const MergedDims& dims, const IterSpace& space, size_t g,
+                                        const kir::Value& merged) {
   const auto& group = dims.groups[g];
-  std::vector<std::string> texts;
-  int64_t inner = 1;
-  for (size_t j = group.size(); j-- > 0;) {
-    const size_t d = static_cast<size_t>(group[j]);
-    std::string t = merged;
-    if (inner != 1)
-      t = fmt::format("({} / {})", t,
-                      space.literal(inner, fmt::format("m{}/{}", g, space.names[d])));
-    if (j != 0)
-      t = fmt::format("({} % {})", t, space.literal(space.sizes[d], "#" + space.names[d]));
-    texts.push_back(t);
-    inner *= space.sizes[d];
-  }
-  return texts;
+  auto name = [&](size_t j) { return space.names[static_cast<size_t>(group[j])]; };
+  std::vector<int64_t> extents;
+  for (int d : group) extents.push_back(space.sizes[static_cast<size_t>(d)]);
+  return rowMajorDigits(
+      merged, extents,
+      [&](size_t j, int64_t inner) {
+        return space.literal(inner, fmt::format("m{}/{}", g, name(j)));
+      },
+      [&](size_t j) { return space.literal(extents[j], "#" + name(j)); });
 }
 
-void declareIterIndices(Buffer& out, const MergedDims& dims, const IterSpace& space, size_t g) {
-  const auto& group = dims.groups[g];
-  const std::vector<std::string> texts = iterIndexTexts(dims, space, g, fmt::format("m{}", g));
-  for (size_t j = 0; j < texts.size(); ++j)
-    out.line(fmt::format("[[maybe_unused]] const idx_t {} = {};",
-                         space.names[static_cast<size_t>(group[group.size() - 1 - j])], texts[j]));
-}
-
-std::string mergedIndexLines(const MergedDims& dims, const std::string& lin, size_t begin,
-                             size_t end, SizeLiterals& literals) {
-  Buffer b;
-  declareMergedIndices(b, dims, lin, begin, end, &literals);
-  return b.text;
-}
-
-std::string iterIndexLines(const MergedDims& dims, const IterSpace& space, size_t g) {
-  Buffer b;
-  declareIterIndices(b, dims, space, g);
-  return b.text;
+void declareIterIndices(kir::Block& out, const MergedDims& dims, const IterSpace& space, size_t g) {
+  std::vector<std::string> names;
+  for (int d : dims.groups[g]) names.push_back(space.names[static_cast<size_t>(d)]);
+  declareDigits(out, names, iterIndexValues(dims, space, g, indexVar(fmt::format("m{}", g))));
 }
 
 void declareChunkElementIndices(kir::Block& out, const MergedDims& dims, const IterSpace& space) {
@@ -98,7 +120,7 @@ void declareChunkElementIndices(kir::Block& out, const MergedDims& dims, const I
   if (m == 0) return;
   out.declare(fmt::format("m{}", m - 1), kir::indexType(),
               kir::var("mb") + kir::var("v", kir::intType()), kir::kConstUnused);
-  out.code(iterIndexLines(dims, space, m - 1));
+  declareIterIndices(out, dims, space, m - 1);
 }
 
 bool walksAsOne(const Affine& a, const std::vector<int>& group, const std::vector<int64_t>& sizes) {
@@ -121,12 +143,12 @@ bool VectorPlacement::termsPerChunk(const Affine& a) const {
   return true;
 }
 
-std::string VectorPlacement::indexVariable(CodeSink& sink, const std::string& index_value,
-                                           const std::string& expr) {
-  if (!vectorize_ || chunk_values_.count(index_value) == 0)
+std::string VectorPlacement::indexVariable(CodeSink& sink, const kir::Value& index_value,
+                                           const kir::Value& expr) {
+  if (!vectorize_ || chunk_values_.count(kir::printValue(index_value)) == 0)
     return Placement::indexVariable(sink, index_value, expr);
   const std::string var = sink.newVar("x");
-  pre_chunk.declare(var, kir::indexType(), kir::text(expr), kir::kConstUnused);
+  pre_chunk.declare(var, kir::indexType(), expr, kir::kConstUnused);
   chunk_values_.insert(var);
   return var;
 }
@@ -138,43 +160,41 @@ bool VectorPlacement::isVectorAccess(const ElementRef& ref) const {
   return walksAsOne(off.a, last) && off.a.coef[static_cast<size_t>(dims_.groups[last].back())] == 1;
 }
 
-std::string VectorPlacement::offsetText(const IndexExpr& off, const std::string& last,
+kir::Value VectorPlacement::offsetValue(const IndexExpr& off, const std::string& last,
                                         const std::string& role) const {
-  if (!off.affine) return off.str(space_, role);
-  std::vector<std::string> terms;
+  if (!off.affine) return off.value(space_, role);
+  std::vector<kir::Value> terms;
+  // var * k, the coefficient named as IndexExpr::value names it (after `name`).
+  auto term = [&](const std::string& var, const std::string& name, int64_t k) {
+    if (k == 1)
+      terms.push_back(indexVar(var));
+    else if (k != 0)
+      terms.push_back(indexVar(var) * space_.literal(k, role + "*" + name));
+  };
   const size_t m = dims_.groups.size();
   for (size_t g = 0; g < m; ++g) {
     const auto& group = dims_.groups[g];
-    const std::string var = g + 1 == m ? last : fmt::format("m{}", g);
     if (walksAsOne(off.a, g)) {
-      // The coefficient of the group's innermost dim: named as IndexExpr::str names it.
-      const std::string& name = space_.names[static_cast<size_t>(group.back())];
-      const int64_t k = off.a.coef[static_cast<size_t>(group.back())];
-      if (k == 1)
-        terms.push_back(var);
-      else if (k != 0)
-        terms.push_back(fmt::format("{} * {}", var, space_.literal(k, role + "*" + name)));
+      const auto inner = static_cast<size_t>(group.back());
+      term(g + 1 == m ? last : fmt::format("m{}", g), space_.names[inner], off.a.coef[inner]);
     } else {
       for (int d : group) {
         const std::string& name = space_.names[static_cast<size_t>(d)];
-        const int64_t k = off.a.coef[static_cast<size_t>(d)];
-        if (k != 0)
-          terms.push_back(fmt::format("{} * {}", name, space_.literal(k, role + "*" + name)));
+        term(name, name, off.a.coef[static_cast<size_t>(d)]);
       }
     }
   }
-  for (const auto& [var, k] : off.a.terms)
-    if (k != 0)
-      terms.push_back(k == 1 ? var
-                             : fmt::format("{} * {}", var, space_.literal(k, role + "*" + var)));
+  for (const auto& [var, k] : off.a.terms) term(var, var, k);
   if (off.a.c_param)  // a parameter even where 0 (Affine::c_param)
     terms.push_back(space_.parameter(off.a.c, role + "+"));
   else if (off.a.c != 0 || terms.empty())
     terms.push_back(space_.literal(off.a.c, role + "+"));
-  return fmt::format("({})", fmt::join(terms, " + "));
+  kir::Value sum = terms[0];
+  for (size_t t = 1; t < terms.size(); ++t) sum = sum + terms[t];
+  return sum;
 }
 
-std::string VectorPlacement::load(CodeSink& sink, const ElementRef& ref) {
+kir::Value VectorPlacement::load(CodeSink& sink, const ElementRef& ref) {
   const IndexExpr& off = ref.offset;
   if (ref.conditional && uniform_branches && vectorize_) {
     const ChunkRead read =
@@ -187,7 +207,7 @@ std::string VectorPlacement::load(CodeSink& sink, const ElementRef& ref) {
   if (vectorize_ && !ref.conditional && off.affine && !dims_.groups.empty() &&
       termsPerChunk(off.a)) {
     const int vec = dims_.vector_width;
-    const std::string st = storageType(ref.tv->dtype()), ct = computeTypeName(ref.tv->dtype());
+    const kir::Type ct = kir::computeTypeFor(ref.tv->dtype());
     // A load no row dim moves is made once per thread, above the row loop;
     // not with a partial last chunk, whose threads leave the chunk code early,
     // nor through a run-time index (declared per chunk).
@@ -195,52 +215,50 @@ std::string VectorPlacement::load(CodeSink& sink, const ElementRef& ref) {
     for (size_t g = 0; g < static_cast<size_t>(dims_.row_groups); ++g)
       row_invariant &= zeroOn(off.a, g);
     kir::Block& target = row_invariant ? pre_row : pre_chunk;
-    const std::string at = offsetText(off, "mb", ref.pointer);
-    const std::string key = fmt::format("{}@{}", ref.pointer, at);
+    const kir::Value at = offsetValue(off, "mb", ref.pointer);
+    const std::string key = fmt::format("{}@{}", ref.pointer, kir::printValue(at));
     if (vec > 1 && isVectorAccess(ref)) {
       auto it = hoisted_.find(key);
       if (it == hoisted_.end()) {
         const std::string var = sink.newVar("vl");
-        target.declare(var, kir::named(fmt::format("fusebox::Array<{}, {}>", st, vec)),
-                       kir::loadVector(vec, kir::var(ref.pointer) + kir::text(at)),
-                       {.is_const = true});
+        target.declare(
+            var,
+            kir::named(fmt::format("fusebox::Array<{}, {}>", storageType(ref.tv->dtype()), vec)),
+            kir::loadVector(vec, kir::var(ref.pointer) + at), {.is_const = true});
         it = hoisted_.emplace(key, var).first;
         chunk_values_.insert(var);
       }
-      return fmt::format("fusebox::Cast<{}>::from({}[v])", ct, it->second);
+      return vectorElement(ref.tv, it->second);
     }
     // The same element for the whole chunk: one load above the element loop.
     if (zeroOn(off.a, dims_.groups.size() - 1)) {
       auto it = hoisted_.find(key);
       if (it == hoisted_.end()) {
         const std::string var = sink.newVar("hl");
-        target.declare(
-            var, kir::named(ct),
-            kir::castFrom(kir::named(ct), kir::subscript(kir::var(ref.pointer), kir::text(at))),
-            {.is_const = true});
+        target.declare(var, ct, kir::castFrom(ct, kir::subscript(kir::var(ref.pointer), at)),
+                       {.is_const = true});
         it = hoisted_.emplace(key, var).first;
         chunk_values_.insert(var);
       }
-      return it->second;
+      return kir::var(it->second, ct);
     }
   }
-  return scalarLoad(sink, ref, offsetText(off, dims_.innermostName(), ref.pointer));
+  return scalarLoad(sink, ref, offsetValue(off, dims_.innermostName(), ref.pointer));
 }
 
-void VectorPlacement::store(CodeSink& sink, const ElementRef& ref, const std::string& value) {
+void VectorPlacement::store(CodeSink& sink, const ElementRef& ref, const kir::Value& value) {
   const int vec = dims_.vector_width;
   if (vectorize_ && vec > 1 && isVectorAccess(ref)) {
-    const std::string st = storageType(ref.tv->dtype());
-    const std::string arr = fmt::format("so{}", ref.index);
-    pre_chunk.declare(arr, kir::named(fmt::format("fusebox::Array<{}, {}>", st, vec)), {});
-    sink.at().assign(kir::subscript(kir::var(arr), kir::var("v")),
-                     kir::castFrom(kir::named(st), kir::text(value)));
+    const kir::Type st = kir::storageTypeFor(ref.tv->dtype());
+    const kir::Value arr =
+        pre_chunk.declare(fmt::format("so{}", ref.index),
+                          kir::named(fmt::format("fusebox::Array<{}, {}>", st.spelling, vec)), {});
+    sink.at().assign(kir::subscript(arr, kir::var("v", kir::intType())), kir::castFrom(st, value));
     kir::storeVector(post_chunk, vec,
-                     kir::var(ref.pointer) + kir::text(offsetText(ref.offset, "mb", ref.pointer)),
-                     kir::var(arr));
+                     kir::var(ref.pointer) + offsetValue(ref.offset, "mb", ref.pointer), arr);
     return;
   }
-  scalarStore(sink, ref, offsetText(ref.offset, dims_.innermostName(), ref.pointer), value);
+  scalarStore(sink, ref, offsetValue(ref.offset, dims_.innermostName(), ref.pointer), value);
 }
 
 }  // namespace fusebox::kernelgen

@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "kernel_ir/kernel_ir.h"
-#include "kernelgen/buffer.h"
 #include "kernelgen/index_math.h"
 #include "kernelgen/placement.h"
 #include "kernelgen/size_literals.h"
@@ -50,31 +49,27 @@ bool walksAsOne(const Affine& a, const std::vector<int>& group, const std::vecto
 bool zeroOn(const Affine& a, const std::vector<int>& group);
 
 // Declares the merged indices of dims [begin, end) from the linear position
-// `lin` over them (the innermost merged index of all is named mb: a chunk's
-// start). Extents print through `literals` (size_literals.h; null: literals)
-// with role m<g>, divisors as <lin>/m<g>.
-void declareMergedIndices(Buffer& out, const MergedDims& dims, const std::string& lin, size_t begin,
-                          size_t end, SizeLiterals* literals = nullptr);
+// variable `lin` over them (the innermost merged index of all is named mb: a
+// chunk's start). Extents are values of `literals` (size_literals.h; null:
+// literals) with role m<g>, divisors <lin>/m<g>.
+void declareMergedIndices(kir::Block& out, const MergedDims& dims, const std::string& lin,
+                          size_t begin, size_t end, SizeLiterals* literals = nullptr);
 // Declares i<d> for each of `dims` (iteration dims, outermost first) from
-// the linear position `lin` over them; the innermost is declared as
-// `innermost` instead when given (a vector chunk's start). Sizes print
-// through `literals` with role #i<d>, divisors as <lin>/i<d>.
-void declareDimIndices(Buffer& out, const std::vector<int>& dims, const std::vector<int64_t>& sizes,
-                       const std::string& lin, const std::string& innermost = "",
-                       SizeLiterals* literals = nullptr);
+// the linear position variable `lin` over them; the innermost is declared as
+// `innermost` instead when given (a vector chunk's start). Sizes through
+// `literals` with role #i<d>, divisors <lin>/i<d>.
+void declareDimIndices(kir::Block& out, const std::vector<int>& dims,
+                       const std::vector<int64_t>& sizes, const std::string& lin,
+                       const std::string& innermost = "", SizeLiterals* literals = nullptr);
 // Declares the index variables of merged dim g's iteration dims from m<g>
 // (sizes through the space's literals).
-void declareIterIndices(Buffer& out, const MergedDims& dims, const IterSpace& space, size_t g);
-// Their values (innermost dim first) from the merged index `merged` (m<g>,
-// or mb at a chunk's start), as declareIterIndices writes them.
-std::vector<std::string> iterIndexTexts(const MergedDims& dims, const IterSpace& space, size_t g,
-                                        const std::string& merged);
-// For kernels built as kernel IR: declareMergedIndices' lines, and the
-// indices of element `mb + v` of a chunk (m<last> and its iteration
-// indices) declared in `out`.
-std::string mergedIndexLines(const MergedDims& dims, const std::string& lin, size_t begin,
-                             size_t end, SizeLiterals& literals);
-std::string iterIndexLines(const MergedDims& dims, const IterSpace& space, size_t g);
+void declareIterIndices(kir::Block& out, const MergedDims& dims, const IterSpace& space, size_t g);
+// Their values (outermost first) from the merged index `merged` (m<g>, or
+// mb at a chunk's start), as declareIterIndices declares them.
+std::vector<kir::Value> iterIndexValues(const MergedDims& dims, const IterSpace& space, size_t g,
+                                        const kir::Value& merged);
+// The indices of element `mb + v` of a chunk (m<last> and its iteration
+// indices), declared in `out`.
 void declareChunkElementIndices(kir::Block& out, const MergedDims& dims, const IterSpace& space);
 
 class VectorPlacement final : public Placement {
@@ -84,14 +79,14 @@ class VectorPlacement final : public Placement {
   VectorPlacement(const MergedDims& dims, const IterSpace& space, bool vectorize)
       : dims_(dims), space_(space), vectorize_(vectorize) {}
 
-  std::string load(CodeSink& sink, const ElementRef& ref) override;
-  void store(CodeSink& sink, const ElementRef& ref, const std::string& value) override;
+  kir::Value load(CodeSink& sink, const ElementRef& ref) override;
+  void store(CodeSink& sink, const ElementRef& ref, const kir::Value& value) override;
   // A pad / cat branch whose checks hold alike over the chunk (with
   // uniform_branches): a bool computed once per chunk.
-  std::string branchCondition(CodeSink& sink, const BranchBounds& bounds,
-                              const std::string& text) override;
-  std::string indexVariable(CodeSink& sink, const std::string& index_value,
-                            const std::string& expr) override;
+  kir::Value branchCondition(CodeSink& sink, const BranchBounds& bounds,
+                             const kir::Value& checks) override;
+  std::string indexVariable(CodeSink& sink, const kir::Value& index_value,
+                            const kir::Value& expr) override;
 
   // Checks of pad / cat branches that hold alike over every chunk are made
   // once per chunk, and loads under them are read once per chunk (a vector,
@@ -109,11 +104,11 @@ class VectorPlacement final : public Placement {
   kir::Block pre_chunk;   // vector loads, hoisted loads and store arrays: above the element loop
   kir::Block post_chunk;  // vector stores: after the element loop
 
-  // Element offset text over the merged indices (`last` names the innermost
+  // An element offset over the merged indices (`last` names the innermost
   // one), falling back to the index variables where a merged dim's
   // iteration dims are not walked as one. `role`: whose offset (its pointer),
-  // for the coefficients' parameters as IndexExpr::str names them.
-  std::string offsetText(const IndexExpr& off, const std::string& last,
+  // for the coefficients' parameters as IndexExpr::value names them.
+  kir::Value offsetValue(const IndexExpr& off, const std::string& last,
                          const std::string& role = "") const;
   // Whether the access walks the innermost merged dim contiguously (one
   // vector per chunk).
@@ -121,20 +116,22 @@ class VectorPlacement final : public Placement {
 
  private:
   // A vector some chunks load under branches: each member's guard, offset
-  // text and branches.
+  // and branches.
   struct GuardedVector {
     std::string var, type, pointer;
     struct Member {
-      std::string guard, at;
+      kir::Value guard, at;
       std::vector<BranchBounds> branches;
     };
     std::vector<Member> members;
   };
 
-  std::string guardedLoad(CodeSink& sink, const ElementRef& ref, bool vector);
-  std::string guardedVector(CodeSink& sink, const ElementRef& ref, const std::string& guard,
-                            const std::string& at);
-  std::string chunkCondition(CodeSink& sink, const BranchBounds& bounds);
+  kir::Value guardedLoad(CodeSink& sink, const ElementRef& ref, bool vector);
+  std::string guardedVector(CodeSink& sink, const ElementRef& ref, const kir::Value& guard,
+                            const kir::Value& at);
+  kir::Value chunkCondition(CodeSink& sink, const BranchBounds& bounds);
+  // Element `v` of hoisted vector `var`, in tv's compute type.
+  static kir::Value vectorElement(const TensorView* tv, const std::string& var);
   bool walksAsOne(const Affine& a, size_t g) const {
     return kernelgen::walksAsOne(a, dims_.groups[g], space_.sizes);
   }
@@ -143,8 +140,10 @@ class VectorPlacement final : public Placement {
   const MergedDims& dims_;
   const IterSpace& space_;
   bool vectorize_;
-  std::map<std::string, std::string> hoisted_;     // pointer@offset[?guard] -> variable
-  std::map<std::string, std::string> conditions_;  // checks at the chunk's start -> bool
+  // Keys are printed values: pointer@offset[?guard] -> variable; checks at
+  // the chunk's start -> bool.
+  std::map<std::string, std::string> hoisted_;
+  std::map<std::string, std::string> conditions_;
   std::vector<GuardedVector> guarded_;
   // Variables of pre_row / pre_chunk (hoisted loads, chunk-level indices).
   std::set<std::string> chunk_values_;

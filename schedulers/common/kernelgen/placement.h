@@ -16,7 +16,6 @@
 
 #include "kernel_ir/kernel_ir.h"
 #include "kernelgen/branch_bounds.h"
-#include "kernelgen/buffer.h"
 #include "kernelgen/index_math.h"
 
 namespace fusebox::kernelgen {
@@ -62,43 +61,43 @@ class Placement {
   virtual ~Placement() = default;
   // The element's value in its dtype's compute type (a variable or an
   // expression), after writing whatever code reads it.
-  virtual std::string load(CodeSink& sink, const ElementRef& ref) = 0;
+  virtual kir::Value load(CodeSink& sink, const ElementRef& ref) = 0;
   // Writes `value` (in the compute type) to the element.
-  virtual void store(CodeSink& sink, const ElementRef& ref, const std::string& value) = 0;
-  // The variable an indirect load's checked index is in (element_indexing.cpp):
-  // `expr` computes it from `index_value`, the text of the index operand's
+  virtual void store(CodeSink& sink, const ElementRef& ref, const kir::Value& value) = 0;
+  // The variable an indirect load's checked index is in (element_indexing.cpp),
+  // by name: `expr` computes it from `index_value`, the index operand's
   // value. Declared in the element body; VectorPlacement declares it once per
   // chunk where the index value is itself one (a hoisted load), and then
   // reads through it with vector loads.
-  virtual std::string indexVariable(CodeSink& sink, const std::string& /*index_value*/,
-                                    const std::string& expr) {
+  virtual std::string indexVariable(CodeSink& sink, const kir::Value& /*index_value*/,
+                                    const kir::Value& expr) {
     const std::string var = sink.newVar("x");
-    sink.at().declare(var, kir::indexType(), kir::text(expr), kir::kConstUnused);
+    sink.at().declare(var, kir::indexType(), expr, kir::kConstUnused);
     return var;
   }
-  // The condition a pad / cat branch opens with: `text` (its checks on the
+  // The condition a pad / cat branch opens with: `checks` (its checks on the
   // element), or an equivalent the placement computes elsewhere (once per
   // vector chunk: merged_dims.h).
-  virtual std::string branchCondition(CodeSink& /*sink*/, const BranchBounds& /*bounds*/,
-                                      const std::string& text) {
-    return text;
+  virtual kir::Value branchCondition(CodeSink& /*sink*/, const BranchBounds& /*bounds*/,
+                                     const kir::Value& checks) {
+    return checks;
   }
 };
 
 // A scalar load into a new variable of the body, and a scalar store, at
-// element offset text `offset`: the fallback of every placement.
-std::string scalarLoad(CodeSink& sink, const ElementRef& ref, const std::string& offset);
-void scalarStore(CodeSink& sink, const ElementRef& ref, const std::string& offset,
-                 const std::string& value);
+// element offset `offset`: the fallback of every placement.
+kir::Value scalarLoad(CodeSink& sink, const ElementRef& ref, const kir::Value& offset);
+void scalarStore(CodeSink& sink, const ElementRef& ref, const kir::Value& offset,
+                 const kir::Value& value);
 
 class ScalarPlacement final : public Placement {
  public:
   explicit ScalarPlacement(const IterSpace& space) : space_(space) {}
-  std::string load(CodeSink& sink, const ElementRef& ref) override {
-    return scalarLoad(sink, ref, ref.offset.str(space_, ref.pointer));
+  kir::Value load(CodeSink& sink, const ElementRef& ref) override {
+    return scalarLoad(sink, ref, ref.offset.value(space_, ref.pointer));
   }
-  void store(CodeSink& sink, const ElementRef& ref, const std::string& value) override {
-    scalarStore(sink, ref, ref.offset.str(space_, ref.pointer), value);
+  void store(CodeSink& sink, const ElementRef& ref, const kir::Value& value) override {
+    scalarStore(sink, ref, ref.offset.value(space_, ref.pointer), value);
   }
 
  private:

@@ -11,17 +11,17 @@ namespace fusebox::kernelgen {
 SizeLiterals::SizeLiterals(ShapeMode mode, int first_slot, bool index32)
     : mode_(mode), first_slot_(first_slot), index32_(index32) {}
 
-std::string SizeLiterals::text(int64_t value, const std::string& role, Type type) {
-  if (!symbolic() || value == 0 || value == 1) return fmt::format("{}", value);
+kir::Value SizeLiterals::value(int64_t value, const std::string& role, Type type) {
+  if (!symbolic() || value == 0 || value == 1) return kir::lit(value);
   return name(value, role, type);
 }
 
-std::string SizeLiterals::parameter(int64_t value, const std::string& role, Type type) {
-  if (!symbolic()) return fmt::format("{}", value);
+kir::Value SizeLiterals::parameter(int64_t value, const std::string& role, Type type) {
+  if (!symbolic()) return kir::lit(value);
   return name(value, role, type);
 }
 
-std::string SizeLiterals::name(int64_t value, const std::string& role, Type type) {
+kir::Value SizeLiterals::name(int64_t value, const std::string& role, Type type) {
   auto [it, inserted] =
       named_.emplace(std::make_tuple(role, value, type), static_cast<int>(lifted_.size()));
   if (inserted) {
@@ -31,15 +31,18 @@ std::string SizeLiterals::name(int64_t value, const std::string& role, Type type
     // 64 bits, as its literal would.
     lifted_.push_back({value, type == Type::Int64 || (index32_ && !fits32) ? "int64_t" : "idx_t"});
   }
-  return fmt::format("z{}", it->second);
+  const Lifted& lifted = lifted_[static_cast<size_t>(it->second)];
+  return kir::var(fmt::format("z{}", it->second),
+                  lifted.type == "int64_t" ? kir::named("int64_t") : kir::indexType());
 }
 
-void SizeLiterals::declare(Buffer& out) const {
+void SizeLiterals::declare(kir::Block& out) const {
   for (size_t k = 0; k < lifted_.size(); ++k) {
-    const std::string& t = lifted_[k].type;
-    const std::string read = fmt::format("p.i64[{}]", first_slot_ + static_cast<int>(k));
-    out.line(fmt::format("[[maybe_unused]] const {} z{} = {};", t, k,
-                         t == "int64_t" ? read : fmt::format("static_cast<{}>({})", t, read)));
+    const kir::Type t = kir::named(lifted_[k].type);
+    const kir::Value read = kir::subscript(kir::member(kir::var("p"), "i64"),
+                                           kir::lit(first_slot_ + static_cast<int>(k)));
+    out.declare(fmt::format("z{}", k), t, lifted_[k].type == "int64_t" ? read : kir::cast(t, read),
+                kir::kConstUnused);
   }
 }
 
@@ -56,9 +59,9 @@ void SizeLiterals::addBindings(std::vector<ParamBinding>& bindings) const {
   }
 }
 
-std::string sizeText(SizeLiterals* literals, int64_t value, const std::string& role,
+kir::Value sizeValue(SizeLiterals* literals, int64_t value, const std::string& role,
                      SizeLiterals::Type type) {
-  return literals != nullptr ? literals->text(value, role, type) : fmt::format("{}", value);
+  return literals != nullptr ? literals->value(value, role, type) : kir::lit(value);
 }
 
 }  // namespace fusebox::kernelgen

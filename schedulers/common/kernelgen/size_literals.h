@@ -17,7 +17,7 @@
 #include <tuple>
 #include <vector>
 
-#include "kernelgen/buffer.h"
+#include "kernel_ir/kernel_ir.h"
 
 namespace fusebox::kernelgen {
 
@@ -34,28 +34,28 @@ class SizeLiterals {
 
   bool symbolic() const { return mode_ == ShapeMode::Symbolic; }
 
-  // The C++ text of `value`: the literal (Static, or 0 and 1), else the
+  // `value` in the kernel: the literal (Static, or 0 and 1), else the
   // parameter z<n> holding it. `role` says what the value is ("m1": the
   // extent of merged dim 1; "in0*i1": the coefficient of i1 in in0's offset):
   // parameters are shared per role and value, not by value alone, so that two
   // sizes that happen to be equal in one call (N == M) still get parameters
   // of their own and the source stays the one of N != M.
-  std::string text(int64_t value, const std::string& role, Type type = Type::Index);
+  kir::Value value(int64_t value, const std::string& role, Type type = Type::Index);
   // The same, but a parameter for 0 and 1 too (Symbolic): for a value the
   // code must not depend on (a pad width from an input, Affine::c_param).
-  std::string parameter(int64_t value, const std::string& role, Type type = Type::Index);
+  kir::Value parameter(int64_t value, const std::string& role, Type type = Type::Index);
 
   // Parameters so far (they take slots [first_slot, first_slot + count())).
   int count() const { return static_cast<int>(lifted_.size()); }
   // `const idx_t z<n> = static_cast<idx_t>(p.i64[<slot>]);` for each, for
   // the top of the kernel body (after `using idx_t`).
-  void declare(Buffer& out) const;
+  void declare(kir::Block& out) const;
   // ParamBinding{Source::Value, slot, value} for each; throws InternalError
   // on a slot beyond KernelParams (check paramLimitProblem first).
   void addBindings(std::vector<ParamBinding>& bindings) const;
 
  private:
-  std::string name(int64_t value, const std::string& role, Type type);
+  kir::Value name(int64_t value, const std::string& role, Type type);
 
   struct Lifted {
     int64_t value;
@@ -70,7 +70,7 @@ class SizeLiterals {
 
 // `literals` may be null: code that prints no parameters (a heuristics walk,
 // the persistent schedulers) gets the literal.
-std::string sizeText(SizeLiterals* literals, int64_t value, const std::string& role,
+kir::Value sizeValue(SizeLiterals* literals, int64_t value, const std::string& role,
                      SizeLiterals::Type type = SizeLiterals::Type::Index);
 
 }  // namespace fusebox::kernelgen

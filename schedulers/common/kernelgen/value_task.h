@@ -14,7 +14,7 @@ namespace fusebox::kernelgen {
 // condition (none: the else after the others), its checks as index math,
 // and the tensor and index whose value it takes.
 struct ValueBranch {
-  std::string cond;  // C++ text of its checks on the element
+  kir::Value cond;  // its checks on the element (undefined: the else)
   BranchBounds bounds;
   const TensorView* src;
   Index idx;
@@ -27,19 +27,19 @@ struct ElementWriter::ValueTask {
   Index idx;
   std::string key;  // memo key
   Stage stage = Stage::Start;
-  std::vector<OperandText> ops;  // Operands: those gathered so far
+  std::vector<kir::Operand> ops;  // Operands: those gathered so far
   size_t next = 0;               // Operands: the next operand; Branches: the open branch
   std::string var;               // Branches: the variable each branch assigns
   std::vector<ValueBranch> branches;
   std::optional<kir::IfChain> chain;     // Branches: the if / else-if chain they open
-  std::optional<std::string> otherwise;  // Branches: the value where none holds (a pad's)
+  std::optional<kir::Value> otherwise;   // Branches: the value where none holds (a pad's)
 };
 
 // What a task does next: finish with a value, or wait for the value of
 // another tensor at an index.
 struct ElementWriter::ValueStep {
   bool finished = false;
-  std::string value;
+  kir::Value value;
   const TensorView* tv = nullptr;
   Index idx;
 };

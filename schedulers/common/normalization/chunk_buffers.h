@@ -22,7 +22,7 @@
 #include <set>
 #include <string>
 
-#include "kernelgen/buffer.h"
+#include "kernel_ir/kernel_ir.h"
 #include "kernelgen/element_writer.h"
 #include "kernelgen/merged_dims.h"
 #include "kernelgen/placement.h"
@@ -43,20 +43,20 @@ class BufferArrays {
   BufferArrays(const kernelgen::MergedDims& md, const PersistentParams& p) : md_(md), p_(p) {}
 
   // The element `v` of chunk `k` of the cached load `ref`, in its compute type.
-  std::string use(const kernelgen::ElementRef& ref, const std::string& key,
-                  const kernelgen::VectorPlacement& vp);
+  kir::Value use(const kernelgen::ElementRef& ref, const std::string& key,
+                 const kernelgen::VectorPlacement& vp);
 
-  kernelgen::Buffer decls;  // the arrays, at the top of the kernel
-  kernelgen::Buffer loads;  // the load pass's chunk body
+  kir::Block decls;  // the arrays, at the top of the kernel
+  kir::Block loads;  // the load pass's chunk body
 
  private:
   const kernelgen::MergedDims& md_;
   const PersistentParams& p_;
-  // Element v of the thread's chunk k of buffer `name` (a value).
-  std::string element(const std::string& name, const std::string& v) const;
-  // Stores `value` (an Array, or with `v` one element) at chunk k.
-  std::string store(const std::string& name, const std::string& value,
-                    const std::string& v = "") const;
+  // Element v of the thread's chunk k of buffer `name`.
+  kir::Value element(const std::string& name) const;
+  // Stores `value` (an Array, or with `v` defined one element) at chunk k.
+  void store(kir::Block& at, const std::string& name, const kir::Value& value,
+             const kir::Value& v = {}) const;
 
   std::map<std::string, std::string> names_;
   int64_t shared_offset_ = 0;  // bytes of dynamic shared memory given out
@@ -68,9 +68,9 @@ class CachePlacement final : public kernelgen::Placement {
                  const std::set<std::string>& cached, BufferArrays& arrays)
       : vec(md, space, true), space_(space), cached_(cached), arrays_(arrays) {}
 
-  std::string load(kernelgen::CodeSink& sink, const kernelgen::ElementRef& ref) override;
+  kir::Value load(kernelgen::CodeSink& sink, const kernelgen::ElementRef& ref) override;
   void store(kernelgen::CodeSink& sink, const kernelgen::ElementRef& ref,
-             const std::string& value) override {
+             const kir::Value& value) override {
     vec.store(sink, ref, value);
   }
 

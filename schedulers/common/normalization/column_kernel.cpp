@@ -12,7 +12,7 @@
 #include <algorithm>
 
 #include "kernel_ir/combine.h"
-#include "kernelgen/buffer.h"
+#include "kernel_ir/print_cuda.h"
 #include "normalization/persistent_writer.h"
 
 namespace fusebox::normalization {
@@ -90,9 +90,7 @@ void ColumnKernelWriter::chunkLoop(kir::Block& k, const kir::Block& body) {
                         kir::asIndex(kir::threadIdx('y')),
                     {.is_const = true});
   kir::Block in = chunk.ifThen(kir::var("active") && r < kir::lit(p_.reduced_extent));
-  Buffer indices;
-  declareDimIndices(indices, p_.reduced_dims, p_.sizes, "r");
-  in.code(indices.text);
+  declareDimIndices(in, p_.reduced_dims, p_.sizes, "r");
   for (size_t g = 0; g < p_.reduced_dims.size(); ++g)
     in.declare(fmt::format("m{}", g), kir::indexType(),
                kir::var(fmt::format("i{}", md_.groups[g][0])), kir::kConstUnused);
@@ -175,9 +173,7 @@ GeneratedKernel ColumnKernelWriter::write(const std::string& scheduler) {
                                          col_chunk < kir::lit(p_.kept_extent), {.is_const = true});
   // Inactive threads take part in the combines; their indices stay in range.
   main.declare("cchunk", index, kir::select(active, col_chunk, kir::lit(0)), {.is_const = true});
-  Buffer indices;
-  declareDimIndices(indices, p_.kept_dims, p_.sizes, "cchunk", "mb");
-  main.code(indices.text);
+  declareDimIndices(main, p_.kept_dims, p_.sizes, "cchunk", "mb");
   for (size_t g = p_.reduced_dims.size(); g + 1 < md_.groups.size(); ++g)
     main.declare(fmt::format("m{}", g), index, kir::var(fmt::format("i{}", md_.groups[g][0])),
                  kir::kConstUnused);
@@ -185,16 +181,14 @@ GeneratedKernel ColumnKernelWriter::write(const std::string& scheduler) {
                {.is_const = true});
   if (!scratch_.empty())
     main.declare("col_scratch", kir::constPointerTo(kir::named("unsigned char")),
-                 kir::cast(kir::pointerTo(kir::named("unsigned char")), kir::text(scratch_)));
+                 kir::cast(kir::pointerTo(kir::named("unsigned char")), kir::var(scratch_)));
 
   kir::Block stages;
   writeStages(stages);
   epilogue(stages);
-  if (!arrays_.loads.text.empty()) {
+  if (!arrays_.loads.empty()) {
     main.comment("load the persistent buffers");
-    kir::Block loads;
-    loads.code(arrays_.loads.text);
-    chunkLoop(main, loads);
+    chunkLoop(main, arrays_.loads);
   }
   main.append(stages);
   return finish({}, main, columnKernelSharedMemoryBytes(st_, p_), scheduler, true);

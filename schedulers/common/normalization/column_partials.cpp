@@ -48,9 +48,12 @@ int64_t ColumnPartials::dynamicSharedBytes() const {
 }
 
 // Slots [c][k][v][thread]: a warp's accesses hit consecutive banks.
-std::string ColumnPartials::slot(size_t c, const std::string& k, const std::string& v) const {
-  if (!shared_) return fmt::format("cacc{}[{}][{}]", c, k, v);
-  return fmt::format("cacc{}[({} * {} + {}) * {} + ctid]", c, k, p_.vector_width, v, p_.threads());
+kir::Value ColumnPartials::slot(size_t c) const {
+  const kir::Value acc = kir::var(fmt::format("cacc{}", c));
+  const kir::Value k = kir::var("k", kir::intType()), v = kir::var("v", kir::intType());
+  if (!shared_) return kir::subscript(kir::subscript(acc, k), v);
+  return kir::subscript(acc, (k * kir::lit(p_.vector_width) + v) * kir::lit(p_.threads()) +
+                                 kir::var("ctid", kir::intType()));
 }
 
 namespace {
@@ -88,12 +91,12 @@ void ColumnPartials::declare(kir::Block& k) const {
           p_.batch);
     }
     chunkElements(k, p_.batch, p_.vector_width, kir::BodyStyle::NextLine, kir::BodyStyle::SameLine)
-        .assign(kir::text(slot(c, "k", "v")), kir::text(A.identity()));
+        .assign(slot(c), A.identity());
   }
 }
 
-std::string ColumnPartials::accumulate(size_t c, const std::string& x) const {
-  return accs_[c].update(slot(c, "k", "v"), x);
+void ColumnPartials::accumulate(kir::Block& at, size_t c, const kir::Value& x) const {
+  accs_[c].update(at, slot(c), x);
 }
 
 void ColumnPartials::storeBlockPartial(kir::Block& k, size_t c) const {
@@ -117,7 +120,7 @@ void ColumnPartials::storeBlockPartial(kir::Block& k, size_t c) const {
   };
   if (p_.block[1] == 1) {
     kir::Block e = chunkElements(k, p_.batch, V, kir::BodyStyle::NextLine, kir::BodyStyle::Braces);
-    store(e, column(e) < kir::lit(H), kir::text(slot(c, "k", "v")));
+    store(e, column(e) < kir::lit(H), slot(c));
     return;
   }
   if (shared_) {
@@ -132,7 +135,7 @@ void ColumnPartials::storeBlockPartial(kir::Block& k, size_t c) const {
         chunkElements(row0, p_.batch, V, kir::BodyStyle::Braces, kir::BodyStyle::Braces);
     const kir::Value s = e.declare("s", st, {});
     kir::combineRows(
-        e, {.s = {s, st, A.functor, kir::text(A.identity())},
+        e, {.s = {s, st, A.functor, A.identity()},
             .rows = p_.block[1],
             .columns = p_.block[0],
             .width = 0,
@@ -147,7 +150,7 @@ void ColumnPartials::storeBlockPartial(kir::Block& k, size_t c) const {
   kir::Block chunk =
       k.forLoop("k", kir::intType(), kir::lit(0), kir::lit(p_.batch), {}, kir::Unroll::Full);
   const kir::Value state = kir::subscript(kir::var(fmt::format("cacc{}", c)), kir::var("k"));
-  kir::combineRows(chunk, {.s = {state, st, A.functor, kir::text(A.identity())},
+  kir::combineRows(chunk, {.s = {state, st, A.functor, A.identity()},
                            .rows = p_.block[1],
                            .columns = p_.block[0],
                            .width = p_.vector_width,
@@ -170,7 +173,7 @@ void ColumnPartials::reducePartials(kir::Block& k, int64_t width, int64_t slices
     const Accumulator& A = accs_[c];
     const kir::Type st = kir::named(A.stateType());
     grid.states.push_back(
-        {{k.declare(fmt::format("cred{}", c), st, {}), st, A.functor, kir::text(A.identity())},
+        {{k.declare(fmt::format("cred{}", c), st, {}), st, A.functor, A.identity()},
          kir::var(fmt::format("partial{}", c))});
   }
   grid.groups = kir::lit(G);
@@ -216,7 +219,7 @@ void ColumnPartials::finish(kir::Block& k, ElementWriter& w, ParamLayout& layout
   const kir::Value scratch = kir::var("col_scratch");
   k.comment("the block's partial column sums, one row per block");
   k.declare("col_scratch", kir::constPointerTo(bytes_type),
-            kir::cast(kir::pointerTo(bytes_type), kir::text(layout.addScratch(bytes))));
+            kir::cast(kir::pointerTo(bytes_type), kir::var(layout.addScratch(bytes))));
   k.declare("tid", kir::intType(), threadInBlock(), {.is_const = true});
   for (size_t c = 0; c < accs_.size(); ++c) {
     const kir::Type st = kir::named(accs_[c].stateType());
@@ -255,7 +258,7 @@ void ColumnPartials::finish(kir::Block& k, ElementWriter& w, ParamLayout& layout
   for (size_t c = 0; c < accs_.size(); ++c)
     for (size_t o = 0; o < accs_[c].expr->outputs().size(); ++o) {
       const auto* tv = accs_[c].expr->output(o)->as<TensorView>();
-      const std::string value = accs_[c].result(o, fmt::format("cred{}", c));
+      const kir::Value value = accs_[c].result(o, kir::var(fmt::format("cred{}", c)));
       w.provide(tv, [tv, value, own, space](const Index& at) {
         if (indexKey(at, space) != own)
           throw Unschedulable(
@@ -273,9 +276,7 @@ void ColumnPartials::finish(kir::Block& k, ElementWriter& w, ParamLayout& layout
     w.store(o, w.iterationIndexOf(out), facts.output_strides[o], placement);
   }
   kir::Block outputs = cb.ifThen(col_active && slice == kir::lit(0));
-  Buffer indices;
-  declareDimIndices(indices, p_.reduced_dims, p_.sizes, "col");
-  outputs.code(indices.text);
+  declareDimIndices(outputs, p_.reduced_dims, p_.sizes, "col");
   outputs.append(w.sink.body);
 }
 

@@ -35,9 +35,9 @@ class ColumnPartials {
   // The per-thread accumulators, at their identity: cacc<c>[batch] in
   // registers, or slots of the dynamic shared memory.
   void declare(kir::Block& k) const;
-  // Statement: value `x` of column reduction c's input at element (k, v) of
-  // the thread's chunks enters its accumulator.
-  std::string accumulate(size_t c, const std::string& x) const;
+  // Value `x` of column reduction c's input at element (k, v) of the
+  // thread's chunks enters its accumulator.
+  void accumulate(kir::Block& at, size_t c, const kir::Value& x) const;
   // After the row loop: the block combine, the partials, the grid barrier,
   // the final reduction and the column outputs.
   void finish(kir::Block& k, kernelgen::ElementWriter& w, kernelgen::ParamLayout& layout,
@@ -54,8 +54,9 @@ class ColumnPartials {
   const PersistentParams& p_;
   std::vector<reduction::Accumulator> accs_;
   bool shared_;
-  // Accumulator c's slot for chunk k, element v, of this thread.
-  std::string slot(size_t c, const std::string& k, const std::string& v) const;
+  // Accumulator c's slot for chunk k, element v (the loop variables), of
+  // this thread.
+  kir::Value slot(size_t c) const;
   // The block's partial row of accumulator c, stored at partial<c>.
   void storeBlockPartial(kir::Block& k, size_t c) const;
   // Block b's columns: the partials of every block reduced, in block order,

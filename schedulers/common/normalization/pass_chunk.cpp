@@ -10,6 +10,11 @@ namespace fusebox::normalization {
 using namespace fusebox::kernelgen;
 using namespace fusebox::reduction;
 
+kir::Value PassContext::state(const std::string& name) const {
+  return per_column ? kir::subscript(kir::var(name), kir::var("v", kir::intType()))
+                    : kir::var(name);
+}
+
 PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
                          const std::function<void(Placement&)>& extra) {
   ElementWriter& w = c.w;
@@ -21,21 +26,23 @@ PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
   // later ones (pass numbers as collectRowAccesses counts them).
   const int pass = stage < st.stages ? 2 * stage + (deviations ? 1 : 0) : 2 * st.stages;
   c.kept.beginPass(w, pass);
-  const std::string& l = c.lane;
   if (stage < st.stages) {
     for (size_t a = 0; a < c.accs.size(); ++a) {
       const Accumulator& A = c.accs[a];
       if (st.stage[a] != stage || (deviations && !A.welford)) continue;
       const auto* in = A.expr->input(0)->as<TensorView>();
-      const std::string x = fmt::format("fusebox::Cast<{}>::from({})", A.scalar,
-                                        w.value(in, w.iterationIndexOf(in), placement));
-      if (!A.welford)
-        w.sink.at().code(A.update(fmt::format("acc{}{}", a, l), x));
-      else if (!deviations)
-        w.sink.at().assign(kir::text(fmt::format("sum{}{}", a, l)), kir::text(x), "+=");
-      else
-        w.sink.at().code(fmt::format("{{ const {} d = {} - mean{}{}; sq{}{} += d * d; }}", A.scalar,
-                                     x, a, l, a, l));
+      const kir::Type scalar = kir::named(A.scalar);
+      const kir::Value x = kir::castFrom(scalar, w.value(in, w.iterationIndexOf(in), placement));
+      if (!A.welford) {
+        A.update(w.sink.at(), c.state(fmt::format("acc{}", a)), x);
+      } else if (!deviations) {
+        w.sink.at().assign(c.state(fmt::format("sum{}", a)), x, "+=");
+      } else {
+        kir::Block deviation = w.sink.at().scope();
+        const kir::Value d = deviation.declare("d", scalar, x - c.state(fmt::format("mean{}", a)),
+                                               {.is_const = true});
+        deviation.assign(c.state(fmt::format("sq{}", a)), d * d, "+=");
+      }
     }
   } else {
     for (size_t k = 0; k < c.segment.outputs().size(); ++k) {
@@ -67,19 +74,16 @@ void provideStageResults(PassContext& c, int stage) {
       done.push_back(c.accs[a].expr);
       accumulator.push_back(a);
     }
-  const std::string lane = c.lane;
-  provideReducedValues(c.w, done, c.facts, [lane, accumulator](size_t k, size_t o) {
-    return fmt::format("red{}_{}{}", accumulator[k], o, lane);
+  provideReducedValues(c.w, done, c.facts, [&c, accumulator](size_t k, size_t o) {
+    return c.state(fmt::format("red{}_{}", accumulator[k], o));
   });
 }
 
 kir::Block writeReducedOutputs(PassContext& c) {
   ElementWriter& w = c.w;
   w.setSpace(keptSpace(c.facts));
-  const std::string lane = c.lane;
-  provideReducedValues(w, c.st.reductions, c.facts, [lane](size_t a, size_t o) {
-    return fmt::format("red{}_{}{}", a, o, lane);
-  });
+  provideReducedValues(w, c.st.reductions, c.facts,
+                       [&c](size_t a, size_t o) { return c.state(fmt::format("red{}_{}", a, o)); });
   w.sink.reset();
   ScalarPlacement placement(w.space());
   const auto& outputs = c.segment.outputs();
@@ -91,19 +95,20 @@ kir::Block writeReducedOutputs(PassContext& c) {
   return w.sink.body;
 }
 
-void writeKernelTop(Buffer& k, const PersistentParams& p, ParamLayout& layout,
+void writeKernelTop(kir::Block& k, const PersistentParams& p, ParamLayout& layout,
                     const ElementWriter& w, int64_t smem_bytes) {
-  k.line(fmt::format("using idx_t = {};", p.index32 ? "int32_t" : "int64_t"));
+  k.typeAlias("idx_t", kir::named(p.index32 ? "int32_t" : "int64_t"));
   layout.declarePointers(k);
   for (size_t d = 0; d < p.sizes.size(); ++d) {
     const int di = static_cast<int>(d);
     const bool walked = std::count(p.kept_dims.begin(), p.kept_dims.end(), di) > 0 ||
                         std::count(p.reduced_dims.begin(), p.reduced_dims.end(), di) > 0;
-    if (!walked) k.line(fmt::format("[[maybe_unused]] const idx_t i{} = 0;", d));
+    if (!walked) k.declare(fmt::format("i{}", d), kir::indexType(), kir::lit(0), kir::kConstUnused);
   }
   k.append(w.prologue);
   if (smem_bytes > 0)
-    k.line(fmt::format("alignas(16) __shared__ unsigned char fusebox_norm_smem[{}];", smem_bytes));
+    k.declareArray("fusebox_norm_smem", kir::named("unsigned char"), smem_bytes,
+                   {.shared = true, .align = 16});
 }
 
 }  // namespace fusebox::normalization

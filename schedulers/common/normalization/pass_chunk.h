@@ -3,8 +3,8 @@
 // vector_width elements), which accumulates a stage's reductions (or a
 // variance's squared deviations) or writes the full-domain outputs, reading
 // the persistent buffers and kept values. The kernels differ in what a
-// state is: one per thread for a row (`lane` ""), one per column a thread
-// holds for columns (`lane` "[v]").
+// state is: one per thread for a row, one per column a thread holds for
+// columns (an Array, element v: `per_column`).
 #pragma once
 
 #include <fusebox/ir/ir.h>
@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "kernelgen/buffer.h"
 #include "kernelgen/element_writer.h"
 #include "kernelgen/kernel_params.h"
 #include "kernelgen/merged_dims.h"
@@ -37,7 +36,10 @@ struct PassContext {
   BufferArrays& arrays;
   KeptValues& kept;
   const std::vector<reduction::Accumulator>& accs;
-  std::string lane;  // appended to the state names: "" or "[v]"
+  bool per_column;  // states are Arrays over the thread's columns
+
+  // State `name` at the element the code is at: name, or name[v].
+  kir::Value state(const std::string& name) const;
 };
 
 struct PassChunk {
@@ -52,18 +54,18 @@ PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
                          const std::function<void(kernelgen::Placement&)>& extra = {});
 
 // Before pass `stage` (st.stages: the output pass): the results of the
-// reductions of earlier stages become values of `c.w`, red<a>_<o><lane>.
+// reductions of earlier stages become values of `c.w`, states red<a>_<o>.
 void provideStageResults(PassContext& c, int stage);
 
 // The stores of the reduced-domain outputs (mean, rstd...) at the kept
-// element the kernel is at, each reduction output read as red<a>_<o><lane>;
+// element the kernel is at, each reduction output read as state red<a>_<o>;
 // leaves `w` in the kept space.
 kir::Block writeReducedOutputs(PassContext& c);
 
 // The kernel's first lines: the index type, the pointers, the indices of
 // the dims neither walked (size 1), the walker's prologue and the shared
 // memory the combines use (`smem_bytes`, none when 0).
-void writeKernelTop(kernelgen::Buffer& k, const PersistentParams& p, kernelgen::ParamLayout& layout,
+void writeKernelTop(kir::Block& k, const PersistentParams& p, kernelgen::ParamLayout& layout,
                     const kernelgen::ElementWriter& w, int64_t smem_bytes);
 
 }  // namespace fusebox::normalization

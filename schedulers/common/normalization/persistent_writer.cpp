@@ -7,7 +7,6 @@
 
 #include "kernel_ir/print_cuda.h"
 #include "kernel_ir/print_ir.h"
-#include "kernelgen/buffer.h"
 #include "kernelgen/codegen_ops.h"
 
 namespace fusebox::normalization {
@@ -41,23 +40,13 @@ PersistentWriter::PersistentWriter(const Fusion& segment, const NormalizationStr
       md_(std::move(md)),
       arrays_(md_, p),
       kept_values_(buffers.kept_values, p, arrays_),
-      pass_{f_,
-            st_,
-            facts_,
-            p_,
-            cached_,
-            w_,
-            md_,
-            arrays_,
-            kept_values_,
-            accs_,
-            state_width ? "[v]" : ""},
+      pass_{f_, st_, facts_, p_, cached_, w_, md_, arrays_, kept_values_, accs_, state_width > 0},
       width_(state_width) {
   for (const Expr* r : st.reductions) accs_.push_back(accumulatorFor(r));
 }
 
 kir::Value PersistentWriter::at(const std::string& name) const {
-  return width_ ? kir::subscript(kir::var(name), kir::var("v")) : kir::var(name);
+  return pass_.state(name);
 }
 
 void PersistentWriter::fill(kir::Block& k, const std::string& type, const std::string& name,
@@ -110,15 +99,14 @@ void PersistentWriter::reduceStage(kir::Block& k, int stage) {
     if (A.welford)
       fill(k, A.scalar, name("sum", a), kir::lit(0));
     else
-      fill(k, A.stateType(), name("acc", a), kir::text(A.identity()));
+      fill(k, A.stateType(), name("acc", a), A.identity());
   }
   passLoop(k, stage);
   const int64_t n = p_.reduced_extent;
   for (size_t a : in_stage) {
     const Accumulator& A = accs_[a];
     if (!A.welford) {
-      combine(k, {kir::var(name("acc", a)), kir::named(A.stateType()), A.functor,
-                  kir::text(A.identity())});
+      combine(k, {kir::var(name("acc", a)), kir::named(A.stateType()), A.functor, A.identity()});
       continue;
     }
     combine(k, {kir::var(name("sum", a)), kir::named(A.scalar), "fusebox::ReduceSum", kir::lit(0)});
@@ -147,7 +135,7 @@ void PersistentWriter::reduceStage(kir::Block& k, int stage) {
     }
     for (size_t o = 0; o < A.expr->outputs().size(); ++o) {
       const std::string red = fmt::format("red{}_{}", a, o);
-      const kir::Value result = kir::text(A.result(o, kir::printValue(at(acc))));
+      const kir::Value result = A.result(o, at(acc));
       if (width_ == 0)
         k.declare(red, kir::named("auto"), result, {.is_const = true});
       else
@@ -160,11 +148,9 @@ GeneratedKernel PersistentWriter::finish(const kir::Block& before, const kir::Bl
                                          int64_t smem_bytes, const std::string& scheduler,
                                          bool uses_block_sync) {
   kir::Block k;
-  Buffer top;
-  writeKernelTop(top, p_, layout_, w_, smem_bytes);
-  k.code(top.text);
+  writeKernelTop(k, p_, layout_, w_, smem_bytes);
   k.append(before);
-  k.code(arrays_.decls.text);
+  k.append(arrays_.decls);
   k.append(main);
   GeneratedKernel out;
   out.source = kernelSource(scheduler, p_, kir::printCuda(k), uses_block_sync,

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "kernel_ir/print_cuda.h"
 #include "kernelgen/element_writer.h"
 #include "reduction/accumulator.h"
 
@@ -107,13 +108,13 @@ Index ownKeptIndex(const RowFacts& facts, const IterSpace& space) {
 
 void provideReducedValues(ElementWriter& w, const std::vector<const Expr*>& reductions,
                           const RowFacts& facts,
-                          const std::function<std::string(size_t, size_t)>& name) {
+                          const std::function<kir::Value(size_t, size_t)>& value_of) {
   const IterSpace space = w.space();
   const std::string own = indexKey(ownKeptIndex(facts, space), space);
   for (size_t a = 0; a < reductions.size(); ++a)
     for (size_t o = 0; o < reductions[a]->outputs().size(); ++o) {
       const auto* tv = reductions[a]->output(o)->as<TensorView>();
-      const std::string value = name(a, o);
+      const kir::Value value = value_of(a, o);
       w.provide(tv, [tv, value, own, space](const Index& at) {
         if (indexKey(at, space) != own)
           throw Unschedulable(fmt::format(
@@ -126,7 +127,7 @@ void provideReducedValues(ElementWriter& w, const std::vector<const Expr*>& redu
 }
 
 std::string accessKey(const TensorView* tv, const IndexExpr& offset, const IterSpace& space) {
-  return fmt::format("{}@{}", tv->name(), offset.str(space));
+  return fmt::format("{}@{}", tv->name(), kir::printValue(offset.value(space)));
 }
 
 RowAccesses collectRowAccesses(const Fusion& segment, const NormalizationStructure& st,
@@ -142,7 +143,7 @@ RowAccesses collectRowAccesses(const Fusion& segment, const NormalizationStructu
     pass = done + 1;
   };
   const std::string own = indexKey(w.space().index(), w.space());
-  w.observe([&](const TensorView* tv, const Index& idx, const std::string&, bool in_branch) {
+  w.observe([&](const TensorView* tv, const Index& idx, const kir::Value&, bool in_branch) {
     if (!in_branch && !tv->isFusionInput() && facts.sizes.at(tv) == facts.domain &&
         indexKey(idx, w.space()) == own)
       out.computed[tv].insert(pass);
@@ -152,7 +153,7 @@ RowAccesses collectRowAccesses(const Fusion& segment, const NormalizationStructu
     std::vector<const Expr*> done;
     for (size_t a = 0; a < st.reductions.size(); ++a)
       if (st.stage[a] < s) done.push_back(st.reductions[a]);
-    provideReducedValues(w, done, facts, [](size_t, size_t) { return std::string("0"); });
+    provideReducedValues(w, done, facts, [](size_t, size_t) { return kir::lit(0); });
     if (s < st.stages) {
       for (size_t a = 0; a < st.reductions.size(); ++a)
         if (st.stage[a] == s) {
@@ -185,7 +186,7 @@ RowAccesses collectRowAccesses(const Fusion& segment, const NormalizationStructu
   out.accesses = w.accesses();
   const size_t loop_count = out.accesses.size();
   w.setSpace(keptSpace(facts));
-  provideReducedValues(w, st.reductions, facts, [](size_t, size_t) { return std::string("0"); });
+  provideReducedValues(w, st.reductions, facts, [](size_t, size_t) { return kir::lit(0); });
   ScalarPlacement kept_placement(w.space());
   for (const TensorView* tv : st.reduced_outputs) {
     const auto k =

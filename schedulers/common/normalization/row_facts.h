@@ -95,9 +95,9 @@ namespace fusebox::normalization {
 
 // Makes every output of `reductions` a value source of `w` in its current
 // space (the domain or the kept space): reduction a's output o reads as
-// name(a, o), at the element's own kept element only (else Unschedulable).
+// value(a, o), at the element's own kept element only (else Unschedulable).
 void provideReducedValues(kernelgen::ElementWriter& w, const std::vector<const Expr*>& reductions,
                           const RowFacts& facts,
-                          const std::function<std::string(size_t, size_t)>& name);
+                          const std::function<kir::Value(size_t, size_t)>& value);
 
 }  // namespace fusebox::normalization

@@ -15,7 +15,6 @@
 #include <optional>
 
 #include "kernel_ir/combine.h"
-#include "kernelgen/buffer.h"
 #include "kernelgen/plan_outputs.h"
 #include "normalization/column_partials.h"
 #include "normalization/persistent_writer.h"
@@ -74,9 +73,7 @@ void RowKernelWriter::chunkLoop(kir::Block& k, const kir::Block& body) {
           kir::lit(p_.vector_width),
       {.is_const = true});
   kir::Block in = chunk.ifThen(kir::var("active") && q < kir::lit(p_.reduced_extent));
-  Buffer indices;
-  declareDimIndices(indices, p_.reduced_dims, p_.sizes, "q", "mb");
-  in.code(indices.text);
+  declareDimIndices(in, p_.reduced_dims, p_.sizes, "q", "mb");
   for (size_t g = 0; g + 1 < md_.groups.size(); ++g)
     in.declare(fmt::format("m{}", g), kir::indexType(),
                kir::var(fmt::format("i{}", md_.groups[g][0])), kir::kConstUnused);
@@ -87,7 +84,7 @@ void RowKernelWriter::outputPassExtra(Placement& placement) {
   if (columns_ == nullptr) return;
   for (size_t k = 0; k < columns_->column_reductions.size(); ++k) {
     const auto* in = columns_->column_reductions[k]->input(0)->as<TensorView>();
-    w_.sink.at().code(partials_->accumulate(k, w_.value(in, w_.iterationIndexOf(in), placement)));
+    partials_->accumulate(w_.sink.at(), k, w_.value(in, w_.iterationIndexOf(in), placement));
   }
 }
 
@@ -111,9 +108,9 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
     // Inner-outer: the blocks walk the rows grid-stride, so each block's
     // column sums cover its share of the rows.
     const kir::Type i64 = kir::named("int64_t");
-    rows = main.forLoop("row_base", i64, kir::text("int64_t{blockIdx.x}") * kir::lit(p_.block[1]),
+    rows = main.forLoop("row_base", i64, kir::cast(i64, kir::blockIdx('x')) * kir::lit(p_.block[1]),
                         kir::lit(p_.kept_extent),
-                        kir::text("int64_t{gridDim.x}") * kir::lit(p_.block[1]));
+                        kir::cast(i64, kir::gridDim('x')) * kir::lit(p_.block[1]));
     row_in_grid = kir::asIndex(kir::var("row_base")) + kir::asIndex(kir::threadIdx('y'));
   } else {
     row_in_grid = kir::asIndex(kir::blockIdx('x')) * kir::lit(p_.block[1]) +
@@ -124,18 +121,14 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
                                          in_grid < kir::lit(p_.kept_extent), {.is_const = true});
   // Inactive threads take part in the combines; their indices stay in range.
   rows.declare("row", index, kir::select(active, in_grid, kir::lit(0)), kir::kConstUnused);
-  Buffer indices;
-  declareDimIndices(indices, p_.kept_dims, p_.sizes, "row");
-  rows.code(indices.text);
+  declareDimIndices(rows, p_.kept_dims, p_.sizes, "row");
 
   kir::Block stages;
   writeStages(stages);
   epilogue(stages);
-  if (!arrays_.loads.text.empty()) {
+  if (!arrays_.loads.empty()) {
     rows.comment("load the persistent buffers");
-    kir::Block loads;
-    loads.code(arrays_.loads.text);
-    chunkLoop(rows, loads);
+    chunkLoop(rows, arrays_.loads);
   }
   rows.append(stages);
 

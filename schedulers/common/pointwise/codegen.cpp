@@ -19,7 +19,6 @@
 
 namespace fusebox::pointwise {
 
-using kernelgen::Buffer;
 using kernelgen::ElementWriter;
 using kernelgen::IterSpace;
 using kernelgen::kernelSource;
@@ -82,9 +81,7 @@ kir::Block buildChunk(const KernelShape& shape, const ElementCode& code, int v) 
     kernelgen::declareChunkElementIndices(out, shape.dims, shape.space);
     out.append(element);
   };
-  auto lastExtent = [&] {
-    return kir::text(shape.lits.text(shape.dims.extents.back(), shape.lastExtent()));
-  };
+  auto lastExtent = [&] { return shape.lits.value(shape.dims.extents.back(), shape.lastExtent()); };
   const bool tail = shape.dims.tailPossible();
   kir::Block chunk;
   kir::Block fast_chunk = chunk, tail_chunk;
@@ -121,33 +118,31 @@ kir::Block buildLoops(const PointwiseParams& p, const SegmentFacts& facts, const
     const kir::Value s = unrolled.declare(
         "s", idx, ((block_x * kir::lit(p.unroll) + kir::var("u")) * threads + thread) * kir::lit(v),
         {.is_const = true});
-    unrolled.ifThen(s >= kir::text(shape.lits.text(facts.numel, "numel")), kir::BodyStyle::SameLine)
+    unrolled.ifThen(s >= shape.lits.value(facts.numel, "numel"), kir::BodyStyle::SameLine)
         .breakLoop();
     if (m == 0) unrolled.declare("mb", idx, s, kir::kConstUnused);
-    unrolled.code(kernelgen::mergedIndexLines(shape.dims, "s", 0, m, shape.lits));
+    kernelgen::declareMergedIndices(unrolled, shape.dims, "s", 0, m, &shape.lits);
     for (size_t g = 0; g + 1 < m; ++g)
-      unrolled.code(kernelgen::iterIndexLines(shape.dims, shape.space, g));
+      kernelgen::declareIterIndices(unrolled, shape.dims, shape.space, g);
     unrolled.append(chunk);
   } else {
     const size_t b = static_cast<size_t>(p.break_point);
     const kir::Value s =
         k.declare("s", idx, (block_x * threads + thread) * kir::lit(v), {.is_const = true});
-    k.ifThen(s >= kir::text(shape.lits.text(p.innerExtent(), "inner")), kir::BodyStyle::SameLine)
-        .ret();
-    k.code(kernelgen::mergedIndexLines(shape.dims, "s", b, m, shape.lits));
-    for (size_t g = b; g + 1 < m; ++g)
-      k.code(kernelgen::iterIndexLines(shape.dims, shape.space, g));
+    k.ifThen(s >= shape.lits.value(p.innerExtent(), "inner"), kir::BodyStyle::SameLine).ret();
+    kernelgen::declareMergedIndices(k, shape.dims, "s", b, m, &shape.lits);
+    for (size_t g = b; g + 1 < m; ++g) kernelgen::declareIterIndices(k, shape.dims, shape.space, g);
     k.comment("loads that no row dim moves: once per thread, reused for every row");
     k.append(code.fast_pre_row);
     // Rows per block is a size-derived choice no code depends on: a parameter too.
-    const kir::Value rows = kir::text(shape.lits.text(p.rows_per_block, "rows"));
+    const kir::Value rows = shape.lits.value(p.rows_per_block, "rows");
     kir::Block row = k.forLoop("r", idx, kir::lit(0), rows);
     const kir::Value o = row.declare(
         "o", idx, kir::cast(idx, kir::blockIdx('y')) * rows + kir::var("r"), {.is_const = true});
-    row.ifThen(o >= kir::text(shape.lits.text(p.outerExtent(), "outer")), kir::BodyStyle::SameLine)
+    row.ifThen(o >= shape.lits.value(p.outerExtent(), "outer"), kir::BodyStyle::SameLine)
         .breakLoop();
-    row.code(kernelgen::mergedIndexLines(shape.dims, "o", 0, b, shape.lits));
-    for (size_t g = 0; g < b; ++g) row.code(kernelgen::iterIndexLines(shape.dims, shape.space, g));
+    kernelgen::declareMergedIndices(row, shape.dims, "o", 0, b, &shape.lits);
+    for (size_t g = 0; g < b; ++g) kernelgen::declareIterIndices(row, shape.dims, shape.space, g);
     row.append(chunk);
   }
   return k;
@@ -197,14 +192,12 @@ Generated generate(const Fusion& segment, const SegmentFacts& facts, const Point
   const KernelShape shape{dims, space, lits};
   const kir::Block chunk = buildChunk(shape, code, p.vector_width);
   const kir::Block k = buildLoops(p, facts, shape, code, chunk);
-  Buffer declarations;
-  params.declareKernelTop(declarations, p.index32, lits);
   kir::Block top;
-  top.code(declarations.text);
+  params.declareKernelTop(top, p.index32, lits);
   for (size_t d = 0; d < space.rank(); ++d)
     if (space.sizes[d] == 1)
       top.declare(space.names[d], kir::indexType(), kir::lit(0), kir::kConstUnused);
-  top.code(w.prologue.text);
+  top.append(w.prologue);
   top.append(k);
 
   Generated out;

@@ -4,9 +4,7 @@
 #include <fmt/format.h>
 #include <fusebox/error.h>
 
-#include "kernelgen/codegen_ops.h"
-
-using fusebox::kernelgen::roundTo;
+#include "kernel_ir/element_math.h"
 
 namespace fusebox::reduction {
 
@@ -14,40 +12,40 @@ std::string Accumulator::stateType() const {
   return welford ? fmt::format("fusebox::Welford<{}>", scalar) : scalar;
 }
 
-std::string Accumulator::identity() const {
-  if (welford) return fmt::format("fusebox::welfordInit<{}>()", scalar);
-  return fmt::format("{}::identity<{}>()", functor, scalar);
+kir::Value Accumulator::identity() const {
+  if (welford) return kir::call("fusebox::welfordInit", {}, {kir::named(scalar)});
+  return kir::call(functor + "::identity", {}, {kir::named(scalar)});
 }
 
-std::string Accumulator::update(const std::string& acc, const std::string& x) const {
-  const std::string cast = fmt::format("fusebox::Cast<{}>::from({})", scalar, x);
-  if (welford) return fmt::format("fusebox::welfordUpdate({}, {});", acc, cast);
-  return fmt::format("{} = {}{{}}({}, {});", acc, functor, acc, cast);
+void Accumulator::update(kir::Block& at, const kir::Value& acc, const kir::Value& x) const {
+  const kir::Value element = kir::castFrom(kir::named(scalar), x);
+  if (welford)
+    at.evaluate(kir::call("fusebox::welfordUpdate", {acc, element}));
+  else
+    at.assign(acc, kir::call(functor + "{}", {acc, element}));
 }
 
-std::string Accumulator::combined(const std::string& a, const std::string& b) const {
-  return fmt::format("{}{{}}({}, {})", functor, a, b);
-}
-
-std::string Accumulator::result(size_t k, const std::string& acc) const {
+kir::Value Accumulator::result(size_t k, const kir::Value& acc) const {
   const DataType out = expr->output(k)->dtype();
+  const kir::Type s = kir::named(scalar);
+  auto field = [&](const char* name) { return kir::member(acc, name); };
   switch (expr->op()) {
     case OpType::Reduction:
-      return roundTo(out, acc);
+      return kir::roundTo(out, acc);
     case OpType::Var:
     case OpType::VarMean: {
       if (k == 1)  // the mean; 0 / 0 (NaN) over no elements, as the evaluator
-        return roundTo(
-            out, fmt::format("({}.avg / static_cast<{}>({}.n == 0 ? 0 : 1))", acc, scalar, acc));
+        return kir::roundTo(
+            out, field("avg") / kir::cast(s, kir::select(field("n") == kir::lit(0), kir::lit(0),
+                                                         kir::lit(1))));
       // torch divides M2 by max(0, N - correction): 0 / 0 is NaN, x / 0 inf.
-      const int64_t correction = expr->attr<VarianceAttr>().correction;
-      return roundTo(out, fmt::format("({}.m2 / static_cast<{}>({}.n > {} ? {}.n - {} : 0))", acc,
-                                      scalar, acc, correction, acc, correction));
+      const kir::Value correction = kir::lit(expr->attr<VarianceAttr>().correction);
+      return kir::roundTo(
+          out, field("m2") / kir::cast(s, kir::select(field("n") > correction,
+                                                      field("n") - correction, kir::lit(0))));
     }
     case OpType::Welford:
-      if (k == 0) return roundTo(out, fmt::format("{}.avg", acc));
-      if (k == 1) return roundTo(out, fmt::format("{}.m2", acc));
-      return roundTo(out, fmt::format("{}.n", acc));
+      return kir::roundTo(out, field(k == 0 ? "avg" : k == 1 ? "m2" : "n"));
     default:
       break;
   }

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "kernel_ir/kernel_ir.h"
+
 namespace fusebox::reduction {
 
 struct Accumulator {
@@ -26,14 +28,12 @@ struct Accumulator {
   int64_t state_bytes = 0;
 
   std::string stateType() const;
-  std::string identity() const;
-  // Statement: element `x` (in its dtype's compute type) enters state `acc`.
-  std::string update(const std::string& acc, const std::string& x) const;
-  // Expression: states `a` and `b` combined.
-  std::string combined(const std::string& a, const std::string& b) const;
+  kir::Value identity() const;
+  // Element `x` (in its dtype's compute type) enters state `acc`.
+  void update(kir::Block& at, const kir::Value& acc, const kir::Value& x) const;
   // The value of the expr's output `k` from final state `acc`, in the
   // output dtype's compute type.
-  std::string result(size_t k, const std::string& acc) const;
+  kir::Value result(size_t k, const kir::Value& acc) const;
 };
 
 Accumulator accumulatorFor(const Expr* reduction);
