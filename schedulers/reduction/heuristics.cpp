@@ -104,10 +104,13 @@ int64_t pow2Floor(int64_t a) {
   return p;
 }
 
-}  // namespace
+constexpr int64_t kBlockThreads = 256;
+// Blocks of 256 threads that fill every SM (8 each at 2048 threads per SM).
+constexpr int64_t kBlocksPerSm = 8;
 
-ReductionParams computeReductionParams(const HeuristicInputs& in, const DeviceProperties& device) {
-  ReductionParams p;
+// The dims in memory order (kept and reduced, with their extents), the kind
+// and the vector width.
+void chooseLayout(ReductionParams& p, const HeuristicInputs& in) {
   p.sizes = in.sizes;
   p.reduced = in.reduced;
   const std::vector<int> order = kernelgen::memoryOrder(in.sizes, *in.accesses);
@@ -129,73 +132,81 @@ ReductionParams computeReductionParams(const HeuristicInputs& in, const DevicePr
   if (in.max_vector_width > 0)
     p.vector_width =
         std::min<int>(p.vector_width, static_cast<int>(pow2Floor(in.max_vector_width)));
-  const int64_t v = p.vector_width;
-  const int64_t sms = std::max(1, device.multiprocessor_count);
-  constexpr int64_t kBlockThreads = 256;
-  // Blocks of 256 threads that fill every SM (8 each at 2048 threads per SM).
-  constexpr int64_t kBlocksPerSm = 8;
-  const int64_t target_blocks = kBlocksPerSm * sms;
+}
 
-  int64_t grid_x = 1, splits = 1;
-  if (p.kind == ReductionKind::Inner) {
-    const int64_t vecs = std::max<int64_t>(1, ceilDiv(p.reduced_extent, v));
-    // Short rows: a power-of-two group of lanes per row (a warp-group shuffle
-    // reduces it). Long rows: about 8 vectors per thread per row.
-    p.block_x = static_cast<int>(vecs <= 32 ? pow2Ceil(vecs)
-                                            : std::clamp<int64_t>(pow2Floor(vecs / 8), 32, 512));
-    // At least a whole warp: the shuffles of a lane group name all 32 lanes.
-    p.block_y = static_cast<int>(std::max<int64_t>(
-        std::min<int64_t>(kBlockThreads / p.block_x, pow2Ceil(std::max<int64_t>(1, p.kept_extent))),
-        32 / std::min(p.block_x, 32)));
-    p.unroll = static_cast<int>(std::clamp<int64_t>(ceilDiv(vecs, p.block_x), 1, 4));
-    grid_x = std::max<int64_t>(1, ceilDiv(p.kept_extent, p.block_y));
-    const int64_t steps = ceilDiv(vecs, int64_t{p.block_x} * p.unroll);
-    if (grid_x < 2 * sms && steps >= 8)
-      splits = std::min(ceilDiv(4 * sms, grid_x), ceilDiv(steps, 4));
-  } else {
-    const int64_t cols = std::max<int64_t>(1, ceilDiv(p.kept_extent, v));
-    p.block_x = static_cast<int>(std::min<int64_t>(32, pow2Ceil(cols)));
-    p.block_y = static_cast<int>(std::clamp<int64_t>(
-        kBlockThreads / p.block_x, 1, pow2Ceil(std::max<int64_t>(1, p.reduced_extent))));
-    // The block's states meet in shared memory: keep them within 32 KiB.
-    while (p.block_y > 1 && int64_t{p.block_x} * p.block_y * v * in.accumulator_bytes > 32768)
-      p.block_y /= 2;
-    p.unroll = static_cast<int>(std::clamp<int64_t>(ceilDiv(p.reduced_extent, p.block_y), 1, 4));
-    grid_x = ceilDiv(cols, p.block_x);
-    const int64_t steps = ceilDiv(p.reduced_extent, int64_t{p.block_y} * p.unroll);
-    // Split to about 4 waves of full SMs: a grid of one or two waves loses
-    // a share to its last, partial wave whenever fewer blocks fit an SM than
-    // assumed (H100, GELU backward + bias gradient: 0.151 ms with 33 splits
-    // and no launch bounds, 0.146 ms with 128 splits and 8 blocks per SM).
-    if (grid_x < target_blocks && steps >= 4)
-      splits = std::min(ceilDiv(4 * target_blocks, grid_x), ceilDiv(steps, 2));
-    // Welford states are dear to combine (a division each; the block's
-    // combine runs on one warp while the others wait at the barrier, and the
-    // last block walks every split's partials): one wave of the six blocks
-    // per SM their registers allow (40 at 4 states a thread), each thread
-    // reducing about kWelfordRows rows or more first. H200, statistics of bf16
-    // inputs at 4 states a thread, ms by splits (32 / 64 / 128):
-    // 16384x1024 0.0435 / 0.0420 / 0.0629; 65536x1024 0.155 / 0.101 / 0.122;
-    // 16384x4096 0.102 / 0.135 / 0.206; four waves (256 splits at 16384x1024
-    // and 8 states) took 0.238.
-    constexpr int64_t kWelfordRows = 32, kWelfordBlocksPerSm = 6;
-    if (in.welford)
-      splits = std::min(
-          splits, std::max<int64_t>(
-                      1, std::min(ceilDiv(kWelfordBlocksPerSm * sms, grid_x),
+// Blocks along the kept elements (grid_x) and splits of the reduced extent.
+struct GridShape {
+  int64_t grid_x = 1;
+  int64_t splits = 1;
+};
+
+// Inner: a row's lanes along threadIdx.x, rows along threadIdx.y.
+GridShape innerBlocks(ReductionParams& p, int64_t sms) {
+  GridShape g;
+  const int64_t vecs = std::max<int64_t>(1, ceilDiv(p.reduced_extent, p.vector_width));
+  // Short rows: a power-of-two group of lanes per row (a warp-group shuffle
+  // reduces it). Long rows: about 8 vectors per thread per row.
+  p.block_x = static_cast<int>(vecs <= 32 ? pow2Ceil(vecs)
+                                          : std::clamp<int64_t>(pow2Floor(vecs / 8), 32, 512));
+  // At least a whole warp: the shuffles of a lane group name all 32 lanes.
+  p.block_y = static_cast<int>(std::max<int64_t>(
+      std::min<int64_t>(kBlockThreads / p.block_x, pow2Ceil(std::max<int64_t>(1, p.kept_extent))),
+      32 / std::min(p.block_x, 32)));
+  p.unroll = static_cast<int>(std::clamp<int64_t>(ceilDiv(vecs, p.block_x), 1, 4));
+  g.grid_x = std::max<int64_t>(1, ceilDiv(p.kept_extent, p.block_y));
+  const int64_t steps = ceilDiv(vecs, int64_t{p.block_x} * p.unroll);
+  if (g.grid_x < 2 * sms && steps >= 8)
+    g.splits = std::min(ceilDiv(4 * sms, g.grid_x), ceilDiv(steps, 4));
+  return g;
+}
+
+// Outer: columns along threadIdx.x, reduced rows along threadIdx.y.
+GridShape outerBlocks(ReductionParams& p, const HeuristicInputs& in, int64_t sms) {
+  GridShape g;
+  const int64_t v = p.vector_width;
+  const int64_t cols = std::max<int64_t>(1, ceilDiv(p.kept_extent, v));
+  p.block_x = static_cast<int>(std::min<int64_t>(32, pow2Ceil(cols)));
+  p.block_y = static_cast<int>(std::clamp<int64_t>(
+      kBlockThreads / p.block_x, 1, pow2Ceil(std::max<int64_t>(1, p.reduced_extent))));
+  // The block's states meet in shared memory: keep them within 32 KiB.
+  while (p.block_y > 1 && int64_t{p.block_x} * p.block_y * v * in.accumulator_bytes > 32768)
+    p.block_y /= 2;
+  p.unroll = static_cast<int>(std::clamp<int64_t>(ceilDiv(p.reduced_extent, p.block_y), 1, 4));
+  g.grid_x = ceilDiv(cols, p.block_x);
+  const int64_t steps = ceilDiv(p.reduced_extent, int64_t{p.block_y} * p.unroll);
+  // Split to about 4 waves of full SMs: a grid of one or two waves loses
+  // a share to its last, partial wave whenever fewer blocks fit an SM than
+  // assumed (H100, GELU backward + bias gradient: 0.151 ms with 33 splits
+  // and no launch bounds, 0.146 ms with 128 splits and 8 blocks per SM).
+  const int64_t target_blocks = kBlocksPerSm * sms;
+  if (g.grid_x < target_blocks && steps >= 4)
+    g.splits = std::min(ceilDiv(4 * target_blocks, g.grid_x), ceilDiv(steps, 2));
+  // Welford states are dear to combine (a division each; the block's
+  // combine runs on one warp while the others wait at the barrier, and the
+  // last block walks every split's partials): one wave of the six blocks
+  // per SM their registers allow (40 at 4 states a thread), each thread
+  // reducing about kWelfordRows rows or more first. H200, statistics of bf16
+  // inputs at 4 states a thread, ms by splits (32 / 64 / 128):
+  // 16384x1024 0.0435 / 0.0420 / 0.0629; 65536x1024 0.155 / 0.101 / 0.122;
+  // 16384x4096 0.102 / 0.135 / 0.206; four waves (256 splits at 16384x1024
+  // and 8 states) took 0.238.
+  constexpr int64_t kWelfordRows = 32, kWelfordBlocksPerSm = 6;
+  if (in.welford)
+    g.splits = std::min(
+        g.splits, std::max<int64_t>(
+                      1, std::min(ceilDiv(kWelfordBlocksPerSm * sms, g.grid_x),
                                   ceilDiv(p.reduced_extent, int64_t{p.block_y} * kWelfordRows))));
-  }
-  if (in.forced_splits > 0) splits = in.forced_splits;
-  splits = std::clamp<int64_t>(splits, 1, 65535);
-  p.grid = {static_cast<uint32_t>(std::min<int64_t>(grid_x, UINT32_MAX)),
-            static_cast<uint32_t>(splits), 1};
-  // A split outer grid is sized in waves of kBlocksPerSm blocks per SM; hold
-  // the compiler to them (at 256 threads: 32 registers) when the loop is light
-  // enough to fit without spilling: one accumulator, at most two streamed
-  // inputs and one streamed output (the GELU backward + bias gradient compiles
-  // to 32 registers without spills). Heavier loops keep their registers: the
-  // layernorm backward's two column sums with four streams spilled 348 bytes
-  // under the bounds and ran at 45% of copy. Inner grids run many waves.
+  return g;
+}
+
+// A split outer grid is sized in waves of kBlocksPerSm blocks per SM; hold
+// the compiler to them (at 256 threads: 32 registers) when the loop is light
+// enough to fit without spilling: one accumulator, at most two streamed
+// inputs and one streamed output (the GELU backward + bias gradient compiles
+// to 32 registers without spills). Heavier loops keep their registers: the
+// layernorm backward's two column sums with four streams spilled 348 bytes
+// under the bounds and ran at 45% of copy. Inner grids run many waves.
+bool lightLoop(const HeuristicInputs& in) {
   int streamed_in = 0, streamed_out = 0;
   for (const Access& a : *in.accesses) {
     bool moves = !a.offset.affine;
@@ -203,22 +214,38 @@ ReductionParams computeReductionParams(const HeuristicInputs& in, const DevicePr
       moves = in.reduced[d] && a.offset.a.coef[d] != 0;
     if (moves) ++(a.is_output ? streamed_out : streamed_in);
   }
-  const bool light =
-      in.accumulators == 1 && in.accumulator_bytes <= 8 && streamed_in <= 2 && streamed_out <= 1;
-  if (p.kind == ReductionKind::Outer && splits > 1 &&
-      int64_t{p.block_x} * p.block_y == kBlockThreads && light)
-    p.min_blocks_per_sm = static_cast<int>(kBlocksPerSm);
+  return in.accumulators == 1 && in.accumulator_bytes <= 8 && streamed_in <= 2 && streamed_out <= 1;
+}
 
-  // 32-bit indexing when every offset and every position a thread computes fits.
+// 32-bit indexing when every offset and every position a thread computes fits.
+bool fitsIndex32(const ReductionParams& p, const HeuristicInputs& in, const GridShape& g) {
   const int64_t limit = (int64_t{1} << 31) - 1;
   int64_t reach = std::max(p.kept_extent, p.reduced_extent);
-  reach = std::max(reach, grid_x * p.keptPerBlock());
-  reach = std::max(reach, splits * p.kept_extent);  // scratch partials
-  reach = std::max(reach, splits * int64_t{p.block_x} * p.unroll * v + p.reduced_extent);
-  p.index32 = reach < limit;
-  for (const Access& a : *in.accesses) p.index32 &= a.max_offset < limit;
+  reach = std::max(reach, g.grid_x * p.keptPerBlock());
+  reach = std::max(reach, g.splits * p.kept_extent);  // scratch partials
+  reach =
+      std::max(reach, g.splits * int64_t{p.block_x} * p.unroll * p.vector_width + p.reduced_extent);
+  bool fits = reach < limit;
+  for (const Access& a : *in.accesses) fits &= a.max_offset < limit;
   const std::optional<int64_t> numel = checked::product(in.sizes);
-  p.index32 &= numel.has_value() && *numel < limit;
+  return fits && numel.has_value() && *numel < limit;
+}
+
+}  // namespace
+
+ReductionParams computeReductionParams(const HeuristicInputs& in, const DeviceProperties& device) {
+  ReductionParams p;
+  chooseLayout(p, in);
+  const int64_t sms = std::max(1, device.multiprocessor_count);
+  GridShape g = p.kind == ReductionKind::Inner ? innerBlocks(p, sms) : outerBlocks(p, in, sms);
+  if (in.forced_splits > 0) g.splits = in.forced_splits;
+  g.splits = std::clamp<int64_t>(g.splits, 1, 65535);
+  p.grid = {static_cast<uint32_t>(std::min<int64_t>(g.grid_x, UINT32_MAX)),
+            static_cast<uint32_t>(g.splits), 1};
+  if (p.kind == ReductionKind::Outer && g.splits > 1 &&
+      int64_t{p.block_x} * p.block_y == kBlockThreads && lightLoop(in))
+    p.min_blocks_per_sm = static_cast<int>(kBlocksPerSm);
+  p.index32 = fitsIndex32(p, in, g);
   return p;
 }
 

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "kernel_ir/combine.h"
 #include "kernel_ir/element_math.h"
 #include "kernel_ir/kernel_ir.h"
 #include "kernel_ir/print_cuda.h"
@@ -92,13 +93,16 @@ void buildChunk(kir::Block& chunk, const kir::Value& n, const kir::Value& carry,
   fill.forLoop("v", kir::intType(), kir::lit(0), kir::lit(v), {}, kir::Unroll::None,
                kir::BodyStyle::SameLine)
       .assign(kir::subscript(sc, vv), op.identity);
+  // The threads' chunk totals, scanned across the block.
   const kir::Value total = chunk.declare("total", op.acc, {});
-  const kir::Value base = chunk.declare(
-      "base", op.acc,
-      op.combine(carry, kir::call("fusebox::blockExclusiveScan",
-                                  {kir::subscript(sc, kir::lit(v - 1)), kir::var("scan_op"),
-                                   kir::var("scan_smem"), total})),
-      {.is_const = true});
+  const kir::Value before = chunk.declare("before", op.acc, {});
+  kir::scanBlock(chunk,
+                 {.s = {kir::subscript(sc, kir::lit(v - 1)), op.acc, op.functor, op.identity},
+                  .smem = kir::var("scan_smem"),
+                  .prefix = before,
+                  .total = total});
+  const kir::Value base =
+      chunk.declare("base", op.acc, op.combine(carry, before), {.is_const = true});
   chunk.assign(carry, op.combine(carry, total));
   kir::Block store = chunk.ifThen(active);
   store.append(code.store_pre_chunk);

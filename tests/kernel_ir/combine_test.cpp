@@ -257,6 +257,27 @@ TEST(KernelIrCombine, TheDumpShowsACombineAsOneNode) {
             "step 4) acc: float by fusebox::ReduceSum at part\n");
 }
 
+TEST(KernelIrCombine, ABlockScanIsOneNodeLoweredToTheRuntimesScan) {
+  Block k;
+  scanBlock(k, {.s = {subscript(var("sc"), lit(3)), named("float"), "fusebox::ReduceMax",
+                      text("-INFINITY")},
+                .smem = var("scan_smem"),
+                .prefix = var("before"),
+                .total = var("total")});
+  EXPECT_EQ(printCuda(k, 0),
+            "before = fusebox::blockExclusiveScan(sc[3], fusebox::ReduceMax{}, scan_smem, "
+            "total);\n");
+  EXPECT_EQ(printIr(k),
+            "scan block (exclusive) sc[3]: float by fusebox::ReduceMax through scan_smem into "
+            "before, total total\n");
+  Block no_smem;
+  scanBlock(no_smem, {.s = sumOf("x"), .prefix = var("p"), .total = var("t")});
+  EXPECT_THROW(printCuda(no_smem), InternalError);
+  Block no_total;
+  scanBlock(no_total, {.s = sumOf("x"), .smem = var("s"), .prefix = var("p")});
+  EXPECT_THROW(printCuda(no_total), InternalError);
+}
+
 TEST(KernelIrStatements, ScopesAddressesConstPointersAndAlignment) {
   Block k;
   Block s = k.scope();

@@ -1,5 +1,6 @@
 // The lowering of combines (combine.h): one way each to combine across
-// lanes, rows and blocks, written as plain kernel IR.
+// lanes, rows and blocks and to scan across a block, written as plain
+// kernel IR.
 #include "kernel_ir/combine.h"
 
 #include <fmt/format.h>
@@ -155,6 +156,17 @@ Block lowerGrid(const GridCombine& c) {
   return out;
 }
 
+Block lowerScan(const BlockScan& c) {
+  checkState(c.s, "block scan");
+  FUSEBOX_CHECK(c.smem.defined() && c.prefix.defined() && c.total.defined(),
+                "kernel IR: a block scan of {} needs its shared memory, prefix and total",
+                printValue(c.s.state));
+  Block b;
+  b.assign(c.prefix, call("fusebox::blockExclusiveScan",
+                          {c.s.state, text(c.s.functor + "{}"), c.smem, c.total}));
+  return b;
+}
+
 const char* protocolName(GridProtocol p) {
   switch (p) {
     case GridProtocol::LastBlock:
@@ -199,6 +211,13 @@ void combineGrid(Block& block, GridCombine c) {
   block.combine(std::move(spec));
 }
 
+void scanBlock(Block& block, BlockScan c) {
+  auto spec = std::make_shared<CombineSpec>();
+  spec->scope = CombineSpec::Scope::Scan;
+  spec->scan = std::move(c);
+  block.combine(std::move(spec));
+}
+
 Block lowerCombine(const CombineSpec& spec) {
   switch (spec.scope) {
     case CombineSpec::Scope::Lanes:
@@ -207,6 +226,8 @@ Block lowerCombine(const CombineSpec& spec) {
       return lowerRows(spec.rows);
     case CombineSpec::Scope::Grid:
       return lowerGrid(spec.grid);
+    case CombineSpec::Scope::Scan:
+      return lowerScan(spec.scan);
   }
   return Block();
 }
@@ -237,6 +258,12 @@ std::string describeCombine(const CombineSpec& spec) {
           "combine grid({}, group {} of {}, element {} * {} + {}, read by {} step {}) {}",
           protocolName(c.protocol), group, printValue(c.groups), group, printValue(c.stride),
           printValue(c.own), printValue(c.walker), c.walkers, states);
+    }
+    case CombineSpec::Scope::Scan: {
+      const BlockScan& c = spec.scan;
+      return fmt::format("scan block (exclusive) {} through {} into {}, total {}",
+                         stateText(c.s, 0), printValue(c.smem), printValue(c.prefix),
+                         printValue(c.total));
     }
   }
   return "combine";

@@ -1,9 +1,9 @@
 // Combines as kernel IR nodes: per-thread reduction states combined across
 // the lanes of a block's row, across the rows of a block, or across the
-// blocks of a grid. A scheduler states what is combined and where; one
-// lowering each (combine.cpp) writes how, so every kernel combines the same
-// way and a better combine is written once. The CUDA printer prints a
-// combine as its lowering; `--dump kernel_ir` shows it as one node.
+// blocks of a grid, and a block's exclusive scan. A scheduler states what is combined and where;
+// one lowering each (combine.cpp) writes how, so every kernel combines the same way and a better
+// combine is written once. The CUDA printer prints a combine as its lowering; `--dump kernel_ir`
+// shows it as one node.
 //
 // A state is a scalar (`width` 0) or `width` values state[0..width) (a
 // `fusebox::Array` or C array), combined by the device runtime's functor:
@@ -106,18 +106,32 @@ struct GridCombine {
   int64_t max_unrolled = 8;
 };
 
-// The combine a Combine statement holds (one of the three).
+// Across threadIdx.x, in order of x: an exclusive scan of one state a
+// thread (blockDim.x a multiple of 32, at most 1024). `prefix` gets the
+// combination of the states of the threads before this one (the identity
+// on thread 0), `total` the block's; through `smem` (one state a warp).
+// Warp shuffles, then the warps' totals scanned by the first warp.
+struct BlockScan {
+  CombineState s;
+  Value smem{};
+  Value prefix{};  // assigned
+  Value total{};   // assigned
+};
+
+// The combine a Combine statement holds (one of the four).
 struct CombineSpec {
-  enum class Scope { Lanes, Rows, Grid } scope = Scope::Lanes;
+  enum class Scope { Lanes, Rows, Grid, Scan } scope = Scope::Lanes;
   LanesCombine lanes;
   RowsCombine rows;
   GridCombine grid;
+  BlockScan scan;
 };
 
 // Builders: the combine as one statement of `block`.
 void combineLanes(Block& block, LanesCombine c);
 void combineRows(Block& block, RowsCombine c);
 void combineGrid(Block& block, GridCombine c);
+void scanBlock(Block& block, BlockScan c);
 
 // The lowering: the combine as plain statements. Checks what the spec
 // needs (a power-of-two lane count for shuffles, shared memory when used,

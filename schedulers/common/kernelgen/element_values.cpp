@@ -135,56 +135,14 @@ ElementWriter::ValueStep ElementWriter::start(ValueTask& t) {
       }
       t.stage = ValueTask::Stage::Operands;
       return nextOperand(t);
-    case OpType::Broadcast: {
-      const auto& flags = e->attr<BroadcastAttr>().is_broadcast_dim;
-      Index in;
-      for (size_t k = 0; k < flags.size(); ++k)
-        if (!flags[k]) in.push_back(idx[k]);
-      return forwardTo(t, std::move(in));
-    }
-    case OpType::Squeeze: {
-      const auto& dims = e->attr<SqueezeAttr>().dims;
-      Index in;
-      size_t k = 0;
-      for (size_t d = 0; d < sizesOf(e->input(0)).size(); ++d) {
-        if (std::find(dims.begin(), dims.end(), static_cast<int64_t>(d)) != dims.end())
-          in.push_back(IndexExpr::constant(0, space_.rank()));
-        else
-          in.push_back(idx[k++]);
-      }
-      return forwardTo(t, std::move(in));
-    }
-    case OpType::Reduction: {
-      // Only over dims of extent 1 (schedulers take no other here): the one
-      // element, converted to the output's dtype.
-      const auto& axes = e->attr<ReductionAttr>().axes;
-      const auto& in_sizes = sizesOf(e->input(0));
-      Index in;
-      size_t k = 0;
-      for (size_t d = 0; d < in_sizes.size(); ++d) {
-        const bool reduced =
-            std::find(axes.begin(), axes.end(), static_cast<int64_t>(d)) != axes.end();
-        FUSEBOX_CHECK(!reduced || in_sizes[d] == 1,
-                      "kernelgen: {} reduces dim {} of extent {}; only a reduction over extent-1 "
-                      "dims is elementwise",
-                      tv->toString(), d, in_sizes[d]);
-        in.push_back(reduced ? IndexExpr::constant(0, space_.rank()) : idx[k++]);
-      }
-      return forwardTo(t, std::move(in));
-    }
+    case OpType::Broadcast:
+    case OpType::Squeeze:
+    case OpType::Reduction:
     case OpType::Expand:
-      return forwardTo(t, alignRight(idx, sizesOf(e->input(0)), space_));
-    case OpType::Permute: {
-      const auto& dims = e->attr<PermuteAttr>().dims;
-      Index in(dims.size());
-      for (size_t k = 0; k < dims.size(); ++k) in[static_cast<size_t>(dims[k])] = idx[k];
-      return forwardTo(t, std::move(in));
-    }
+    case OpType::Permute:
     case OpType::Reshape:
-      return forwardTo(t, reshapeIndex(idx, sizesOf(tv), sizesOf(e->input(0)), space_,
-                                       fmt::format("T{}", tv->name())));
     case OpType::Slice:
-      return forwardTo(t, sliceIndex(e, idx));
+      return forwardTo(t, movedIndex(e, idx));
     case OpType::IndexSelect:
     case OpType::Gather:
     case OpType::TakeAlongAxis:
@@ -205,6 +163,67 @@ ElementWriter::ValueStep ElementWriter::start(ValueTask& t) {
       break;
   }
   throw InternalError(fmt::format("kernelgen: cannot generate {}", e->opName()));
+}
+
+// The index of a data-movement op's input that holds the output's element
+// at `idx` (broadcast, squeeze, a reduction over extent-1 dims, expand,
+// permute, reshape, slice).
+Index ElementWriter::movedIndex(const Expr* e, const Index& idx) {
+  switch (e->op()) {
+    case OpType::Broadcast: {
+      const auto& flags = e->attr<BroadcastAttr>().is_broadcast_dim;
+      Index in;
+      for (size_t k = 0; k < flags.size(); ++k)
+        if (!flags[k]) in.push_back(idx[k]);
+      return in;
+    }
+    case OpType::Squeeze: {
+      const auto& dims = e->attr<SqueezeAttr>().dims;
+      Index in;
+      size_t k = 0;
+      for (size_t d = 0; d < sizesOf(e->input(0)).size(); ++d) {
+        if (std::find(dims.begin(), dims.end(), static_cast<int64_t>(d)) != dims.end())
+          in.push_back(IndexExpr::constant(0, space_.rank()));
+        else
+          in.push_back(idx[k++]);
+      }
+      return in;
+    }
+    case OpType::Reduction: {
+      // Only over dims of extent 1 (schedulers take no other here): the one
+      // element, converted to the output's dtype.
+      const auto& axes = e->attr<ReductionAttr>().axes;
+      const auto& in_sizes = sizesOf(e->input(0));
+      Index in;
+      size_t k = 0;
+      for (size_t d = 0; d < in_sizes.size(); ++d) {
+        const bool reduced =
+            std::find(axes.begin(), axes.end(), static_cast<int64_t>(d)) != axes.end();
+        FUSEBOX_CHECK(!reduced || in_sizes[d] == 1,
+                      "kernelgen: {} reduces dim {} of extent {}; only a reduction over extent-1 "
+                      "dims is elementwise",
+                      e->output(0)->toString(), d, in_sizes[d]);
+        in.push_back(reduced ? IndexExpr::constant(0, space_.rank()) : idx[k++]);
+      }
+      return in;
+    }
+    case OpType::Expand:
+      return alignRight(idx, sizesOf(e->input(0)), space_);
+    case OpType::Permute: {
+      const auto& dims = e->attr<PermuteAttr>().dims;
+      Index in(dims.size());
+      for (size_t k = 0; k < dims.size(); ++k) in[static_cast<size_t>(dims[k])] = idx[k];
+      return in;
+    }
+    case OpType::Reshape:
+      return reshapeIndex(idx, sizesOf(e->output(0)), sizesOf(e->input(0)), space_,
+                          fmt::format("T{}", e->output(0)->name()));
+    case OpType::Slice:
+      return sliceIndex(e, idx);
+    default:
+      break;
+  }
+  throw InternalError(fmt::format("kernelgen: {} moves no element", e->opName()));
 }
 
 ElementWriter::ValueStep ElementWriter::nextOperand(ValueTask& t) {

@@ -124,6 +124,7 @@ class ElementWriter {
   ValueStep openBranch(ValueTask& t);
   ValueStep closeBranch(ValueTask& t, const kir::Value& value);
   ValueStep need(const TensorView* tv, Index idx);
+  Index movedIndex(const Expr* e, const Index& idx);
   Index sliceIndex(const Expr* e, const Index& idx);
   // Indirect loads (element_indexing.cpp): index_select, gather and
   // take_along_axis read their index operand first, select its scalar.

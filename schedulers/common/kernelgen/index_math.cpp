@@ -105,9 +105,14 @@ IndexExpr IndexExpr::plus(int64_t delta, const IterSpace& space, const std::stri
 IndexExpr IndexExpr::scaled(int64_t start, int64_t step, const IterSpace& space,
                             const std::string& role, bool param) const {
   param &= space.symbolic();
-  if (!affine)
+  if (!affine) {
+    // Simplified as the affine form is: no `* 1`, no `0 +` (unless a parameter).
+    const kir::Value times =
+        step == 1 ? opaque_value : opaque_value * space.literal(step, role + "*");
+    if (start == 0 && !param) return opaque(times);
     return opaque((param ? space.parameter(start, role + "+") : space.literal(start, role + "+")) +
-                  opaque_value * space.literal(step, role + "*"));
+                  times);
+  }
   IndexExpr e = *this;
   e.a.c = addChecked(start, mulChecked(e.a.c, step));
   e.a.c_param |= param;

@@ -124,18 +124,12 @@ int64_t groupStride(const Affine& a, const std::vector<int>& group) {
   return a.coef[static_cast<size_t>(group.back())];
 }
 
-}  // namespace
-
-PointwiseParams pointwiseLayout(const SegmentFacts& facts, const std::vector<Access>& accesses) {
-  PointwiseParams p;
-  p.reference_output = facts.reference_output;
-  p.iter_sizes = facts.iter_sizes;
-
-  // Merge neighbouring iteration dims (size-1 dims are always index 0 and drop
-  // out) when every affine access walks them as one: the outer dim's
-  // coefficient is the inner one's times the inner extent. Opaque accesses
-  // (split reshapes) do not block merging: they index through i<d>, which the
-  // kernel recovers from the merged index.
+// Merge neighbouring iteration dims (size-1 dims are always index 0 and drop
+// out) when every affine access walks them as one: the outer dim's
+// coefficient is the inner one's times the inner extent. Opaque accesses
+// (split reshapes) do not block merging: they index through i<d>, which the
+// kernel recovers from the merged index.
+void mergeDims(PointwiseParams& p, const SegmentFacts& facts, const std::vector<Access>& accesses) {
   if (facts.numel > 0) {
     // Walk the iteration dims in the reference output's memory order
     // (outermost first), so a channels-last output still has its innermost
@@ -163,15 +157,17 @@ PointwiseParams pointwiseLayout(const SegmentFacts& facts, const std::vector<Acc
       }
     }
   }
-  const int m = static_cast<int>(p.groups.size());
+}
 
-  // 2-D schedule. A load that no row dim moves (a bias [K] added to [N, K])
-  // would be re-read for every row by a 1-D schedule; splitting the merged
-  // dims at the first dim that load depends on lets each thread load it once
-  // (hoisted above its loop over rows) and reuse it for rows_per_block rows.
-  // The smallest such break point keeps the widest column space. Only used
-  // when there are at least 2 rows and 128 columns (narrower rows would leave
-  // most threads of a block idle).
+// 2-D schedule. A load that no row dim moves (a bias [K] added to [N, K])
+// would be re-read for every row by a 1-D schedule; splitting the merged
+// dims at the first dim that load depends on lets each thread load it once
+// (hoisted above its loop over rows) and reuse it for rows_per_block rows.
+// The smallest such break point keeps the widest column space. Only used
+// when there are at least 2 rows and 128 columns (narrower rows would leave
+// most threads of a block idle).
+void chooseBreakPoint(PointwiseParams& p, const std::vector<Access>& accesses) {
+  const int m = static_cast<int>(p.groups.size());
   for (int b = 1; b < m && p.break_point == 0; ++b) {
     for (const Access& a : accesses) {
       if (a.is_output || a.conditional || !a.offset.affine || !a.offset.a.terms.empty()) continue;
@@ -190,16 +186,20 @@ PointwiseParams pointwiseLayout(const SegmentFacts& facts, const std::vector<Acc
     }
   }
   if (p.break_point > 0 && (p.outerExtent() < 2 || p.innerExtent() < 128)) p.break_point = 0;
+}
 
-  // Vector width: 16-byte accesses where every unconditional affine access
-  // that walks the innermost merged dim contiguously allows it: its element
-  // size, its data alignment, its constant offset and the strides of the other
-  // merged dims must all be multiples of the vector. The innermost extent must
-  // be a multiple too, unless it is the only merged dim the threads walk (then
-  // a scalar tail handles the rest). A load under pad / cat checks that hold
-  // alike over a chunk (kernelgen/branch_bounds.h) and would be an aligned
-  // vector counts as a plain access; other loads under checks are read per
-  // element and do not narrow the vector.
+// Vector width: 16-byte accesses where every unconditional affine access
+// that walks the innermost merged dim contiguously allows it: its element
+// size, its data alignment, its constant offset and the strides of the other
+// merged dims must all be multiples of the vector. The innermost extent must
+// be a multiple too, unless it is the only merged dim the threads walk (then
+// a scalar tail handles the rest). A load under pad / cat checks that hold
+// alike over a chunk (kernelgen/branch_bounds.h) and would be an aligned
+// vector counts as a plain access; other loads under checks are read per
+// element and do not narrow the vector.
+void chooseVectorWidth(PointwiseParams& p, const SegmentFacts& facts,
+                       const std::vector<Access>& accesses) {
+  const int m = static_cast<int>(p.groups.size());
   if (m > 0) {
     const auto& last = p.groups.back();
     const int64_t last_extent = p.group_extents.back();
@@ -231,9 +231,12 @@ PointwiseParams pointwiseLayout(const SegmentFacts& facts, const std::vector<Acc
     while (width > 1 && !fits(width)) width /= 2;
     p.vector_width = width;
   }
+}
 
-  // What the kernel makes of each branch and of each load under branches at
-  // that width (kernelgen::VectorPlacement decides the same way).
+// What the kernel makes of each branch and of each load under branches at
+// that width (kernelgen::VectorPlacement decides the same way).
+void describeBranches(PointwiseParams& p, const SegmentFacts& facts,
+                      const std::vector<Access>& accesses) {
   for (const Access& a : accesses) {
     for (const kernelgen::BranchBounds& b : a.opened)
       p.branch_checks.push_back(
@@ -244,6 +247,18 @@ PointwiseParams pointwiseLayout(const SegmentFacts& facts, const std::vector<Acc
           kernelgen::boundedRead(a.offset, a.branches, a.alignment, a.element_size, p.groups,
                                  facts.iter_sizes, p.vector_width)));
   }
+}
+
+}  // namespace
+
+PointwiseParams pointwiseLayout(const SegmentFacts& facts, const std::vector<Access>& accesses) {
+  PointwiseParams p;
+  p.reference_output = facts.reference_output;
+  p.iter_sizes = facts.iter_sizes;
+  mergeDims(p, facts, accesses);
+  chooseBreakPoint(p, accesses);
+  chooseVectorWidth(p, facts, accesses);
+  describeBranches(p, facts, accesses);
   return p;
 }
 
