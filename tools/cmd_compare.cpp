@@ -141,22 +141,43 @@ void writeJson(const std::string& path, const std::vector<bench::BenchmarkRun>& 
   FUSEBOX_USER_CHECK(out.good(), "--json {}: writing failed", path);
 }
 
+// The variants of --variant [NAME=]FLAGS, named A, B, ... where unnamed.
+std::vector<Variant> parseVariants(const std::vector<std::string>& texts) {
+  std::vector<Variant> variants;
+  std::set<std::string> names;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const std::string fallback =
+        i < 26 ? std::string(1, static_cast<char>('A' + i)) : fmt::format("V{}", i);
+    variants.push_back(parseVariant(texts[i], fallback));
+    FUSEBOX_USER_CHECK(names.insert(variants.back().name).second,
+                       "--variant '{}': the name '{}' is taken by an earlier variant", texts[i],
+                       variants.back().name);
+  }
+  return variants;
+}
+
+void writeCompareJson(const SuiteOptions& o, const std::vector<Variant>& variants,
+                      const std::vector<bench::BenchmarkRun>& runs, const std::string& backend) {
+  nlohmann::json variants_json = nlohmann::json::array();
+  for (const Variant& v : variants)
+    variants_json.push_back({{"name", v.name}, {"flags", v.flags_text}});
+  writeJson(o.json, runs,
+            {{"fusebox_version", FUSEBOX_VERSION_STRING},
+             {"fusebox_command", "compare"},
+             {"backend", backend},
+             {"alpha", o.alpha},
+             {"min_effect", o.min_effect},
+             {"variants", variants_json}});
+  std::cout << fmt::format("wrote {}\n", o.json);
+}
+
 int compareCommand(SuiteOptions& o) {
   FUSEBOX_USER_CHECK(o.variants.size() >= 2,
                      "compare needs two variants or more (--variant [NAME=]FLAGS, repeated), "
                      "got {}",
                      o.variants.size());
   checkVerdictOptions(o);
-  std::vector<Variant> variants;
-  std::set<std::string> names;
-  for (size_t i = 0; i < o.variants.size(); ++i) {
-    const std::string fallback =
-        i < 26 ? std::string(1, static_cast<char>('A' + i)) : fmt::format("V{}", i);
-    variants.push_back(parseVariant(o.variants[i], fallback));
-    FUSEBOX_USER_CHECK(names.insert(variants.back().name).second,
-                       "--variant '{}': the name '{}' is taken by an earlier variant",
-                       o.variants[i], variants.back().name);
-  }
+  const std::vector<Variant> variants = parseVariants(o.variants);
   for (const auto& text : o.inputs) o.measure.inputs.push_back(parseInputOverride(text));
   const std::vector<std::string> scripts = expandScripts(o.paths);
   const std::vector<std::string> script_names = scriptNames(scripts);
@@ -225,19 +246,7 @@ int compareCommand(SuiteOptions& o) {
                              base, t[bench::Verdict::Faster], t[bench::Verdict::Slower],
                              t[bench::Verdict::NoDifference]);
   }
-  if (!o.json.empty()) {
-    nlohmann::json variants_json = nlohmann::json::array();
-    for (const Variant& v : variants)
-      variants_json.push_back({{"name", v.name}, {"flags", v.flags_text}});
-    writeJson(o.json, runs,
-              {{"fusebox_version", FUSEBOX_VERSION_STRING},
-               {"fusebox_command", "compare"},
-               {"backend", backend},
-               {"alpha", o.alpha},
-               {"min_effect", o.min_effect},
-               {"variants", variants_json}});
-    std::cout << fmt::format("wrote {}\n", o.json);
-  }
+  if (!o.json.empty()) writeCompareJson(o, variants, runs, backend);
   return outputs_ok ? kOk : kUserError;
 }
 

@@ -9,6 +9,8 @@
 // Everything else gets +inf (unbounded) once an operand carries an error.
 // The functions are the evaluator's own (applyUnary...), so the bound is of
 // the same semantics the reference computes.
+#include <fusebox/eval/tolerance.h>
+
 #include <cmath>
 #include <numbers>
 #include <optional>
@@ -378,6 +380,43 @@ int binaryUlps(BinaryOpType op, bool floating) {
     default:
       return 0;  // fmod and ceil_div are exact given their operands; compares, max...
   }
+}
+
+double storedRounding(DataType dtype, double y) {
+  return 2 * unitRoundoff(dtype) * std::fabs(y);
+}
+
+double elementBound(const BoundOp& op, const Number* x, const double* err, const Number& y) {
+  const double ay = std::fabs(y.asDouble());
+  double b = 0.0;
+  switch (op.kind) {
+    case OpType::Unary:
+      b = unaryBound(op.unary, x[0], err[0], y);
+      break;
+    case OpType::Binary:
+      b = binaryBound(op.binary, x[0], err[0], x[1], err[1], y);
+      break;
+    case OpType::Ternary:
+      b = ternaryBound(op.ternary, x, err, y);
+      break;
+    case OpType::Cast:
+      b = castBound(x[0], err[0], op.out_type);
+      // Equal values round alike; different ones may round apart.
+      if (err[0] > 0 && isFloatingType(op.out_type)) b += storedRounding(op.out_type, ay);
+      break;
+    default:
+      b = err[0];  // set, segment_set
+      break;
+  }
+  if (op.lerp) {
+    const double scaled = std::fabs(x[2].asDouble() * (x[1].asDouble() - x[0].asDouble()));
+    b += op.ulps * op.u_c * (ay + scaled) + 2 * op.u_d * ay;
+  } else if (op.ulps > 0) {
+    b += (op.ulps * op.u_c + 2 * op.u_d) * ay;
+  }
+  if (std::isnan(b)) b = kUnbounded;
+  if (isBoolType(op.out_type) && b > 0) b = 1.0;  // a bool differs by one at most
+  return b;
 }
 
 }  // namespace fusebox::eval_detail

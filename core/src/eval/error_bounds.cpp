@@ -32,10 +32,6 @@ double accumulationRoundoff(DataType in, DataType out) {
                                                            : unitRoundoff(DataType::Float);
 }
 
-double storedRounding(DataType dtype, double y) {
-  return 2 * unitRoundoff(dtype) * std::fabs(y);
-}
-
 // Strides of a tensor of `sizes` seen from an output of `out_sizes` (aligned
 // on the right; 0 where it broadcasts).
 std::vector<int64_t> broadcastStrides(const std::vector<int64_t>& sizes,
@@ -128,6 +124,19 @@ class BoundRun {
     if (nonzero) errors_[v] = std::move(t);
   }
 
+  // An operand of an elementwise op: its values and bounds (null for a
+  // scalar, whose value is fixed), read in the op's compute type.
+  struct BoundOperand {
+    const void* value = nullptr;
+    DataType dtype = DataType::Float;
+    const double* error = nullptr;
+    Number scalar;
+    bool convert = false;
+  };
+  // e's operands over `out`'s sizes: their values and bounds in `ops`, and
+  // the strides of each (value, bound) appended to `strides`.
+  void readBoundOperands(const Expr* e, const Tensor& out, DataType compute, BoundOperand* ops,
+                         std::vector<std::vector<int64_t>>& strides);
   void elementwise(const Expr* e);
   void reduction(const Expr* e);
   void variance(const Expr* e);
@@ -144,37 +153,9 @@ class BoundRun {
   std::unordered_map<const Val*, Tensor> errors_;
 };
 
-void BoundRun::elementwise(const Expr* e) {
-  const auto* out_tv = e->output(0)->as<TensorView>();
-  const Tensor& out = values_.tensor(out_tv);
-  const DataType compute = elementwiseComputeType(e);
-  const double u_c = unitRoundoff(compute), u_d = unitRoundoff(out.dtype());
-  const OpType kind = e->op();
-  int ulps = 0;
-  if (kind == OpType::Unary) ulps = unaryUlps(e->attr<UnaryOpType>());
-  if (kind == OpType::Binary) ulps = binaryUlps(e->attr<BinaryOpType>(), isFloatingType(compute));
-  const bool lerp = kind == OpType::Ternary && e->attr<TernaryOpType>() == TernaryOpType::Lerp;
-  if (lerp) ulps = 3;
-  bool any_error = false;
-  for (const Val* in : e->inputs()) any_error |= in->isTensor() && error(in).defined();
-  if (!any_error && ulps == 0) return;  // exact ops of exact operands stay exact
-
-  // Per operand: its values and bounds (null for a scalar, whose value is
-  // fixed), read in the op's compute type as the evaluator reads them.
-  struct Operand {
-    const void* value = nullptr;
-    DataType dtype = DataType::Float;
-    const double* error = nullptr;
-    Number scalar;
-    bool convert = false;
-  };
-  const size_t n_ops = e->inputs().size();
-  Operand ops[3];
-  std::vector<std::vector<int64_t>> strides;
-  Tensor bound = Tensor::empty(DataType::Double, out.sizes());
-  strides.push_back(bound.strides());
-  strides.push_back(out.strides());
-  for (size_t k = 0; k < n_ops; ++k) {
+void BoundRun::readBoundOperands(const Expr* e, const Tensor& out, DataType compute,
+                                 BoundOperand* ops, std::vector<std::vector<int64_t>>& strides) {
+  for (size_t k = 0; k < e->inputs().size(); ++k) {
     const Val* in = e->input(k);
     strides.emplace_back(out.dim(), 0);
     strides.emplace_back(out.dim(), 0);
@@ -195,13 +176,41 @@ void BoundRun::elementwise(const Expr* e) {
       strides[3 + 2 * k] = broadcastStrides(err.sizes(), err.strides(), out.sizes());
     }
   }
+}
+
+void BoundRun::elementwise(const Expr* e) {
+  const auto* out_tv = e->output(0)->as<TensorView>();
+  const Tensor& out = values_.tensor(out_tv);
+  const DataType compute = elementwiseComputeType(e);
+  BoundOp op;
+  op.kind = e->op();
+  op.out_type = out.dtype();
+  op.u_c = unitRoundoff(compute);
+  op.u_d = unitRoundoff(out.dtype());
+  if (op.kind == OpType::Unary) {
+    op.unary = e->attr<UnaryOpType>();
+    op.ulps = unaryUlps(op.unary);
+  }
+  if (op.kind == OpType::Binary) {
+    op.binary = e->attr<BinaryOpType>();
+    op.ulps = binaryUlps(op.binary, isFloatingType(compute));
+  }
+  if (op.kind == OpType::Ternary) op.ternary = e->attr<TernaryOpType>();
+  op.lerp = op.kind == OpType::Ternary && op.ternary == TernaryOpType::Lerp;
+  if (op.lerp) op.ulps = 3;
+  bool any_error = false;
+  for (const Val* in : e->inputs()) any_error |= in->isTensor() && error(in).defined();
+  if (!any_error && op.ulps == 0) return;  // exact ops of exact operands stay exact
+
+  // Per operand: its values and bounds (null for a scalar, whose value is
+  // fixed), read in the op's compute type as the evaluator reads them.
+  const size_t n_ops = e->inputs().size();
+  BoundOperand ops[3];
+  Tensor bound = Tensor::empty(DataType::Double, out.sizes());
+  std::vector<std::vector<int64_t>> strides{bound.strides(), out.strides()};
+  readBoundOperands(e, out, compute, ops, strides);
   auto* dst = static_cast<double*>(bound.data());
   const void* out_base = out.data();
-  const DataType out_type = out.dtype();
-  const bool to_bool = isBoolType(out_type), to_floating = isFloatingType(out_type);
-  const auto unary = kind == OpType::Unary ? e->attr<UnaryOpType>() : UnaryOpType{};
-  const auto binary = kind == OpType::Binary ? e->attr<BinaryOpType>() : BinaryOpType{};
-  const auto ternary = kind == OpType::Ternary ? e->attr<TernaryOpType>() : TernaryOpType{};
   std::vector<int64_t> step;
   for (const auto& s : strides) step.push_back(s.empty() ? 0 : s.back());
   bool nonzero = false;
@@ -210,52 +219,20 @@ void BoundRun::elementwise(const Expr* e) {
   detail::forEachRow(out.sizes(), strides, [&](const std::vector<int64_t>& start, int64_t n) {
     for (int64_t i = 0; i < n; ++i) {
       for (size_t k = 0; k < n_ops; ++k) {
-        const Operand& op = ops[k];
-        if (op.value == nullptr) {
-          x[k] = op.scalar;
+        const BoundOperand& o = ops[k];
+        if (o.value == nullptr) {
+          x[k] = o.scalar;
           continue;
         }
-        x[k] = loadNumber(op.value, op.dtype, start[2 + 2 * k] + i * step[2 + 2 * k]);
-        if (op.convert) x[k] = numberFromScalar(scalarFromNumber(x[k], compute), compute);
-        err[k] = op.error ? op.error[start[3 + 2 * k] + i * step[3 + 2 * k]] : 0.0;
+        x[k] = loadNumber(o.value, o.dtype, start[2 + 2 * k] + i * step[2 + 2 * k]);
+        if (o.convert) x[k] = numberFromScalar(scalarFromNumber(x[k], compute), compute);
+        err[k] = o.error ? o.error[start[3 + 2 * k] + i * step[3 + 2 * k]] : 0.0;
       }
-      const Number y = loadNumber(out_base, out_type, start[1] + i * step[1]);
-      const double ay = std::fabs(y.asDouble());
-      if (y.isFloat() && !std::isfinite(y.d)) {
-        // No rounding of an infinity or NaN: exact, or unbounded.
-        const double b = nonFiniteBound(e, x, err, y, ulps * u_c);
-        nonzero |= b != 0;
-        dst[start[0] + i * step[0]] = b;
-        continue;
-      }
-      double b = 0.0;
-      switch (kind) {
-        case OpType::Unary:
-          b = unaryBound(unary, x[0], err[0], y);
-          break;
-        case OpType::Binary:
-          b = binaryBound(binary, x[0], err[0], x[1], err[1], y);
-          break;
-        case OpType::Ternary:
-          b = ternaryBound(ternary, x, err, y);
-          break;
-        case OpType::Cast:
-          b = castBound(x[0], err[0], out_type);
-          // Equal values round alike; different ones may round apart.
-          if (err[0] > 0 && to_floating) b += storedRounding(out_type, ay);
-          break;
-        default:
-          b = err[0];  // set, segment_set
-          break;
-      }
-      if (lerp) {
-        const double scaled = std::fabs(x[2].asDouble() * (x[1].asDouble() - x[0].asDouble()));
-        b += ulps * u_c * (ay + scaled) + 2 * u_d * ay;
-      } else if (ulps > 0) {
-        b += (ulps * u_c + 2 * u_d) * ay;
-      }
-      if (std::isnan(b)) b = kUnbounded;
-      if (to_bool && b > 0) b = 1.0;  // a bool differs by one at most
+      const Number y = loadNumber(out_base, op.out_type, start[1] + i * step[1]);
+      // No rounding of an infinity or NaN: exact, or unbounded.
+      const double b = y.isFloat() && !std::isfinite(y.d)
+                           ? nonFiniteBound(e, x, err, y, op.ulps * op.u_c)
+                           : elementBound(op, x, err, y);
       nonzero |= b != 0;
       dst[start[0] + i * step[0]] = b;
     }

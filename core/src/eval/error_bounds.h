@@ -43,6 +43,26 @@ double castBound(const Number& x, double e, DataType to);
 // rounded ones (+ - * / sqrt), 8 for library functions (exp, tanh, pow...).
 int unaryUlps(UnaryOpType op);
 int binaryUlps(BinaryOpType op, bool floating);
+// A value stored in `dtype`: the stored and the reference value may round
+// apart, 2 u |y|.
+double storedRounding(DataType dtype, double y);
+
+// An elementwise op as its error bound sees it.
+struct BoundOp {
+  OpType kind{};
+  UnaryOpType unary{};
+  BinaryOpType binary{};
+  TernaryOpType ternary{};
+  DataType out_type{};
+  int ulps = 0;  // the op's own rounding, in units of the compute type
+  bool lerp = false;
+  double u_c = 0;  // unit roundoff of the compute type
+  double u_d = 0;  // and of the output dtype
+};
+
+// One element's bound: what its operands' bounds (`err`) carry through the
+// op at values `x`, plus the op's own roundings, for the result `y`.
+double elementBound(const BoundOp& op, const Number* x, const double* err, const Number& y);
 
 // ---- one sum, product or extremum (error_bounds_scan.cpp) -------------------
 // Running totals over the K terms x_j (off by e_j) one reduction combines.

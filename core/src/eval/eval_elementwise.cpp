@@ -68,14 +68,12 @@ bool canStretch(const IterDomain* id) {
   return id->extent()->isConst() && c && toInt(*c) == 1;
 }
 
-void evalElementwise(EvalContext& ctx, const Expr* e) {
-  const auto* out_tv = e->output(0)->as<TensorView>();
-  const int64_t rank = out_tv->nDims();
-  FUSEBOX_CHECK(e->inputs().size() <= 3, "{} has {} operands", describeExpr(e), e->inputs().size());
+namespace {
 
-  // Operands are read in the op's compute type, as PyTorch and the kernels
-  // read them: `x == 0.1` of a float32 x compares with 0.1 rounded to float32.
-  const DataType compute = elementwiseComputeType(e);
+// e's operands: tensors, and scalars read in the op's compute type, as
+// PyTorch and the kernels read them (`x == 0.1` of a float32 x compares
+// with 0.1 rounded to float32).
+std::vector<Operand> readOperands(EvalContext& ctx, const Expr* e, DataType compute) {
   std::vector<Operand> ops;
   for (const Val* in : e->inputs()) {
     Operand op;
@@ -88,7 +86,12 @@ void evalElementwise(EvalContext& ctx, const Expr* e) {
       op.scalar = numberFromScalar(scalarFromNumber(op.scalar, compute), compute);
     ops.push_back(std::move(op));
   }
-  const std::vector<int64_t> sizes = broadcastSizes(ops, rank);
+  return ops;
+}
+
+// Each tensor operand's strides over the broadcast `sizes` (0 where it stretches).
+void alignStrides(std::vector<Operand>& ops, const std::vector<int64_t>& sizes) {
+  const auto rank = static_cast<int64_t>(sizes.size());
   for (auto& op : ops) {
     op.strides.assign(rank, 0);
     if (!op.tensor) continue;
@@ -97,6 +100,18 @@ void evalElementwise(EvalContext& ctx, const Expr* e) {
       if (op.tensor->sizes()[d] == sizes[d + align])
         op.strides[d + align] = op.tensor->strides()[d];
   }
+}
+
+}  // namespace
+
+void evalElementwise(EvalContext& ctx, const Expr* e) {
+  const auto* out_tv = e->output(0)->as<TensorView>();
+  const int64_t rank = out_tv->nDims();
+  FUSEBOX_CHECK(e->inputs().size() <= 3, "{} has {} operands", describeExpr(e), e->inputs().size());
+  const DataType compute = elementwiseComputeType(e);
+  std::vector<Operand> ops = readOperands(ctx, e, compute);
+  const std::vector<int64_t> sizes = broadcastSizes(ops, rank);
+  alignStrides(ops, sizes);
 
   Tensor out = ctx.allocate(out_tv, sizes);
   std::vector<std::vector<int64_t>> strides{out.strides()};

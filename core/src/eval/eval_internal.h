@@ -72,6 +72,8 @@ ScalarValue scalarFromNumber(const Number& v, DataType t);
 // division by zero throws UserError.
 Number applyUnary(UnaryOpType op, const Number& x);
 Number applyBinary(BinaryOpType op, const Number& a, const Number& b);
+// applyBinary's bitwise ops and shifts (bool or integer operands).
+Number applyBitwise(BinaryOpType op, const Number& a, const Number& b);
 // Every binary op, including those whose result depends on the dtype they
 // compute in (`dtype`, the op's result dtype): nextafter steps on its grid,
 // gcd and logical_right_shift work in its bit width. The form above refuses

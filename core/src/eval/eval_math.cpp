@@ -315,8 +315,13 @@ Number applyBinary(BinaryOpType op, const Number& a, const Number& b) {
     default:
       break;
   }
-  // Bitwise ops and shifts: integers and bools only.
-  FUSEBOX_USER_CHECK(!fl, "{} needs bool or integer operands, got a floating value", toString(op));
+  return applyBitwise(op, a, b);
+}
+
+// Bitwise ops and shifts: integers and bools only.
+Number applyBitwise(BinaryOpType op, const Number& a, const Number& b) {
+  FUSEBOX_USER_CHECK(!a.isFloat() && !b.isFloat(),
+                     "{} needs bool or integer operands, got a floating value", toString(op));
   const bool both_bool = a.kind == Kind::Bool && b.kind == Kind::Bool;
   auto result = [&](int64_t v) { return both_bool ? Number::ofBool(v != 0) : Number::ofInt(v); };
   switch (op) {

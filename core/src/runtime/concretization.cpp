@@ -205,6 +205,21 @@ void replaceWidth(Fusion& f, Expr* e, size_t index, int64_t v) {
   f.replaceInputAt(e, index, f.constantInt(v));
 }
 
+// A dim that became Broadcast has no contiguity (nvFuser's None).
+void dropBroadcastContiguity(Fusion& f) {
+  for (TensorView* tv : f.allTensors()) {
+    auto contiguity = tv->contiguity();
+    const auto alloc = tv->allocation();
+    bool changed = false;
+    for (size_t k = 0; k < alloc.size() && k < contiguity.size(); ++k)
+      if (alloc[k]->isBroadcast() && contiguity[k].has_value()) {
+        contiguity[k].reset();
+        changed = true;
+      }
+    if (changed) tv->setContiguity(std::move(contiguity));
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<Fusion> concretizeFusion(const Fusion& symbolic, const Concretization& facts) {
@@ -275,18 +290,7 @@ std::unique_ptr<Fusion> concretizeFusion(const Fusion& symbolic, const Concretiz
     if (extent != id->extent() || type != id->iterType() || expanded != id->expandedExtent())
       f.concretizeDomain(id, extent, type, type == IterType::Broadcast ? expanded : nullptr);
   }
-  // A dim that became Broadcast has no contiguity (nvFuser's None).
-  for (TensorView* tv : f.allTensors()) {
-    auto contiguity = tv->contiguity();
-    const auto alloc = tv->allocation();
-    bool changed = false;
-    for (size_t k = 0; k < alloc.size() && k < contiguity.size(); ++k)
-      if (alloc[k]->isBroadcast() && contiguity[k].has_value()) {
-        contiguity[k].reset();
-        changed = true;
-      }
-    if (changed) tv->setContiguity(std::move(contiguity));
-  }
+  dropBroadcastContiguity(f);
   return out;
 }
 
