@@ -106,7 +106,7 @@ std::vector<kir::Value> iterIndexValues(const MergedDims& dims, const IterSpace&
       [&](size_t j, int64_t inner) {
         return space.literal(inner, fmt::format("m{}/{}", g, name(j)));
       },
-      [&](size_t j) { return space.literal(extents[j], "#" + name(j)); });
+      [&](size_t j) { return space.literal(extents[j], fmt::format("#{}", name(j))); });
 }
 
 void declareIterIndices(kir::Block& out, const MergedDims& dims, const IterSpace& space, size_t g) {
