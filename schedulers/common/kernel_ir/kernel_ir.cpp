@@ -150,6 +150,26 @@ Value binary(BinaryOp op, Value a, Value b) {
   return make(std::move(n));
 }
 
+namespace {
+
+Value fold(BinaryOp op, const std::vector<Value>& values) {
+  Value out;
+  for (const Value& v : values) out = out.defined() ? binary(op, out, v) : v;
+  return out;
+}
+
+}  // namespace
+
+Value sumOf(const std::vector<Value>& values) {
+  return fold(BinaryOp::Add, values);
+}
+Value allOf(const std::vector<Value>& values) {
+  return fold(BinaryOp::And, values);
+}
+Value anyOf(const std::vector<Value>& values) {
+  return fold(BinaryOp::Or, values);
+}
+
 Value operator-(Value a) {
   return unary(UnaryOp::Neg, std::move(a));
 }

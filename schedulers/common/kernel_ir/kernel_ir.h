@@ -135,6 +135,11 @@ Value operator!=(Value a, Value b);
 Value operator&&(Value a, Value b);
 Value operator||(Value a, Value b);
 Value binary(BinaryOp op, Value a, Value b);
+// values[0] + values[1] + ..., values[0] && ..., values[0] || ..., left to
+// right; an undefined value when `values` is empty.
+Value sumOf(const std::vector<Value>& values);
+Value allOf(const std::vector<Value>& values);
+Value anyOf(const std::vector<Value>& values);
 
 // ---- statements -------------------------------------------------------------
 

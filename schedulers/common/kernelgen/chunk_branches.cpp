@@ -30,14 +30,13 @@ kir::Value VectorPlacement::chunkCondition(CodeSink& sink, const BranchBounds& b
   const auto& group = dims_.groups[last];
   start.values.resize(start.rank());
   for (size_t j = 0; j < group.size(); ++j) start.values[static_cast<size_t>(group[j])] = first[j];
-  kir::Value checks;
-  auto check = [&](kir::Value c) { checks = checks.defined() ? checks && c : c; };
+  std::vector<kir::Value> each;
   for (const BranchBound& b : bounds) {
     const kir::Value s = b.index.value(start, b.role);
-    if (b.lo) check(s >= space_.literal(*b.lo, b.lo_role));
-    if (b.hi) check(s < space_.literal(*b.hi, b.hi_role));
+    if (b.lo) each.push_back(s >= space_.literal(*b.lo, b.lo_role));
+    if (b.hi) each.push_back(s < space_.literal(*b.hi, b.hi_role));
   }
-  if (!checks.defined()) checks = kir::text("true");
+  const kir::Value checks = each.empty() ? kir::text("true") : kir::allOf(each);
   const std::string key = kir::printValue(checks);
   auto it = conditions_.find(key);
   if (it == conditions_.end()) {
@@ -65,11 +64,9 @@ kir::Value VectorPlacement::guardedLoad(CodeSink& sink, const ElementRef& ref, b
   const std::string at_key = fmt::format("{}@{}", ref.pointer, kir::printValue(at));
   // The same data loaded unconditionally serves as well.
   if (auto it = hoisted_.find(at_key); it != hoisted_.end()) return element(it->second);
-  kir::Value guard;
-  for (const BranchBounds& b : ref.branches) {
-    const kir::Value c = chunkCondition(sink, b);
-    guard = guard.defined() ? guard && c : c;
-  }
+  std::vector<kir::Value> guards;
+  for (const BranchBounds& b : ref.branches) guards.push_back(chunkCondition(sink, b));
+  const kir::Value guard = kir::allOf(guards);
   const std::string key = fmt::format("{}?{}", at_key, kir::printValue(guard));
   auto it = hoisted_.find(key);
   if (it == hoisted_.end()) {
@@ -115,8 +112,9 @@ void VectorPlacement::finishChunk() {
     kir::Value address = g.members.back().at;
     for (size_t k = g.members.size() - 1; k-- > 0;)
       address = kir::select(g.members[k].guard, g.members[k].at, address);
-    kir::Value any = g.members[0].guard;
-    for (size_t k = 1; k < g.members.size(); ++k) any = any || g.members[k].guard;
+    std::vector<kir::Value> guards;
+    for (const GuardedVector::Member& m : g.members) guards.push_back(m.guard);
+    const kir::Value any = kir::anyOf(guards);
     pre_chunk.declare(g.var, kir::named(g.type),
                       kir::select(any, kir::loadVector(vec, kir::var(g.pointer) + address),
                                   kir::text(g.type + "{}")),

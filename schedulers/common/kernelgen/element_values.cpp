@@ -306,8 +306,7 @@ ElementWriter::ValueStep ElementWriter::startPad(ValueTask& t) {
   const size_t r = in_sizes.size();
   const size_t npairs = (e->inputs().size() - 2) / 2;
   Index in = idx;
-  kir::Value cond;  // every dim's checks, and-ed
-  auto check = [&](kir::Value c) { cond = cond.defined() ? cond && c : c; };
+  std::vector<kir::Value> checks;  // each dim's, and-ed
   BranchBounds bounds;
   for (size_t k = 0; k < npairs; ++k) {
     const size_t d = r - 1 - k;
@@ -323,7 +322,7 @@ ElementWriter::ValueStep ElementWriter::startPad(ValueTask& t) {
     const auto shift = checked::neg(left);
     BranchBound& b = bounds.emplace_back();
     if (in_sizes[d] == 0 || !shift) {
-      check(kir::text("false"));
+      checks.push_back(kir::text("false"));
       b.never = true;
       in[d] = IndexExpr::constant(0, space_.rank());
       continue;
@@ -336,20 +335,20 @@ ElementWriter::ValueStep ElementWriter::startPad(ValueTask& t) {
     b.hi = in_sizes[d];
     b.hi_role = role + "<";
     if (left <= 0 && !general) {
-      check(s < size);
+      checks.push_back(s < size);
     } else {
-      check(s >= kir::lit(0) && s < size);
+      checks.push_back(s >= kir::lit(0) && s < size);
       b.lo = 0;
     }
     if (in_sizes[d] == 1) in[d] = IndexExpr::constant(0, space_.rank());
   }
   const DataType out = e->output(0)->dtype();
   const kir::Value pad_value = kir::roundTo(out, scalarValue(e->input(1)));
-  if (!cond.defined()) return forwardTo(t, std::move(in));
+  if (checks.empty()) return forwardTo(t, std::move(in));
   t.var = sink.newVar("v");
   sink.at().declare(t.var, kir::computeTypeFor(out), {});
   t.chain.emplace(sink.at());
-  t.branches = {{cond, std::move(bounds), src, std::move(in)}};
+  t.branches = {{kir::allOf(checks), std::move(bounds), src, std::move(in)}};
   t.otherwise = pad_value;
   t.stage = ValueTask::Stage::Branches;
   return openBranch(t);

@@ -12,10 +12,6 @@ namespace fusebox::kernelgen {
 
 namespace {
 
-kir::Value indexVariable(const std::string& name) {
-  return kir::var(name, kir::indexType());
-}
-
 // a + b and a * b on coefficients and constants, checked (index_math.h).
 int64_t addChecked(int64_t a, int64_t b) {
   return checked::orThrow(checked::add(a, b), "an index constant of a generated kernel");
@@ -24,26 +20,15 @@ int64_t mulChecked(int64_t a, int64_t b) {
   return checked::orThrow(checked::mul(a, b), "an index coefficient of a generated kernel");
 }
 
-// Terms summed left to right; none: `empty`.
-class Sum {
- public:
-  void add(kir::Value term) { sum_ = sum_.defined() ? sum_ + term : term; }
-  bool empty() const { return !sum_.defined(); }
-  kir::Value value() const { return sum_; }
-
- private:
-  kir::Value sum_;
-};
-
 // An expression's value with its integers through `literals` (null: literals).
 kir::Value render(const IndexExpr& e, const IterSpace& space, SizeLiterals* literals,
                   const std::string& role) {
   if (!e.affine) return e.opaque_value;
-  Sum s;
+  std::vector<kir::Value> terms;
   // x * k, the coefficient's role after the variable's name.
   auto term = [&](const kir::Value& x, const std::string& name, int64_t k) {
     if (k == 0) return;
-    s.add(k == 1 ? x : x * sizeValue(literals, k, role + "*" + name));
+    terms.push_back(k == 1 ? x : x * sizeValue(literals, k, role + "*" + name));
   };
   for (size_t d = 0; d < e.a.coef.size(); ++d) term(space.indexVar(d), space.names[d], e.a.coef[d]);
   for (const auto& [var, k] : e.a.terms) term(indexVariable(var), var, k);
@@ -51,12 +36,16 @@ kir::Value render(const IndexExpr& e, const IterSpace& space, SizeLiterals* lite
   const bool param = e.a.c_param && literals != nullptr;
   const kir::Value c =
       param ? literals->parameter(e.a.c, role + "+") : sizeValue(literals, e.a.c, role + "+");
-  if (s.empty()) return c;
-  if (e.a.c != 0 || param) s.add(c);
-  return s.value();
+  if (terms.empty()) return c;
+  if (e.a.c != 0 || param) terms.push_back(c);
+  return kir::sumOf(terms);
 }
 
 }  // namespace
+
+kir::Value indexVariable(const std::string& name) {
+  return kir::var(name, kir::indexType());
+}
 
 bool Affine::isConstant() const {
   if (!terms.empty()) return false;
@@ -198,14 +187,14 @@ IndexExpr linearOffset(const Index& index, const std::vector<int64_t>& sizes,
   }
   if (affine) return sum;
   // A value only when opaque: it is code (and so may take parameters for the strides).
-  Sum text;
+  std::vector<kir::Value> terms;
   for (size_t k = 0; k < index.size(); ++k) {
     if (skipped(k)) continue;
     const std::string dim = fmt::format("{}@{}", role, k);
     const kir::Value at = index[k].value(space, dim);
-    text.add(strides[k] == 1 ? at : at * space.literal(strides[k], dim));
+    terms.push_back(strides[k] == 1 ? at : at * space.literal(strides[k], dim));
   }
-  return IndexExpr::opaque(text.value());
+  return IndexExpr::opaque(kir::sumOf(terms));
 }
 
 Index reshapeIndex(const Index& out, const std::vector<int64_t>& out_sizes,

@@ -38,6 +38,9 @@ struct Affine {
 struct IterSpace;
 class SizeLiterals;
 
+// The kernel's index-typed variable `name` (idx_t), as a value.
+kir::Value indexVariable(const std::string& name);
+
 // One dim's index: affine, or an opaque value over the index variables.
 struct IndexExpr {
   bool affine = true;

@@ -50,10 +50,6 @@ void declareDigits(kir::Block& out, const std::vector<std::string>& names,
     out.declare(names[j], kir::indexType(), digits[j], kir::kConstUnused);
 }
 
-kir::Value indexVar(const std::string& name) {
-  return kir::var(name, kir::indexType());
-}
-
 }  // namespace
 
 void declareMergedIndices(kir::Block& out, const MergedDims& dims, const std::string& lin,
@@ -66,7 +62,7 @@ void declareMergedIndices(kir::Block& out, const MergedDims& dims, const std::st
     names.push_back(g + 1 == m ? std::string("mb") : fmt::format("m{}", g));
   declareDigits(out, names,
                 rowMajorDigits(
-                    indexVar(lin), extents,
+                    indexVariable(lin), extents,
                     [&](size_t j, int64_t inner) {
                       return sizeValue(literals, inner, fmt::format("{}/m{}", lin, begin + j));
                     },
@@ -88,7 +84,7 @@ void declareDimIndices(kir::Block& out, const std::vector<int>& dims,
   declareDigits(
       out, names,
       rowMajorDigits(
-          indexVar(lin), extents,
+          indexVariable(lin), extents,
           [&](size_t j, int64_t inner) {
             return sizeValue(literals, inner, fmt::format("{}/i{}", lin, dims[j]));
           },
@@ -112,7 +108,7 @@ std::vector<kir::Value> iterIndexValues(const MergedDims& dims, const IterSpace&
 void declareIterIndices(kir::Block& out, const MergedDims& dims, const IterSpace& space, size_t g) {
   std::vector<std::string> names;
   for (int d : dims.groups[g]) names.push_back(space.names[static_cast<size_t>(d)]);
-  declareDigits(out, names, iterIndexValues(dims, space, g, indexVar(fmt::format("m{}", g))));
+  declareDigits(out, names, iterIndexValues(dims, space, g, indexVariable(fmt::format("m{}", g))));
 }
 
 void declareChunkElementIndices(kir::Block& out, const MergedDims& dims, const IterSpace& space) {
@@ -167,9 +163,9 @@ kir::Value VectorPlacement::offsetValue(const IndexExpr& off, const std::string&
   // var * k, the coefficient named as IndexExpr::value names it (after `name`).
   auto term = [&](const std::string& var, const std::string& name, int64_t k) {
     if (k == 1)
-      terms.push_back(indexVar(var));
+      terms.push_back(kernelgen::indexVariable(var));
     else if (k != 0)
-      terms.push_back(indexVar(var) * space_.literal(k, role + "*" + name));
+      terms.push_back(kernelgen::indexVariable(var) * space_.literal(k, role + "*" + name));
   };
   const size_t m = dims_.groups.size();
   for (size_t g = 0; g < m; ++g) {
@@ -189,9 +185,7 @@ kir::Value VectorPlacement::offsetValue(const IndexExpr& off, const std::string&
     terms.push_back(space_.parameter(off.a.c, role + "+"));
   else if (off.a.c != 0 || terms.empty())
     terms.push_back(space_.literal(off.a.c, role + "+"));
-  kir::Value sum = terms[0];
-  for (size_t t = 1; t < terms.size(); ++t) sum = sum + terms[t];
-  return sum;
+  return kir::sumOf(terms);
 }
 
 kir::Value VectorPlacement::load(CodeSink& sink, const ElementRef& ref) {
