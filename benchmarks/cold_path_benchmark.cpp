@@ -113,6 +113,7 @@ class NoCompileBackend final : public Backend {
   Tensor toBackend(const Tensor& t) override { return host_->toBackend(t); }
   Tensor toHost(const Tensor& t) override { return host_->toHost(t); }
   void memsetZero(const Tensor& t) override { host_->memsetZero(t); }
+  void copy(const Tensor& src, const Tensor& dst) override { host_->copy(src, dst); }
   void synchronize() override { host_->synchronize(); }
 
   std::atomic<int64_t> source_bytes{0};

@@ -29,6 +29,7 @@ struct RunOptions {
   bool validate = false;
   double max_unchecked = 0.01;  // --validate: elements without an error bound, at most
   int64_t bench = 0;
+  bool bench_warm_l2 = false;
   bool time_compile = false;
   PassFlags passes;
 };
@@ -152,7 +153,9 @@ int runCommand(const RunOptions& o) {
   if (o.validate)
     valid =
         validateOutputs(runtime->fusion(), validate_inputs, outputs, o.max_unchecked, std::cout);
-  if (o.bench > 0) benchmarkRun(*runtime, args, o.bench, std::cout);
+  if (o.bench > 0)
+    benchmarkRun(*runtime, args, o.bench, o.bench_warm_l2 ? L2State::Warm : L2State::Flushed,
+                 std::cout);
   return valid ? kOk : kUserError;
 }
 
@@ -207,8 +210,12 @@ Command addRunCommand(CLI::App& parent) {
       ->capture_default_str()
       ->check(realIn(0.0, 1.0));
   app->add_option("--bench", options->bench,
-                  "Time each kernel over N launches (median, GB/s) and run() on a cache hit")
+                  "Time each kernel over N launches (median, GB/s; on cuda each launch after "
+                  "an L2 flush, as triton.testing.do_bench) and run() on a cache hit")
       ->check(integerIn(0, kMaxRepeat));
+  app->add_flag("--bench-warm-l2", options->bench_warm_l2,
+                "--bench on cuda: time launches back to back, without flushing the L2 between "
+                "them (inputs that fit the L2 are read from it)");
   app->add_flag("--time-compile", options->time_compile,
                 "Print the first run's passes, segmentation, heuristics+codegen, compile and "
                 "load times");

@@ -58,11 +58,13 @@ bool validateOutputs(const Fusion& fusion, const std::vector<Argument>& inputs,
 }
 
 void benchmarkRun(FusionRuntime& runtime, const std::vector<Argument>& inputs, int64_t iterations,
-                  std::ostream& out) {
+                  L2State l2, std::ostream& out) {
   const int n = static_cast<int>(std::min<int64_t>(iterations, 1 << 30));
   const bool cuda = runtime.backendChoice() == BackendChoice::Cuda;
-  const char* clock = cuda ? "CUDA events" : "steady_clock";
-  std::vector<KernelBenchmark> kernels = runtime.benchmarkKernels(inputs, n);
+  const char* clock = !cuda                    ? "steady_clock"
+                      : l2 == L2State::Flushed ? "CUDA events, L2 flushed"
+                                               : "CUDA events, L2 warm";
+  std::vector<KernelBenchmark> kernels = runtime.benchmarkKernels(inputs, n, l2);
   if (kernels.empty()) out << "bench: no kernels ran (every segment ran a host plan)\n";
   for (const auto& k : kernels)
     out << fmt::format(

@@ -19,9 +19,10 @@ namespace fusebox::cli {
 bool validateOutputs(const Fusion& fusion, const std::vector<Argument>& inputs,
                      const std::vector<Argument>& outputs, double max_unchecked, std::ostream& out);
 
-// Times each kernel (`iterations` launches) and whole cache-hit run() calls.
+// Times each kernel (`iterations` launches, the L2 flushed before each on
+// cuda unless `l2` is Warm) and whole cache-hit run() calls.
 void benchmarkRun(FusionRuntime& runtime, const std::vector<Argument>& inputs, int64_t iterations,
-                  std::ostream& out);
+                  L2State l2, std::ostream& out);
 
 // The stages of the cold (first) run.
 void printCompileTimes(const RunReport& cold, BackendChoice backend, std::ostream& out);

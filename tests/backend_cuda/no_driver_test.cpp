@@ -110,6 +110,7 @@ TEST(CudaNoDriver, CudaOnlyCallsRefuseOtherBackends) {
     Tensor toBackend(const Tensor& t) override { return t; }
     Tensor toHost(const Tensor& t) override { return t; }
     void memsetZero(const Tensor&) override {}
+    void copy(const Tensor&, const Tensor&) override {}
     void synchronize() override {}
   } other;
   EXPECT_FALSE(queryDeviceProperties(other).is_gpu);

@@ -21,6 +21,12 @@ class __attribute__((visibility("default"))) KernelPlan : public SegmentPlan {
     std::vector<int64_t> sizes;
     std::vector<int64_t> strides;  // elements
     bool zero_init = false;        // e.g. outputs accumulated with atomics
+    // The segment input whose memory this output may be written into
+    // (RuntimeInfo::inPlaceRequests, honoured), or -1. The runtime then
+    // passes that input's tensor for the output when it is the caller's own
+    // memory and nothing else reads it; otherwise it allocates as usual (the
+    // kernel is correct either way).
+    int in_place_of_input = -1;
   };
 
   KernelSource kernel;

@@ -79,6 +79,16 @@ using ArgumentInfo = std::variant<TensorArgInfo, ScalarValue>;
 // compiles per size, as for Static.
 enum class ShapeMode { Static, Symbolic };
 
+// An output the runtime would like written straight into an input's memory:
+// the complete fusion aliases it to a fusion input (`add_output(t,
+// alias_input=x)`) that no other segment reads. Segment output `output` may
+// be written over segment input `input` (positions in the segment's lists).
+struct InPlaceRequest {
+  size_t output = 0;
+  size_t input = 0;
+  bool operator==(const InPlaceRequest&) const = default;
+};
+
 // Run-time facts about one segment: its inputs' sizes, strides and alignment,
 // an evaluator bound to them (any extent of the segment can be evaluated), and
 // the device.
@@ -95,12 +105,23 @@ class RuntimeInfo {
   int64_t extent(const IterDomain* id);
   // Non-reduction sizes of a tensor of the segment.
   std::vector<int64_t> sizes(const TensorView* tv);
+  // Outputs the runtime may write in place (InPlaceRequest). A scheduler may
+  // ignore them: the runtime then copies the output into the input after the
+  // last segment ran. One that honours request r writes output r.output
+  // through the memory it is given for it, which the runtime may make input
+  // r.input's: its kernel must then read every element of that input (by
+  // the thread that writes the same element of the output, before writing
+  // it) and no other element, and must not declare the two pointers
+  // __restrict__. It says so with KernelPlan::OutputSpec::in_place_of_input.
+  const std::vector<InPlaceRequest>& inPlaceRequests() const { return in_place_; }
+  void requestInPlace(std::vector<InPlaceRequest> requests) { in_place_ = std::move(requests); }
 
  private:
   const Fusion* segment_;
   std::vector<ArgumentInfo> inputs_;
   DeviceProperties device_;
   ShapeMode shape_mode_;
+  std::vector<InPlaceRequest> in_place_;
   ExpressionEvaluator evaluator_;
 };
 

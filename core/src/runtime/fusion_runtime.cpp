@@ -75,7 +75,8 @@ struct FusionRuntime::Impl {
   }
 
   std::vector<Argument> run(const std::vector<Argument>& inputs, int bench_iterations,
-                            std::vector<KernelBenchmark>* bench);
+                            std::vector<KernelBenchmark>* bench,
+                            L2State bench_l2 = L2State::Flushed);
 
   RuntimeStreams streams() const {
     return {runtime.dump ? *runtime.dump : std::cout,
@@ -174,7 +175,8 @@ FusionRuntime::~FusionRuntime() = default;
 
 std::vector<Argument> FusionRuntime::Impl::run(const std::vector<Argument>& inputs,
                                                int bench_iterations,
-                                               std::vector<KernelBenchmark>* bench) {
+                                               std::vector<KernelBenchmark>* bench,
+                                               L2State bench_l2) {
   const auto start = std::chrono::steady_clock::now();
   auto since = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
@@ -212,6 +214,7 @@ std::vector<Argument> FusionRuntime::Impl::run(const std::vector<Argument>& inpu
                        choice != BackendChoice::Eval,
                        runtime.outputs_on_host};
   ctx.bench_iterations = bench_iterations;
+  ctx.bench_l2 = bench_l2;
   ctx.bench = bench;
   if (found != cache.end()) {
     report.cache_hit = true;
@@ -243,11 +246,11 @@ std::vector<Argument> FusionRuntime::run(const std::vector<Argument>& inputs) {
 }
 
 std::vector<KernelBenchmark> FusionRuntime::benchmarkKernels(const std::vector<Argument>& inputs,
-                                                             int iterations) {
+                                                             int iterations, L2State l2) {
   FUSEBOX_USER_CHECK(iterations >= 1, "benchmarkKernels: {} iterations; expected at least 1",
                      iterations);
   std::vector<KernelBenchmark> bench;
-  impl_->run(inputs, iterations, &bench);
+  impl_->run(inputs, iterations, &bench, l2);
   return bench;
 }
 

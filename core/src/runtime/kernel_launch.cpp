@@ -18,10 +18,16 @@ std::string describeBinding(const ParamBinding& b) {
 
 }  // namespace
 
-std::vector<Tensor> allocateKernelOutputs(Backend& backend, const KernelPlan& plan) {
+std::vector<Tensor> allocateKernelOutputs(Backend& backend, const KernelPlan& plan,
+                                          const std::vector<Tensor>& given) {
   std::vector<Tensor> outputs;
   outputs.reserve(plan.outputs.size());
-  for (const auto& spec : plan.outputs) {
+  for (size_t k = 0; k < plan.outputs.size(); ++k) {
+    const auto& spec = plan.outputs[k];
+    if (k < given.size() && given[k].defined()) {
+      outputs.push_back(given[k]);
+      continue;
+    }
     outputs.push_back(backend.allocate(spec.dtype, spec.sizes, spec.strides));
     if (spec.zero_init) backend.memsetZero(outputs.back());
   }

@@ -27,6 +27,10 @@ struct GroupSteps {
   std::vector<ValueSource> inputs;    // one per segment input
   std::vector<int64_t> output_slots;  // one per segment output
   std::vector<int64_t> release;       // slots dropped after the group ran
+  // Outputs that may be written over the fusion input they alias: that input
+  // is read by this group alone and is not itself a fusion output
+  // (planExecution). Passed to the scheduler (RuntimeInfo::requestInPlace).
+  std::vector<InPlaceRequest> in_place;
 };
 
 // The scheduler that took a segment, with what it chose and made. The scheduler
@@ -121,6 +125,7 @@ struct ExecutionContext {
   bool outputs_on_host;
   // benchmarkKernels: time each kernel segment over this many launches.
   int bench_iterations = 0;
+  L2State bench_l2 = L2State::Flushed;  // cuda: flush the L2 before each timed launch
   std::vector<KernelBenchmark>* bench = nullptr;
 };
 

@@ -17,6 +17,44 @@
 
 namespace fusebox::runtime_detail {
 
+namespace {
+
+// Which aliased outputs may be written over their input by the group that
+// produces them (GroupSteps::in_place): the input is read by that group
+// only, so no other group can see it change, and it is not a fusion output
+// (which must keep the value from before the call).
+void planInPlaceWrites(CacheEntry& entry, const std::vector<bool>& is_output) {
+  const Fusion& fusion = *entry.fusion;
+  const auto& groups = entry.segmented->groups();
+  for (size_t i = 0; i < fusion.inputs().size(); ++i) {
+    const Val* in = fusion.inputs()[i];
+    const auto slot = static_cast<int64_t>(i);
+    const Val* out = nullptr;
+    for (const Val* o : fusion.outputs())
+      if (fusion.aliasedInput(o) == in) out = o;
+    if (out == nullptr || is_output[slot]) continue;
+    std::vector<size_t> readers;
+    for (size_t g = 0; g < entry.steps.size(); ++g)
+      for (const ValueSource& s : entry.steps[g].inputs)
+        if (s.slot == slot) readers.push_back(g);
+    if (readers.size() != 1) continue;
+    const size_t g = readers[0];
+    const auto& produced = groups[g].outputs;
+    const auto k = std::find(produced.begin(), produced.end(), out) - produced.begin();
+    if (static_cast<size_t>(k) == produced.size()) continue;
+    const auto& reads = entry.steps[g].inputs;
+    const auto j = std::find_if(reads.begin(), reads.end(),
+                                [&](const ValueSource& s) { return s.slot == slot; }) -
+                   reads.begin();
+    entry.steps[g].in_place.push_back({static_cast<size_t>(k), static_cast<size_t>(j)});
+  }
+  for (GroupSteps& steps : entry.steps)
+    std::sort(steps.in_place.begin(), steps.in_place.end(),
+              [](const InPlaceRequest& a, const InPlaceRequest& b) { return a.output < b.output; });
+}
+
+}  // namespace
+
 void planExecution(CacheEntry& entry) {
   const Fusion& fusion = *entry.fusion;
   const auto& groups = entry.segmented->groups();
@@ -73,6 +111,7 @@ void planExecution(CacheEntry& entry) {
       entry.steps[last_reader[slot]].release.push_back(slot);
   entry.slot_count = slots;
   entry.scheduled.resize(groups.size());
+  planInPlaceWrites(entry, is_output);
 }
 
 bool hasStrideOrder(const Tensor& t, const std::vector<int64_t>& stride_order) {
@@ -105,6 +144,21 @@ namespace {
 
 double msSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Whether `value` already is `target` (an output its kernel wrote in place).
+bool writtenInPlace(const Tensor& value, const Tensor& target) {
+  return value.device() == target.device() && value.data() == target.data() &&
+         value.strides() == target.strides();
+}
+
+// A copy of `t` in memory of its own (on the same device), for an output that
+// shares memory with an input about to be overwritten.
+Tensor copyOut(const Tensor& t, Backend& backend) {
+  if (t.device() == Device::Host) return t.contiguous(/*force_copy=*/true);
+  Tensor own = backend.allocate(t.dtype(), t.sizes(), contiguousStrides(t.sizes()));
+  backend.copy(t, own);
+  return own;
 }
 
 bool onDevice(const Argument& a) {
@@ -144,7 +198,8 @@ void benchmarkKernel(const SegmentGroup& group, const ScheduledSegment& s,
   const KernelPlan& plan = *s.kernel_plan;
   KernelBenchmark b{group.id, plan.kernel.name, 0, plan.bytes_moved};
   if (ctx.backend.kind() == BackendKind::Cuda) {
-    b.median_ms = timeKernelMs(ctx.backend, *s.kernel, plan.launch, params, ctx.bench_iterations);
+    b.median_ms = timeKernelMs(ctx.backend, *s.kernel, plan.launch, params, ctx.bench_iterations,
+                               ctx.bench_l2);
   } else {
     s.kernel->launch(plan.launch, params);  // warm-up
     std::vector<double> times;
@@ -156,6 +211,43 @@ void benchmarkKernel(const SegmentGroup& group, const ScheduledSegment& s,
     b.median_ms = median(std::move(times));
   }
   ctx.bench->push_back(b);
+}
+
+// Per output of `plan`, the caller's input tensor it writes in place, or an
+// undefined tensor (allocate one). Only where the plan honoured the request
+// (OutputSpec::in_place_of_input), the input is the caller's own memory on
+// the backend (not a copy made for the call), no other input of the call
+// shares its memory, its layout is the one the kernel writes, and no
+// benchmark relaunches the kernel (each launch would update it again).
+std::vector<Tensor> inPlaceOutputs(const KernelPlan& plan, const GroupSteps& steps,
+                                   const std::vector<Argument>& args,
+                                   const std::vector<Argument>& caller_inputs,
+                                   const ExecutionContext& ctx) {
+  std::vector<Tensor> given;
+  if (steps.in_place.empty() || ctx.bench != nullptr) return given;
+  for (const InPlaceRequest& r : steps.in_place) {
+    if (r.output >= plan.outputs.size() || r.input >= args.size()) continue;
+    const KernelPlan::OutputSpec& spec = plan.outputs[r.output];
+    if (spec.in_place_of_input != static_cast<int>(r.input)) continue;
+    const auto slot = static_cast<size_t>(steps.inputs[r.input].slot);
+    const auto* arg = std::get_if<Tensor>(&args[r.input]);
+    const auto* mine =
+        slot < caller_inputs.size() ? std::get_if<Tensor>(&caller_inputs[slot]) : nullptr;
+    if (arg == nullptr || mine == nullptr || arg->storage() != mine->storage() ||
+        arg->data() != mine->data() || arg->sizes() != spec.sizes || arg->mayOverlap())
+      continue;
+    bool same_layout = arg->dtype() == spec.dtype;
+    for (size_t d = 0; d < spec.sizes.size(); ++d)
+      same_layout = same_layout && (spec.sizes[d] == 1 || arg->strides()[d] == spec.strides[d]);
+    bool shared = false;
+    for (size_t i = 0; i < caller_inputs.size(); ++i)
+      if (const auto* t = std::get_if<Tensor>(&caller_inputs[i]); i != slot && t != nullptr)
+        shared = shared || (t->defined() && t->storage() == mine->storage());
+    if (!same_layout || shared) continue;
+    given.resize(plan.outputs.size());
+    given[r.output] = *arg;
+  }
+  return given;
 }
 
 }  // namespace
@@ -208,7 +300,9 @@ std::vector<Argument> executeEntry(CacheEntry& entry, const std::vector<Argument
     const auto start = std::chrono::steady_clock::now();
     std::vector<Argument> results;
     if (const KernelPlan* plan = scheduled.kernel_plan) {
-      std::vector<Tensor> outs = allocateKernelOutputs(backend, *plan);
+      const std::vector<Tensor> in_place = inPlaceOutputs(*plan, steps, args, caller_inputs, ctx);
+      for (const Tensor& t : in_place) ctx.counters.in_place_writes += t.defined();
+      std::vector<Tensor> outs = allocateKernelOutputs(backend, *plan, in_place);
       std::vector<Tensor> scratch = allocateKernelScratch(backend, *plan);
       const KernelParams params = bindKernelParams(*plan, args, outs, scratch);
       scheduled.kernel->launch(plan->launch, params);
@@ -270,23 +364,19 @@ std::vector<Argument> executeEntry(CacheEntry& entry, const std::vector<Argument
                   out->toString(), aliased->toString());
     const std::string name = i < ctx.input_names.size() ? ctx.input_names[i] : aliased->toString();
     const Tensor& target = std::get<Tensor>(caller_inputs[i]);
-    FUSEBOX_USER_CHECK(target.device() == Device::Host,
-                       "output {} aliases input {}, a GPU tensor: writing an output into a GPU "
-                       "input is not supported yet; pass the input as a host tensor",
-                       out->toString(), name);
     const Tensor& value = std::get<Tensor>(values[k]);
     FUSEBOX_USER_CHECK(value.sizes() == target.sizes(),
                        "output {} aliases input {}, but it has shape {} and the input {}",
                        out->toString(), name, value.describe(), target.describe());
-    overwritten.push_back(target.storage().get());
+    // Written in place by its kernel: there is nothing left to copy.
+    if (!writtenInPlace(value, target)) overwritten.push_back(target.storage().get());
   }
   if (!overwritten.empty())
     for (Argument& value : values)
-      if (auto* t = std::get_if<Tensor>(&value);
-          t != nullptr && t->defined() && t->device() == Device::Host &&
-          std::find(overwritten.begin(), overwritten.end(), t->storage().get()) !=
-              overwritten.end())
-        *t = t->contiguous(/*force_copy=*/true);
+      if (auto* t = std::get_if<Tensor>(&value); t != nullptr && t->defined() &&
+                                                 std::find(overwritten.begin(), overwritten.end(),
+                                                           t->storage().get()) != overwritten.end())
+        *t = copyOut(*t, backend);
 
   std::vector<Argument> outputs;
   for (size_t k = 0; k < entry.outputs.size(); ++k) {
@@ -302,8 +392,16 @@ std::vector<Argument> executeEntry(CacheEntry& entry, const std::vector<Argument
       size_t i =
           std::find(fusion_inputs.begin(), fusion_inputs.end(), aliased) - fusion_inputs.begin();
       Tensor target = std::get<Tensor>(caller_inputs[i]);
-      const Tensor source = tensor->device() == Device::Cuda ? backend.toHost(*tensor) : *tensor;
-      copyInto(source, target);
+      if (writtenInPlace(*tensor, target)) {
+        // Its kernel wrote it there.
+      } else if (target.device() == Device::Cuda) {
+        backend.copy(*tensor, target);
+        ++ctx.counters.alias_copies;
+      } else {
+        ++ctx.counters.alias_copies;
+        const Tensor source = tensor->device() == Device::Cuda ? backend.toHost(*tensor) : *tensor;
+        copyInto(source, target);
+      }
       outputs.emplace_back(target);
       continue;
     }

@@ -114,6 +114,7 @@ ScheduledSegment scheduleGroup(CacheEntry& entry, size_t g, std::vector<Argument
   const Fusion& segment = *group.fusion;
   const std::vector<ArgumentInfo> made_for = inputs;
   RuntimeInfo info(segment, std::move(inputs), ctx.device, entry.shape_mode);
+  info.requestInPlace(entry.steps[g].in_place);
 
   const auto& all = ctx.segmenter.schedulers();
   auto first = std::find_if(all.begin(), all.end(), [&](const SchedulerEntry& e) {
@@ -140,7 +141,9 @@ ScheduledSegment scheduleGroup(CacheEntry& entry, size_t g, std::vector<Argument
   };
   // The segmenter's proposal serves once, when made for these inputs; for
   // other inputs it is dropped (with what it keeps: a kernel, run-time facts).
-  const bool fits = keptProposalFits(group, made_for, entry.shape_mode);
+  // (The segmenter proposed without in-place requests.)
+  const bool fits =
+      keptProposalFits(group, made_for, entry.shape_mode) && entry.steps[g].in_place.empty();
   std::unique_ptr<Proposal> kept = entry.segmented->takeProposal(g);
   if (!fits) kept.reset();
   const bool reused = kept != nullptr;

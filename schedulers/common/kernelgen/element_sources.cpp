@@ -82,6 +82,7 @@ void ElementWriter::store(size_t k, const Index& idx, const std::vector<int64_t>
 void ElementWriter::storeOutputs(const std::vector<std::vector<int64_t>>& strides,
                                  Placement& placement) {
   beginElement();
+  for (const TensorView* tv : read_first_) value(tv, iterationIndexOf(tv), placement);
   for (size_t k = 0; k < f_.outputs().size(); ++k)
     store(k, iterationIndexOf(f_.outputs()[k]->as<TensorView>()), strides.at(k), placement);
 }

@@ -75,6 +75,10 @@ class ElementWriter {
   void store(size_t k, const Index& idx, const std::vector<int64_t>& strides, Placement& placement);
   // Every output at the iteration element (a new element).
   void storeOutputs(const std::vector<std::vector<int64_t>>& strides, Placement& placement);
+  // storeOutputs reads `input` (a segment input) at the element before it
+  // writes any output: an output written over its memory then cannot change
+  // it before every read of the element (ParamLayout::shareMemory).
+  void readFirst(const TensorView* input) { read_first_.push_back(input); }
 
   const TensorSizes& sizes() const { return sizes_; }
   // The index checks of the indirect loads written so far, by id - 1 (one
@@ -148,6 +152,7 @@ class ElementWriter {
   std::unordered_map<const Val*, InputArg> inputs_;
   std::unordered_map<const TensorView*, ValueSource> sources_;
   ValueObserver observer_;
+  std::vector<const TensorView*> read_first_;
   std::vector<std::unordered_map<std::string, kir::Value>> memo_;
   std::unordered_map<const Val*, kir::Value> scalar_memo_;
   std::vector<Access> accesses_;

@@ -2,7 +2,9 @@
 #include "kernelgen/kernel_params.h"
 
 #include <fmt/format.h>
+
 #include <fusebox/error.h>
+#include <algorithm>
 
 #include "kernel_ir/element_math.h"
 #include "kernelgen/codegen_ops.h"
@@ -132,22 +134,35 @@ void ParamLayout::declareKernelTop(kir::Block& out, bool index32,
   literals.declare(out);
 }
 
+void ParamLayout::shareMemory(size_t input, size_t output) {
+  FUSEBOX_CHECK(input < segment_.inputs().size() && segment_.inputs()[input]->isTensor() &&
+                    output < output_slot_.size() && output_slot_[output] >= 0,
+                "shareMemory: input {} or output {} is not a tensor of the segment", input, output);
+  shared_inputs_.push_back(input);
+  shared_outputs_.push_back(output);
+}
+
 void ParamLayout::declarePointers(kir::Block& out) const {
   const kir::DeclareFlags unused{.maybe_unused = true};
   auto pointer = [](int slot) {
     return kir::subscript(kir::member(kir::var("p"), "ptr"), kir::lit(slot));
   };
-  for (const Val* in : segment_.inputs()) {
+  auto pointerType = [](const kir::Type& t, const std::vector<size_t>& shared, size_t k) {
+    const bool plain = std::find(shared.begin(), shared.end(), k) != shared.end();
+    return plain ? kir::pointerTo(t) : kir::restrictPointerTo(t);
+  };
+  for (size_t k = 0; k < segment_.inputs().size(); ++k) {
+    const Val* in = segment_.inputs()[k];
     if (!in->isTensor()) continue;
     const kir::Type st = kir::constOf(kir::storageTypeFor(in->dtype()));
     const int slot = input_slot_.at(in);
-    out.declare(fmt::format("in{}", slot), kir::restrictPointerTo(st),
+    out.declare(fmt::format("in{}", slot), pointerType(st, shared_inputs_, k),
                 kir::cast(kir::pointerTo(st), pointer(slot)), unused);
   }
   for (size_t k = 0; k < segment_.outputs().size(); ++k) {
     if (output_slot_[k] < 0) continue;
     const kir::Type st = kir::storageTypeFor(segment_.outputs()[k]->dtype());
-    out.declare(fmt::format("out{}", k), kir::restrictPointerTo(st),
+    out.declare(fmt::format("out{}", k), pointerType(st, shared_outputs_, k),
                 kir::cast(kir::pointerTo(st), pointer(output_slot_[k])), unused);
   }
   const kir::Type words = kir::named("unsigned long long");

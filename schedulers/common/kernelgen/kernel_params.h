@@ -58,7 +58,13 @@ class ParamLayout {
   // variable, scratch<n>, declared as `void*` by declarePointers.
   std::string addScratch(int64_t bytes);
 
-  // The kernel's pointer variables, typed by dtype (restrict; const for inputs).
+  // Output k may be written over segment input `input`'s memory: their
+  // pointers are declared without __restrict__, so the compiler keeps each
+  // read of the input before the write its value reaches.
+  void shareMemory(size_t input, size_t output);
+
+  // The kernel's pointer variables, typed by dtype (restrict, but for the
+  // pairs that share memory; const for inputs).
   void declarePointers(kir::Block& out) const;
   // What every generated kernel opens with: the index type, then the
   // pointers and the size literals' declarations.
@@ -74,6 +80,7 @@ class ParamLayout {
   std::unordered_map<const Val*, int> input_slot_;
   std::unordered_map<const Val*, ParamBinding> scalar_slot_;
   std::vector<int> output_slot_;
+  std::vector<size_t> shared_inputs_, shared_outputs_;  // shareMemory
 };
 
 }  // namespace fusebox::kernelgen

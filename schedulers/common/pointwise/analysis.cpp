@@ -5,6 +5,9 @@
 #include <fusebox/checked_math.h>
 #include <fusebox/pass_utils.h>
 
+#include <algorithm>
+#include <unordered_set>
+
 #include "kernelgen/kernel_params.h"
 #include "kernelgen/op_support.h"
 
@@ -94,6 +97,43 @@ SegmentFacts computeFacts(const Fusion& segment, RuntimeInfo& info) {
     facts.output_strides.push_back(kernelgen::outputStrides(segment, tv, facts.sizes.at(tv)));
   }
   return facts;
+}
+
+namespace {
+
+// Whether every expression that reads `in`, or anything computed from it,
+// maps elements one to one (ops_types.h: isElementwise).
+bool readElementwiseOnly(const Fusion& segment, const Val* in) {
+  std::unordered_set<const Val*> reached{in};
+  for (const Expr* e : segment.exprs()) {
+    const bool reads = std::any_of(e->inputs().begin(), e->inputs().end(),
+                                   [&](const Val* v) { return reached.count(v) != 0; });
+    if (!reads) continue;
+    if (!isElementwise(e->op())) return false;
+    reached.insert(e->outputs().begin(), e->outputs().end());
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<InPlaceRequest> inPlaceWrites(const Fusion& segment, RuntimeInfo& info,
+                                          const SegmentFacts& facts) {
+  std::vector<InPlaceRequest> honoured;
+  for (const InPlaceRequest& r : info.inPlaceRequests()) {
+    if (r.input >= segment.inputs().size() || r.output >= segment.outputs().size()) continue;
+    const Val* in = segment.inputs()[r.input];
+    const Val* out = segment.outputs()[r.output];
+    const auto* arg = std::get_if<TensorArgInfo>(&info.inputs()[r.input]);
+    if (arg == nullptr || !out->isTensor() || in->dtype() != out->dtype()) continue;
+    const std::vector<int64_t>& sizes = facts.sizes.at(out->as<TensorView>());
+    const std::vector<int64_t>& strides = facts.output_strides[r.output];
+    bool same_layout = arg->sizes == sizes;
+    for (size_t d = 0; same_layout && d < sizes.size(); ++d)
+      same_layout = sizes[d] == 1 || arg->strides[d] == strides[d];
+    if (same_layout && readElementwiseOnly(segment, in)) honoured.push_back(r);
+  }
+  return honoured;
 }
 
 }  // namespace fusebox::pointwise

@@ -37,6 +37,14 @@ struct SegmentFacts {
 // Throws UserError when the inputs do not fit the segment.
 SegmentFacts computeFacts(const Fusion& segment, RuntimeInfo& info);
 
+// The in-place requests (RuntimeInfo::inPlaceRequests) a pointwise kernel
+// honours: the input has the output's sizes and the layout the kernel writes
+// the output in, and is read through elementwise ops only, so the thread
+// that writes an element of the output is the only one reading that element
+// of the input. (The kernel reads it first: ElementWriter::readFirst.)
+std::vector<InPlaceRequest> inPlaceWrites(const Fusion& segment, RuntimeInfo& info,
+                                          const SegmentFacts& facts);
+
 int64_t product(const std::vector<int64_t>& v);
 
 }  // namespace fusebox::pointwise

@@ -156,13 +156,16 @@ struct Generated {
 
 Generated generate(const Fusion& segment, const SegmentFacts& facts, const PointwiseParams& p,
                    RuntimeInfo& info) {
-  const kernelgen::ParamLayout params(segment);
+  kernelgen::ParamLayout params(segment);
+  for (const InPlaceRequest& r : p.in_place) params.shareMemory(r.input, r.output);
   // Sizes, strides and extents print through `lits`: literals, or parameters
   // when the params ask for a kernel over symbolic sizes.
   SizeLiterals lits(p.shape_mode, params.intSlots(), p.index32);
   IterSpace iter_space = IterSpace::named(p.iter_sizes);
   iter_space.literals = &lits;
   ElementWriter w(segment, facts.sizes, params, info, std::move(iter_space));
+  for (const InPlaceRequest& r : p.in_place)
+    w.readFirst(segment.inputs()[r.input]->as<TensorView>());
   const IterSpace& space = w.space();
   const MergedDims dims = mergedDims(p);
 

@@ -55,19 +55,29 @@ std::string PointwiseParams::structure() const {
       vector_width > 1 && !group_extents.empty() && group_extents.back() % vector_width != 0;
   // rows_per_block is a kernel parameter, unless 1 (kernelgen/size_literals.h).
   return fmt::format(
-      "shapes: symbolic\n"
-      "reference_output: {} (rank {}; size-1 dims [{}])\n"
-      "merged_dims: [{}]\n"
-      "schedule: {}\n"
-      "vector_width: {}{}\n"
-      "vector_tail: {}\n"
-      "unroll: {}\n"
-      "rows_per_block: {}\n"
-      "index_type: {}",
-      reference_output, iter_sizes.size(), fmt::join(size_one, ", "), fmt::join(gs, ", "),
-      break_point == 0 ? std::string("1-D") : fmt::format("2-D (break_point {})", break_point),
-      vector_width, branchLines(), tail ? "possible" : "none", unroll,
-      rows_per_block == 1 ? "1" : "more than 1", index32 ? "int32" : "int64");
+             "shapes: symbolic\n"
+             "reference_output: {} (rank {}; size-1 dims [{}])\n"
+             "merged_dims: [{}]\n"
+             "schedule: {}\n"
+             "vector_width: {}{}\n"
+             "vector_tail: {}\n"
+             "unroll: {}\n"
+             "rows_per_block: {}\n"
+             "index_type: {}",
+             reference_output, iter_sizes.size(), fmt::join(size_one, ", "), fmt::join(gs, ", "),
+             break_point == 0 ? std::string("1-D")
+                              : fmt::format("2-D (break_point {})", break_point),
+             vector_width, branchLines(), tail ? "possible" : "none", unroll,
+             rows_per_block == 1 ? "1" : "more than 1", index32 ? "int32" : "int64") +
+         inPlaceLine();
+}
+
+std::string PointwiseParams::inPlaceLine() const {
+  if (in_place.empty()) return "";
+  std::vector<std::string> pairs;
+  for (const InPlaceRequest& r : in_place)
+    pairs.push_back(fmt::format("output {} over input {}", r.output, r.input));
+  return fmt::format("\nin_place: [{}]", fmt::join(pairs, ", "));
 }
 
 std::string PointwiseParams::branchLines() const {
@@ -88,20 +98,22 @@ std::string PointwiseParams::toString() const {
           : fmt::format("2-D (break_point {}: merged dims [0, {}) are rows, [{}, {}) columns)",
                         break_point, break_point, break_point, groups.size());
   return fmt::format(
-      "reference_output: {} (sizes [{}])\n"
-      "merged_dims: [{}] (iteration dims; extents [{}])\n"
-      "schedule: {}\n"
-      "break_point: {}\n"
-      "vector_width: {}{}\n"
-      "unroll: {}\n"
-      "threads: {}\n"
-      "rows_per_block: {}\n"
-      "grid: [{}, {}, {}]\n"
-      "index_type: {}{}",
-      reference_output, fmt::join(iter_sizes, ", "), fmt::join(gs, ", "),
-      fmt::join(group_extents, ", "), schedule, break_point, vector_width, branchLines(), unroll,
-      threads, rows_per_block, grid[0], grid[1], grid[2], index32 ? "int32" : "int64",
-      shape_mode == ShapeMode::Symbolic ? "\nshapes: symbolic" : "");
+             "reference_output: {} (sizes [{}])\n"
+             "merged_dims: [{}] (iteration dims; extents [{}])\n"
+             "schedule: {}\n"
+             "break_point: {}\n"
+             "vector_width: {}{}\n"
+             "unroll: {}\n"
+             "threads: {}\n"
+             "rows_per_block: {}\n"
+             "grid: [{}, {}, {}]\n"
+             "index_type: {}{}",
+             reference_output, fmt::join(iter_sizes, ", "), fmt::join(gs, ", "),
+             fmt::join(group_extents, ", "), schedule, break_point, vector_width, branchLines(),
+             unroll, threads, rows_per_block, grid[0], grid[1], grid[2],
+             index32 ? "int32" : "int64",
+             shape_mode == ShapeMode::Symbolic ? "\nshapes: symbolic" : "") +
+         inPlaceLine();
 }
 
 void setShapeMode(PointwiseParams& p, const Fusion& segment, RuntimeInfo& info,

@@ -50,6 +50,9 @@ class PointwiseParams final : public HeuristicParams {
   // launch the kernel).
   ShapeMode shape_mode = ShapeMode::Static;
   std::string shape_classes;  // Symbolic: kernelgen::shapeClasses
+  // Outputs written over an input's memory (inPlaceWrites): the kernel reads
+  // that input first and declares the pair's pointers without __restrict__.
+  std::vector<InPlaceRequest> in_place;
 
   int64_t outerExtent() const;  // rows (2-D)
   int64_t innerExtent() const;  // columns (2-D), or every element (1-D)
@@ -73,6 +76,8 @@ class PointwiseParams final : public HeuristicParams {
   // In both forms: they follow from sizes, strides and alignments, which
   // the other lines do not all show.
   std::string branchLines() const;
+  // The in_place line (after a newline), or "".
+  std::string inPlaceLine() const;
 };
 
 // Marks `p` for a kernel over symbolic sizes when `info` asks for one: its

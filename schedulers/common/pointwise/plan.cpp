@@ -56,6 +56,8 @@ std::unique_ptr<KernelPlan> makeKernelPlan(const Fusion& segment, const SegmentF
   plan->launch.grid = p.grid;
   plan->launch.block = {static_cast<uint32_t>(p.threads), 1, 1};
   kernelgen::describePlanMemory(*plan, segment, info, facts.sizes, facts.output_strides);
+  for (const InPlaceRequest& r : p.in_place)
+    plan->outputs[r.output].in_place_of_input = static_cast<int>(r.input);
   return plan;
 }
 

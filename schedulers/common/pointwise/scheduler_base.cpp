@@ -17,6 +17,12 @@ Answer PointwiseSchedulerBase::propose(const Fusion& segment, RuntimeInfo& info,
     return Refusal::ofInputs(fmt::format("the inputs do not fit the segment: {}", e.what()));
   }
   PointwiseParams p = chooseParams(*a, info);
+  p.in_place = inPlaceWrites(segment, info, a->facts);
+  // Vector stores go where the input is: aligned as its loads are.
+  std::erase_if(p.in_place, [&](const InPlaceRequest& r) {
+    const auto& arg = std::get<TensorArgInfo>(info.inputs()[r.input]);
+    return arg.alignment < p.vector_width * static_cast<int64_t>(dataTypeSize(arg.dtype));
+  });
   setShapeMode(p, segment, info, a->facts, a->accesses);
   if (Decision d = checkRunTime(segment, info, a->facts, p); !d) return Refusal::ofInputs(d);
   return std::make_unique<LazyProposal>(

@@ -10,8 +10,10 @@
 
 namespace fusebox {
 
-// One tensor per OutputSpec, zeroed where the spec says so.
-std::vector<Tensor> allocateKernelOutputs(Backend& backend, const KernelPlan& plan);
+// One tensor per OutputSpec, zeroed where the spec says so; where `given`
+// holds a defined tensor for an output (an input written in place), that one.
+std::vector<Tensor> allocateKernelOutputs(Backend& backend, const KernelPlan& plan,
+                                          const std::vector<Tensor>& given = {});
 
 // Zeroed scratch buffers, one per ScratchData or IndexErrors binding (in
 // binding order).

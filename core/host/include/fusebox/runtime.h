@@ -80,6 +80,8 @@ struct RuntimeCounters {
   int64_t segments_run = 0;         // plans run
   int64_t intermediates_freed = 0;  // segment outputs dropped after their last use
   int64_t layout_copies = 0;        // outputs copied into their required stride order
+  int64_t in_place_writes = 0;      // aliased outputs a kernel wrote over their input
+  int64_t alias_copies = 0;         // aliased outputs copied into their input after the call
   int64_t concretizations = 0;      // new concretizations (first level misses)
   int64_t kernels_compiled = 0;     // kernels compiled for a concretization
   int64_t kernels_reused = 0;       // a concretization's kernel reused by a new signature
@@ -189,9 +191,11 @@ class FusionRuntime {
 
   // Runs the fusion like run() and then times each segment a KernelPlan ran:
   // `iterations` launches with the same parameters after one warm-up, median
-  // (CUDA events on cuda, steady_clock on host).
-  std::vector<KernelBenchmark> benchmarkKernels(const std::vector<Argument>& inputs,
-                                                int iterations);
+  // (CUDA events on cuda, each launch after an L2 flush unless `l2` is Warm;
+  // steady_clock on host). Aliased outputs are not written in place here:
+  // each relaunch would update the input again.
+  std::vector<KernelBenchmark> benchmarkKernels(const std::vector<Argument>& inputs, int iterations,
+                                                L2State l2 = L2State::Flushed);
 
   // RuntimeOptions::outputs_on_host from now on (benchmarks keep outputs on
   // the device, so a timed run() copies nothing).

@@ -27,6 +27,11 @@ class CompiledKernel {
   virtual void launch(const LaunchConfig& config, const KernelParams& params) = 0;
 };
 
+// Whether a timed launch finds the L2 cache as the launch before it left it
+// (Warm: inputs that fit the L2 are read from it), or emptied by writing a
+// buffer larger than it first (Flushed: as triton.testing.do_bench times).
+enum class L2State { Flushed, Warm };
+
 // Times compile stages for --time-compile.
 struct CompileTimings {
   double compile_ms = 0;   // NVRTC or the system compiler (0 on a cache hit)
@@ -55,6 +60,11 @@ class Backend {
   virtual Tensor toBackend(const Tensor& host) = 0;
   virtual Tensor toHost(const Tensor& t) = 0;
   virtual void memsetZero(const Tensor& t) = 0;
+  // Copies every element of `src` into `dst`, both tensors of this backend
+  // with the same dtype and sizes (an output written into the input it
+  // aliases). Asynchronous on cuda: one device copy when both have the same
+  // dense layout, through the host otherwise.
+  virtual void copy(const Tensor& src, const Tensor& dst) = 0;
   virtual void synchronize() = 0;
 };
 

@@ -39,7 +39,9 @@ namespace fusebox {
 // 7: KernelPlan::kernel_ir (layout).
 // 8: one scheduler call: Scheduler::propose (a Refusal or a Proposal) replaces
 //    canScheduleCompileTime / canScheduleRunTime / computeHeuristics / schedule.
-inline constexpr uint32_t kPluginApiVersion = 8;
+// 9: in-place writes: RuntimeInfo::inPlaceRequests, KernelPlan::OutputSpec::
+//    in_place_of_input (layout).
+inline constexpr uint32_t kPluginApiVersion = 9;
 
 enum class PluginKind : uint32_t { Pass = 1, Scheduler = 2 };
 

@@ -157,6 +157,31 @@ void CudaBackendImpl::memsetZero(const Tensor& t) {
         fmt::format("zeroing {}", t.describe()));
 }
 
+void CudaBackendImpl::copy(const Tensor& src, const Tensor& dst) {
+  for (const Tensor* t : {&src, &dst})
+    FUSEBOX_USER_CHECK(t->defined() && t->device() == Device::Cuda, "copy: {} is not a GPU tensor",
+                       t->defined() ? t->describe() : "undefined");
+  FUSEBOX_USER_CHECK(src.dtype() == dst.dtype() && src.sizes() == dst.sizes(),
+                     "copy: {} does not fit into {}", src.describe(), dst.describe());
+  const int64_t bytes = spanElements(dst.sizes(), dst.strides()) * dst.elementSize();
+  if (bytes == 0 || (src.data() == dst.data() && src.strides() == dst.strides())) return;
+  device_->makeCurrent();
+  if (src.strides() == dst.strides() && fillsItsSpan(dst)) {
+    check(driver().memcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(dst.data()),
+                                   reinterpret_cast<CUdeviceptr>(src.data()),
+                                   static_cast<size_t>(bytes), device_->stream()),
+          fmt::format("copying {} into {}", src.describe(), dst.describe()));
+    return;
+  }
+  // Other layouts through the host (the backend has no strided copy kernel):
+  // dst's whole span comes down, takes src's elements and goes back up.
+  Tensor staged = toHost(dst);
+  copyInto(toHost(src), staged);
+  check(driver().memcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(dst.data()), staged.data(),
+                                 static_cast<size_t>(bytes), device_->stream()),
+        fmt::format("copying {} into {}", src.describe(), dst.describe()));
+}
+
 void CudaBackendImpl::synchronize() {
   device_->synchronize("synchronize");
 }

@@ -31,6 +31,7 @@ class CudaBackendImpl final : public Backend {
   Tensor toBackend(const Tensor& host) override;
   Tensor toHost(const Tensor& t) override;
   void memsetZero(const Tensor& t) override;
+  void copy(const Tensor& src, const Tensor& dst) override;
   void synchronize() override;
 
   CudaDevice& device() { return *device_; }

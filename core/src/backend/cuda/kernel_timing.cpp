@@ -11,7 +11,7 @@
 namespace fusebox {
 
 double timeKernelMs(Backend& backend, CompiledKernel& kernel, const LaunchConfig& config,
-                    const KernelParams& params, int iterations) {
+                    const KernelParams& params, int iterations, L2State l2) {
   cuda::CudaBackendImpl& cuda_backend = cuda::asCudaBackend(backend, "timeKernelMs");
   auto* cuda_kernel = dynamic_cast<cuda::CudaKernel*>(&kernel);
   FUSEBOX_USER_CHECK(cuda_kernel != nullptr,
@@ -24,30 +24,34 @@ double timeKernelMs(Backend& backend, CompiledKernel& kernel, const LaunchConfig
   device.makeCurrent();
   const cuda::DriverApi& api = cuda::driver();
 
-  // One event before the first timed launch and one after each.
+  // Two events around each timed launch: the flush between launches is not
+  // timed.
   struct Events {
     std::vector<CUevent> list;
     ~Events() {
       for (CUevent e : list) cuda::driver().eventDestroy(e);
     }
   } events;
-  for (int i = 0; i <= iterations; ++i) {
+  for (int i = 0; i < 2 * iterations; ++i) {
     CUevent e = nullptr;
     cuda::check(api.eventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
     events.list.push_back(e);
   }
+  Tensor flush;
+  if (l2 == L2State::Flushed) flush = backend.allocate(DataType::Int64, {kL2FlushBytes / 8}, {1});
   kernel.launch(config, params);  // warm-up: first-launch costs, caches
   CUstream stream = device.stream();
-  cuda::check(api.eventRecord(events.list[0], stream), "cuEventRecord");
   for (int i = 0; i < iterations; ++i) {
+    if (flush.defined()) backend.memsetZero(flush);
+    cuda::check(api.eventRecord(events.list[2 * i], stream), "cuEventRecord");
     kernel.launch(config, params);
-    cuda::check(api.eventRecord(events.list[i + 1], stream), "cuEventRecord");
+    cuda::check(api.eventRecord(events.list[2 * i + 1], stream), "cuEventRecord");
   }
   device.synchronize(fmt::format("timing kernel {}", kernel.name()));
   std::vector<double> times;
   for (int i = 0; i < iterations; ++i) {
     float ms = 0;
-    cuda::check(api.eventElapsedTime(&ms, events.list[i], events.list[i + 1]),
+    cuda::check(api.eventElapsedTime(&ms, events.list[2 * i], events.list[2 * i + 1]),
                 "cuEventElapsedTime");
     times.push_back(ms);
   }

@@ -26,7 +26,8 @@ std::unique_ptr<Backend> createCudaBackend(const CudaBackendOptions&) {
 DeviceProperties queryDeviceProperties(Backend&) {
   return DeviceProperties{};
 }
-double timeKernelMs(Backend&, CompiledKernel&, const LaunchConfig&, const KernelParams&, int) {
+double timeKernelMs(Backend&, CompiledKernel&, const LaunchConfig&, const KernelParams&, int,
+                    L2State) {
   fail();
 }
 DeviceAllocatorStats deviceAllocatorStats(Backend&) {

@@ -177,6 +177,14 @@ class HostBackend final : public Backend {
   void memsetZero(const Tensor& t) override {
     if (const int64_t bytes = spanBytes(t)) std::memset(t.data(), 0, static_cast<size_t>(bytes));
   }
+  void copy(const Tensor& src, const Tensor& dst) override {
+    FUSEBOX_USER_CHECK(src.dtype() == dst.dtype() && src.sizes() == dst.sizes(),
+                       "copy: {} does not fit into {}", src.describe(), dst.describe());
+    if (src.data() == dst.data() && src.strides() == dst.strides()) return;
+    Tensor target = dst;
+    // Overlapping memory is read in full before it is written.
+    copyInto(src.storage() == dst.storage() ? src.contiguous(/*force_copy=*/true) : src, target);
+  }
   void synchronize() override {}  // launches return when the grid has run
 
   KernelCache& cache() { return cache_; }

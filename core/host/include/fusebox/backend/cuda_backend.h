@@ -47,10 +47,15 @@ std::unique_ptr<Backend> createCudaBackend(const CudaBackendOptions& options = {
 DeviceProperties queryDeviceProperties(Backend& backend);
 
 // Times one kernel with CUDA events on the backend's stream: one warm-up
-// launch, then `iterations` launches each between two events; returns the
-// median in milliseconds. Throws UserError for a non-cuda backend or kernel.
+// launch, then `iterations` launches each between two events (after the
+// flush, with L2State::Flushed); returns the median in milliseconds. Throws
+// UserError for a non-cuda backend or kernel.
 double timeKernelMs(Backend& backend, CompiledKernel& kernel, const LaunchConfig& config,
-                    const KernelParams& params, int iterations);
+                    const KernelParams& params, int iterations, L2State l2 = L2State::Flushed);
+
+// The bytes timeKernelMs writes to flush the L2 cache: 256 MiB, as
+// triton.testing.do_bench does (Hopper's L2 is 50 MiB).
+inline constexpr int64_t kL2FlushBytes = int64_t{256} << 20;
 
 // What the caching device allocator of a cuda backend has done, for tests and
 // --bench reports.
