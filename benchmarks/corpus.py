@@ -237,7 +237,11 @@ def main():
             row["bytes"] = moved
             row["eager_us"] = bench_ms(lambda: twin(*inputs)) * 1e3
             if not args.no_compile:
-                compiled = torch.compile(twin)
+                # A fresh static-shape compile per workload: a twin seen
+                # before at another size would otherwise be recompiled with
+                # dynamic shapes (slower kernels than torch.compile makes).
+                torch._dynamo.reset()
+                compiled = torch.compile(twin, dynamic=False)
                 compiled(*[t.clone() for t in inputs])
                 row["compile_us"] = bench_ms(lambda: compiled(*inputs)) * 1e3
         rows.append(row)

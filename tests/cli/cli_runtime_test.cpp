@@ -375,9 +375,12 @@ TEST(CliRuntime, PluginsListsTheSchedulersAndTheirOrder) {
   EXPECT_THAT(r.output, HasSubstr("outer_persistent  scheduler  1.0  "));
   EXPECT_THAT(r.output, HasSubstr("inner_outer_persistent  scheduler  1.0  "));
   EXPECT_THAT(r.output, HasSubstr("scan  scheduler  1.0  "));
-  EXPECT_THAT(r.output, HasSubstr("scheduler order: position 8"));
-  EXPECT_THAT(r.output, HasSubstr("scheduler order: no_op, pointwise, reduction, inner_persistent, "
-                                  "outer_persistent, inner_outer_persistent, scan, expr_eval"));
+  EXPECT_THAT(r.output, HasSubstr("transpose  scheduler  1.0  "));
+  EXPECT_THAT(r.output, HasSubstr("scheduler order: position 9"));
+  EXPECT_THAT(
+      r.output,
+      HasSubstr("scheduler order: no_op, transpose, pointwise, reduction, inner_persistent, "
+                "outer_persistent, inner_outer_persistent, scan, expr_eval"));
 }
 
 TEST(CliRuntime, BadSchedulersConfigNamesFileLineAndColumn) {

@@ -40,6 +40,10 @@ inline const std::vector<Workload> kWorkloads = {
      {{"T0", {8, 66}}, {"T1", {8, 66}}, {"T2", {8, 66}}},
      {"pointwise"}},
     {"benchmarks/workloads/bias_gelu.py", {{"T0", {8, 130}}, {"T1", {130}}}, {"pointwise"}},
+    // b read through the transpose scheduler's tile; partial tiles both ways.
+    {"benchmarks/workloads/transpose_add_f32.py",
+     {{"T0", {67, 130}}, {"T1", {130, 67}}},
+     {"transpose"}},
     // Three outputs aliased to inputs (written in place on cuda).
     {"benchmarks/workloads/adam_step_f32.py",
      {{"T0", {1003}}, {"T1", {1003}}, {"T2", {1003}}, {"T3", {1003}}},

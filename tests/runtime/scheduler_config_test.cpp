@@ -34,8 +34,8 @@ TEST(SchedulerConfig, TheDefaultOrderEndsWithExprEval) {
   ASSERT_TRUE(config.scheduler_order.has_value());
   SchedulerSetup setup = buildSchedulers(config, builtinPlugins());
   EXPECT_EQ(setup.names(),
-            (Strings{"no_op", "pointwise", "reduction", "inner_persistent", "outer_persistent",
-                     "inner_outer_persistent", "scan", "expr_eval"}));
+            (Strings{"no_op", "transpose", "pointwise", "reduction", "inner_persistent",
+                     "outer_persistent", "inner_outer_persistent", "scan", "expr_eval"}));
   EXPECT_TRUE(setup.diagnostics.empty());
   EXPECT_EQ(setup.entries.back().scheduler->name(), "expr_eval");
 }
@@ -67,7 +67,7 @@ TEST(SchedulerConfig, AFileWithoutAnOrderKeepsTheDefaultOrder) {
       loadConfigFile(dir.write("mine.toml", "[schedulers]\ndisabled = [\"reduction\"]\n"));
   EXPECT_FALSE(config.scheduler_order.has_value());
   EXPECT_EQ(buildSchedulers(config, builtinPlugins()).names(),
-            (Strings{"no_op", "pointwise", "inner_persistent", "outer_persistent",
+            (Strings{"no_op", "transpose", "pointwise", "inner_persistent", "outer_persistent",
                      "inner_outer_persistent", "scan", "expr_eval"}));
 }
 
