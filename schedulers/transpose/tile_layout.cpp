@@ -86,13 +86,17 @@ Layout chooseLayout(const pointwise::SegmentFacts& facts,
     out.problem = "no output has a stride-1 dim";
     return out;
   }
-  // The other stride-1 dim of the inputs read across `inner`, weighted by bytes.
+  // The other stride-1 dim of the inputs read across `inner` (moving by more
+  // than one element along it; a broadcast along it is read once per row and
+  // needs no tile), weighted by bytes.
+  const auto transposed = [&](const kernelgen::Access& a) {
+    const int64_t step = a.offset.a.coef[static_cast<size_t>(inner)];
+    const int d = unitStrideDim(a, sizes);
+    return !a.is_output && step != 0 && step != 1 && d >= 0 && d != inner;
+  };
   std::map<int, int64_t> across;
-  for (const kernelgen::Access& a : accesses) {
-    if (a.is_output || a.offset.a.coef[static_cast<size_t>(inner)] == 1) continue;
-    if (const int d = unitStrideDim(a, sizes); d >= 0 && d != inner)
-      across[d] += a.element_size * (a.max_offset + 1);
-  }
+  for (const kernelgen::Access& a : accesses)
+    if (transposed(a)) across[unitStrideDim(a, sizes)] += a.element_size * (a.max_offset + 1);
   if (across.empty()) {
     out.problem = fmt::format(
         "every input is read along the outputs' stride-1 dim {} (or "
@@ -113,9 +117,7 @@ Layout chooseLayout(const pointwise::SegmentFacts& facts,
   p.inner_dim = inner;
   p.tile_dim = tile;
   for (const kernelgen::Access& a : accesses) {
-    if (a.is_output || a.offset.a.coef[static_cast<size_t>(inner)] == 1 ||
-        unitStrideDim(a, sizes) != tile)
-      continue;
+    if (!transposed(a) || unitStrideDim(a, sizes) != tile) continue;
     const int k = inputPosition(segment, a.tv);
     if (std::find(p.staged_inputs.begin(), p.staged_inputs.end(), k) == p.staged_inputs.end())
       p.staged_inputs.push_back(k);

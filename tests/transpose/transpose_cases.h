@@ -114,6 +114,16 @@ inline std::vector<TransposeCase> transposeCases() {
                        "    fd.add_output(T2)\n",
                    {patterned(f32, {64, 64}, 10), patterned(f32, {64, 64}, 11)},
                    "pointwise"});
+  // Vectors broadcast across the outputs' inner dim (a bias per row) are read
+  // once per row, not transposed.
+  cases.push_back({"broadcast_vectors",
+                   tensorLine("T0", 3, "Float") + tensorLine("T1", 1, "Float") +
+                       "    T2 = fd.ops.broadcast_in_dim(T1, shape=T0.shape(), "
+                       "broadcast_dims=[1])\n"
+                       "    T3 = fd.ops.mul(T0, T2)\n"
+                       "    fd.add_output(T3)\n",
+                   {patterned(f32, {4, 40, 48}, 14), patterned(f32, {40}, 15)},
+                   "pointwise"});
   cases.push_back({"narrow",
                    tensorLine("T0", 2, "Float") + tensorLine("T1", 2, "Float") +
                        "    T2 = fd.ops.permute(T1, dims=[1, 0])\n"
