@@ -62,6 +62,13 @@ def cross_entropy(logits, labels):
     return F.cross_entropy(logits.float(), labels)
 
 
+def dropout_residual(x, residual, seed, offset):
+    # The same math as the fusion; torch's generator draws other values.
+    keep = torch.rand(x.shape, dtype=torch.bfloat16, device=x.device) < 0.9
+    out = x.float() * keep.float() * 1.11111 + residual.float()
+    return out.to(torch.bfloat16), keep
+
+
 def twin_sum(dim, dtype=None):
     return lambda x: x.sum(dim, dtype=dtype)
 
@@ -84,6 +91,10 @@ CORPUS = [
      sizes(T0=(4096, 2048), T1=(4096, 2048), T2=(4096, 2048)), bf16_cast_mul_add),
     ("broadcast_heavy_f32_64x1024x1024", W + "broadcast_heavy.py", {}, broadcast_heavy),
     ("rope_bf16_8x32x4096x128", W + "rope_bf16.py", {}, rope_bf16),
+    # random numbers
+    ("dropout_residual_bf16_8192x4096", W + "dropout_residual_bf16.py", {}, dropout_residual),
+    ("dropout_residual_bf16_16384x1024", W + "dropout_residual_bf16.py",
+     sizes(T0=(16384, 1024), T1=(16384, 1024)), dropout_residual),
     # in-place updates
     ("adam_step_f32_16M", W + "adam_step_f32.py", {}, adam_step),
     ("adam_step_f32_4M", W + "adam_step_f32.py",
@@ -225,14 +236,15 @@ def main():
         start = time.time()
         inputs = script_inputs(script)
         names = input_names(script)
-        dtypes = dict(zip(names, (DTYPE_NAMES[t.dtype] for t in inputs)))
+        dtypes = {n: DTYPE_NAMES[t.dtype] for n, t in zip(names, inputs)
+                  if isinstance(t, torch.Tensor)}
         for k, n in enumerate(names):
             if n in shapes:
                 inputs[k] = resized(inputs[k], shapes[n])
         fb = run_fusebox(args.fusebox, script, shapes, dtypes, args.launches)
         row = {"workload": name, "copy_gbps": copy, **fb}
         if twin is not None:
-            fresh = [t.clone() for t in inputs]
+            fresh = [t.clone() if isinstance(t, torch.Tensor) else t for t in inputs]
             moved = nbytes(inputs) + nbytes(twin(*fresh))
             row["bytes"] = moved
             row["eager_us"] = bench_ms(lambda: twin(*inputs)) * 1e3
@@ -242,7 +254,7 @@ def main():
                 # dynamic shapes (slower kernels than torch.compile makes).
                 torch._dynamo.reset()
                 compiled = torch.compile(twin, dynamic=False)
-                compiled(*[t.clone() for t in inputs])
+                compiled(*[t.clone() if isinstance(t, torch.Tensor) else t for t in inputs])
                 row["compile_us"] = bench_ms(lambda: compiled(*inputs)) * 1e3
         rows.append(row)
         fb_us, comp = row.get("us"), row.get("compile_us")

@@ -84,8 +84,12 @@ TEST(KernelIrElementMath, VectorAccessesAndPhiloxDraws) {
   Block k;
   storeVector(k, 4, var("out0") + text("(r * 64 + mb)"), var("so0"));
   EXPECT_EQ(printCuda(k, 0), "fusebox::storeVec<4>(out0 + (r * 64 + mb), so0);\n");
-  EXPECT_EQ(printValue(philoxDraw(text("0ull"), text("0ull"), lit(2) * var("i"), true)),
-            "fusebox::philox::draw(0ull, 0ull, 2 * i, true)");
+  Block top;
+  const Value rng = declarePhiloxStream(top, "rng0", text("0ull"), text("5ull"));
+  EXPECT_EQ(printCuda(top, 0),
+            "fusebox::philox::Stream rng0 = fusebox::philox::Stream(0ull, 5ull);\n");
+  EXPECT_EQ(printValue(philoxDraw(rng, lit(2) * var("i"), true)),
+            "fusebox::philox::draw(rng0, 2 * i, true)");
 }
 
 }  // namespace

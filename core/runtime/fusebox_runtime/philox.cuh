@@ -30,14 +30,21 @@ FUSEBOX_PHILOX_FN Block philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2, uin
       k0 += 0x9E3779B9u;  // golden ratio
       k1 += 0xBB67AE85u;  // sqrt(3) - 1
     }
+#if defined(__CUDA_ARCH__)
+    // The high halves with one 32-bit multiply each (a 64-bit product is
+    // several instructions on the GPU).
+    const uint32_t hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
+    const uint32_t hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
+#else
     const uint64_t p0 = static_cast<uint64_t>(0xD2511F53u) * c0;
     const uint64_t p1 = static_cast<uint64_t>(0xCD9E8D57u) * c2;
-    const uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c1 ^ k0;
-    const uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c3 ^ k1;
-    c1 = static_cast<uint32_t>(p1);
-    c3 = static_cast<uint32_t>(p0);
-    c0 = n0;
-    c2 = n2;
+    const uint32_t hi0 = static_cast<uint32_t>(p0 >> 32), lo0 = static_cast<uint32_t>(p0);
+    const uint32_t hi1 = static_cast<uint32_t>(p1 >> 32), lo1 = static_cast<uint32_t>(p1);
+#endif
+    c0 = hi1 ^ c1 ^ k0;
+    c2 = hi0 ^ c3 ^ k1;
+    c1 = lo1;
+    c3 = lo0;
   }
   return {{c0, c1, c2, c3}};
 }
@@ -59,6 +66,32 @@ FUSEBOX_PHILOX_FN uint32_t word(uint64_t seed, uint64_t offset, uint64_t j) {
   return lane == 0 ? b.w[0] : lane == 1 ? b.w[1] : lane == 2 ? b.w[2] : b.w[3];
 }
 
+// The word stream of one (seed, offset) walked in order: the last Philox
+// block is kept, so consecutive words (a thread's elements of a vector chunk,
+// the evaluator filling a tensor) cost one Philox call per four. Generated
+// kernels declare one per random op and thread; the evaluator one per op.
+struct Stream {
+  uint64_t seed, offset;
+  uint64_t cached_block = ~uint64_t{0};
+  Block cached{};
+
+  FUSEBOX_PHILOX_FN Stream(uint64_t seed_, uint64_t offset_) : seed(seed_), offset(offset_) {}
+
+  // Word j: lane j % 4 of block j / 4 (picked by comparisons, as word()).
+  FUSEBOX_PHILOX_FN uint32_t word(uint64_t j) {
+    const uint64_t block = j / 4;
+    if (block != cached_block) {
+      cached = streamBlock(seed, offset, block);
+      cached_block = block;
+    }
+    const uint32_t lane = static_cast<uint32_t>(j % 4);
+    return lane == 0   ? cached.w[0]
+           : lane == 1 ? cached.w[1]
+           : lane == 2 ? cached.w[2]
+                       : cached.w[3];
+  }
+};
+
 // [0, 1) from one word: its top 24 bits times 2^-24 (exact in float).
 FUSEBOX_PHILOX_FN double unitFromWord(uint32_t w) {
   return static_cast<double>(w >> 8) * 5.9604644775390625e-08;
@@ -75,6 +108,13 @@ FUSEBOX_PHILOX_FN double unitFromWords(uint32_t lo, uint32_t hi) {
 FUSEBOX_PHILOX_FN double draw(uint64_t seed, uint64_t offset, uint64_t k, bool wide) {
   if (!wide) return unitFromWord(word(seed, offset, k));
   return unitFromWords(word(seed, offset, 2 * k), word(seed, offset, 2 * k + 1));
+}
+
+// The same draw from a Stream.
+FUSEBOX_PHILOX_FN double draw(Stream& s, uint64_t k, bool wide) {
+  if (!wide) return unitFromWord(s.word(k));
+  const uint32_t lo = s.word(2 * k);
+  return unitFromWords(lo, s.word(2 * k + 1));
 }
 
 // a * b rounded on its own: never contracted with a following add into an

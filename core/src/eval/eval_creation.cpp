@@ -6,7 +6,7 @@
 #include <numbers>
 
 #include "eval/eval_internal.h"
-#include "eval/philox.h"
+#include "fusebox_runtime/philox.cuh"
 #include "strided_walk.h"
 
 namespace fusebox::eval_detail {
@@ -85,12 +85,10 @@ void evalRand(EvalContext& ctx, const Expr* e) {
   Tensor out = ctx.allocate(out_tv, sizes);
   // One word per uniform draw for the narrow types, two for double.
   const bool wide = out.dtype() == DataType::Double;
-  PhiloxStream stream(seed, offset);
+  // One Philox call per four words (philox::Stream keeps the last block).
+  philox::Stream stream{seed, offset};
   // The k-th uniform draw of the stream, in [0, 1).
-  auto draw = [&](uint64_t k) {
-    return wide ? philox::unitFromWords(stream.word(2 * k), stream.word(2 * k + 1))
-                : philox::unitFromWord(stream.word(k));
-  };
+  auto draw = [&](uint64_t k) { return philox::draw(stream, k, wide); };
   if (attr.dist == RandomDistribution::Uniform) {
     fillRowMajor(out, [&](int64_t i) {
       return Number::ofFloat(a + (b - a) * draw(static_cast<uint64_t>(i)));

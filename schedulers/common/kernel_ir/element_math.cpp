@@ -243,9 +243,16 @@ void asyncWait(Block& block, int pending) {
   block.evaluate(call("fusebox::asyncWait", {}, {named(std::to_string(pending))}));
 }
 
-Value philoxDraw(Value seed, Value offset, Value index, bool wide) {
-  return call("fusebox::philox::draw", {std::move(seed), std::move(offset), std::move(index),
-                                        text(wide ? "true" : "false")});
+Value declarePhiloxStream(Block& block, const std::string& name, Value seed, Value offset) {
+  const Value stream = var(name, named("fusebox::philox::Stream"));
+  block.declare(name, named("fusebox::philox::Stream"),
+                call("fusebox::philox::Stream", {std::move(seed), std::move(offset)}));
+  return stream;
+}
+
+Value philoxDraw(Value stream, Value index, bool wide) {
+  return call("fusebox::philox::draw",
+              {std::move(stream), std::move(index), text(wide ? "true" : "false")});
 }
 
 }  // namespace fusebox::kir

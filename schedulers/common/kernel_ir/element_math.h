@@ -52,9 +52,12 @@ void storeVector(Block& block, int width, Value address, Value values);
 void asyncCopy(Block& block, int bytes, Value shared_dst, Value global_src);
 void asyncCommit(Block& block);
 void asyncWait(Block& block, int pending);
-// fusebox::philox::draw(seed, offset, index, wide): the index-th uniform
-// double of the Philox stream at (seed, offset), 53 random bits when `wide`
-// (a double output), else 24.
-Value philoxDraw(Value seed, Value offset, Value index, bool wide);
+// `fusebox::philox::Stream name{seed, offset};`: the Philox stream at
+// (seed, offset), keeping its last block (one Philox call per four words when
+// a thread draws consecutive ones); one per random op and thread.
+Value declarePhiloxStream(Block& block, const std::string& name, Value seed, Value offset);
+// fusebox::philox::draw(stream, index, wide): the index-th uniform double of
+// the stream, 53 random bits when `wide` (a double output), else 24.
+Value philoxDraw(Value stream, Value index, bool wide);
 
 }  // namespace fusebox::kir

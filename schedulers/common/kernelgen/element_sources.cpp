@@ -247,7 +247,16 @@ kir::Value ElementWriter::randomValue(const Expr* e, const Index& idx) {
   }
   const bool wide = tv->dtype() == DataType::Double;
   const kir::Value element = kir::cast(u64, i);
-  auto draw = [&](kir::Value k) { return kir::philoxDraw(seed, offset, std::move(k), wide); };
+  // One stream per op and thread, for the whole kernel: a thread's
+  // consecutive elements share each Philox call (docs/random.md).
+  auto found = streams_.find(e);
+  if (found == streams_.end())
+    found = streams_
+                .emplace(e, kir::declarePhiloxStream(
+                                prologue, fmt::format("rng{}", streams_.size()), seed, offset))
+                .first;
+  const kir::Value stream = found->second;
+  auto draw = [&](kir::Value k) { return kir::philoxDraw(stream, std::move(k), wide); };
   auto op = [](const char* f, kir::Value x) { return kir::call(f, {std::move(x)}); };
   kir::Value value;
   if (attr.dist == RandomDistribution::Uniform) {

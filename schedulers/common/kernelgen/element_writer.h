@@ -153,6 +153,7 @@ class ElementWriter {
   std::unordered_map<const TensorView*, ValueSource> sources_;
   ValueObserver observer_;
   std::vector<const TensorView*> read_first_;
+  std::unordered_map<const Expr*, kir::Value> streams_;  // per random op: its philox::Stream
   std::vector<std::unordered_map<std::string, kir::Value>> memo_;
   std::unordered_map<const Val*, kir::Value> scalar_memo_;
   std::vector<Access> accesses_;
