@@ -150,6 +150,28 @@ TEST(InPlaceWrites, AnInputOfAnotherLayoutIsCopiedIn) {
     EXPECT_EQ(wide.getDouble({0, c}), 1 + c) << "a column between them is untouched";
 }
 
+// An index out of range fails the call after the launch: the input must
+// still hold its old values, so a kernel with index checks writes fresh.
+TEST(InPlaceWrites, AKernelWithIndexChecksLeavesTheInputAsItWasWhenItFails) {
+  const PythonDefinition def = parseInPlace(
+      "    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)\n"
+      "    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)\n"
+      "    T2 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Int)\n"
+      "    T3 = fd.ops.index_select(T1, T2, dim=0)\n"
+      "    T4 = fd.ops.add(T0, T3)\n"
+      "    fd.add_output(T4, alias_input=T0)\n");
+  Captured captured;
+  auto rt = hostRuntime(def, captured);
+  Tensor x = ramp({64}, 1, 1);
+  const Tensor before = x.clone();
+  Tensor index = Tensor::empty(DataType::Int64, {64});
+  for (int64_t i = 0; i < 64; ++i) static_cast<int64_t*>(index.data())[i] = i % 8;
+  static_cast<int64_t*>(index.data())[40] = 8;  // the table has 8 rows
+  EXPECT_THROW(rt->run({x, ramp({8}, 0, 1), index}), UserError);
+  for (int64_t i = 0; i < 64; ++i) EXPECT_EQ(x.getDoubleLinear(i), before.getDoubleLinear(i)) << i;
+  EXPECT_EQ(rt->counters().in_place_writes, 0);
+}
+
 TEST(InPlaceWrites, KernelBenchmarksRelaunchWithoutUpdatingTheInputAgain) {
   const PythonDefinition def = overwrittenThenRead();
   Captured captured;

@@ -218,13 +218,15 @@ void benchmarkKernel(const SegmentGroup& group, const ScheduledSegment& s,
 // (OutputSpec::in_place_of_input), the input is the caller's own memory on
 // the backend (not a copy made for the call), no other input of the call
 // shares its memory, its layout is the one the kernel writes, and no
-// benchmark relaunches the kernel (each launch would update it again).
+// benchmark relaunches the kernel (each launch would update it again), and
+// the kernel has no index checks (an index error found after the launch
+// fails the call, which must then leave its inputs as they were).
 std::vector<Tensor> inPlaceOutputs(const KernelPlan& plan, const GroupSteps& steps,
                                    const std::vector<Argument>& args,
                                    const std::vector<Argument>& caller_inputs,
                                    const ExecutionContext& ctx) {
   std::vector<Tensor> given;
-  if (steps.in_place.empty() || ctx.bench != nullptr) return given;
+  if (steps.in_place.empty() || ctx.bench != nullptr || !plan.index_checks.empty()) return given;
   for (const InPlaceRequest& r : steps.in_place) {
     if (r.output >= plan.outputs.size() || r.input >= args.size()) continue;
     const KernelPlan::OutputSpec& spec = plan.outputs[r.output];
