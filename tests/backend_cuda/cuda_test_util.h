@@ -9,6 +9,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "support/row_major_fill.h"
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,15 +55,8 @@ inline Tensor hostTensor(DataType dtype, std::vector<int64_t> sizes,
                          const std::vector<double>& values) {
   Tensor t = Tensor::empty(dtype, sizes);
   EXPECT_EQ(static_cast<int64_t>(values.size()), t.numel());
-  std::vector<int64_t> index(sizes.size(), 0);
-  for (size_t i = 0; i < values.size(); ++i) {
-    int64_t rest = static_cast<int64_t>(i);
-    for (size_t d = sizes.size(); d-- > 0;) {
-      index[d] = rest % sizes[d];
-      rest /= sizes[d];
-    }
-    t.setDouble(index, values[i]);
-  }
+  if (static_cast<int64_t>(values.size()) == t.numel())
+    testing::fillRowMajor(t, [&](int64_t i) { return values[static_cast<size_t>(i)]; });
   return t;
 }
 

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "support/output_match.h"
+#include "support/row_major_fill.h"
 
 #include <filesystem>
 #include <memory>
@@ -70,18 +71,12 @@ inline Tensor sampleTensor(DataType dtype, const std::vector<int64_t>& sizes,
                            const std::vector<int64_t>& stride_order = {}, int salt = 0) {
   Tensor t = stride_order.empty() ? Tensor::empty(dtype, sizes)
                                   : Tensor::emptyWithStrideOrder(dtype, sizes, stride_order);
-  std::vector<int64_t> index(sizes.size(), 0);
-  for (int64_t linear = 0; linear < t.numel(); ++linear) {
-    int64_t rest = linear;
-    for (size_t d = sizes.size(); d-- > 0;) {
-      index[d] = rest % sizes[d];
-      rest /= sizes[d];
-    }
+  testing::fillRowMajor(t, [&](int64_t linear) {
     double v = static_cast<double>((linear * 7 + salt * 3) % 13 - 6);
     if (isFloatingType(dtype)) v *= 0.25;
     if (isBoolType(dtype)) v = v > 0 ? 1 : 0;
-    t.setDouble(index, v);
-  }
+    return v;
+  });
   return t;
 }
 

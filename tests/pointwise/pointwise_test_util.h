@@ -3,6 +3,7 @@
 // plugin.
 #pragma once
 
+#include "support/row_major_fill.h"
 #include "support/scheduler_run.h"
 
 namespace fusebox::test {

@@ -36,15 +36,7 @@ PythonDefinition parse(const std::string& body) {
 
 Tensor filled(const std::vector<int64_t>& sizes, double value) {
   Tensor t = Tensor::empty(DataType::Float, sizes);
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    std::vector<int64_t> index;
-    int64_t rest = i;
-    for (size_t d = sizes.size(); d-- > 0;) {
-      index.insert(index.begin(), rest % sizes[d]);
-      rest /= sizes[d];
-    }
-    t.setDouble(index, value + static_cast<double>(i));
-  }
+  testing::fillRowMajor(t, [&](int64_t i) { return value + static_cast<double>(i); });
   return t;
 }
 

@@ -10,6 +10,7 @@
 #include <gmock/gmock.h>
 
 #include "runtime/runtime_test_util.h"
+#include "support/row_major_fill.h"
 
 namespace fusebox {
 namespace {
@@ -37,15 +38,7 @@ PythonDefinition parse(const std::string& body) {
 
 Tensor iotaTensor(const std::vector<int64_t>& sizes, DataType dtype = DataType::Float) {
   Tensor t = Tensor::empty(dtype, sizes);
-  std::vector<int64_t> index(sizes.size(), 0);
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    int64_t rest = i;
-    for (size_t d = sizes.size(); d-- > 0;) {
-      index[d] = rest % sizes[d];
-      rest /= sizes[d];
-    }
-    t.setDouble(index, static_cast<double>(i));
-  }
+  testing::fillRowMajor(t, [&](int64_t i) { return static_cast<double>(i); });
   return t;
 }
 

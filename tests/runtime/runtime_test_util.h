@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "support/output_match.h"
+#include "support/row_major_fill.h"
 
 #include <filesystem>
 #include <functional>
@@ -48,15 +49,9 @@ inline SchedulerEntry inProcess(std::shared_ptr<Scheduler> scheduler) {
 inline Tensor sampleTensor(const std::vector<int64_t>& sizes, int salt = 0,
                            DataType dtype = DataType::Float) {
   Tensor t = Tensor::empty(dtype, sizes);
-  std::vector<int64_t> index(sizes.size(), 0);
-  for (int64_t linear = 0; linear < t.numel(); ++linear) {
-    int64_t rest = linear;
-    for (size_t d = sizes.size(); d-- > 0;) {
-      index[d] = rest % sizes[d];
-      rest /= sizes[d];
-    }
-    t.setDouble(index, 0.25 * static_cast<double>((linear * 7 + salt * 5) % 13 - 6));
-  }
+  testing::fillRowMajor(t, [&](int64_t linear) {
+    return 0.25 * static_cast<double>((linear * 7 + salt * 5) % 13 - 6);
+  });
   return t;
 }
 

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "segmenter_test_util.h"
+#include "support/row_major_fill.h"
 
 namespace fusebox {
 namespace {
@@ -94,15 +95,7 @@ INSTANTIATE_TEST_SUITE_P(Definitions, ExtractEveryDefinition,
 
 Tensor ramp(DataType t, std::vector<int64_t> sizes, double scale = 0.25) {
   Tensor x = Tensor::empty(t, sizes);
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    std::vector<int64_t> index(sizes.size());
-    int64_t rest = i;
-    for (size_t d = sizes.size(); d-- > 0;) {
-      index[d] = rest % sizes[d];
-      rest /= sizes[d];
-    }
-    x.setDouble(index, static_cast<double>(i % 11 - 5) * scale);
-  }
+  testing::fillRowMajor(x, [&](int64_t i) { return static_cast<double>(i % 11 - 5) * scale; });
   return x;
 }
 

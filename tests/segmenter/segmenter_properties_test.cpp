@@ -11,6 +11,7 @@
 
 #include "random_fusion.h"
 #include "segmenter_test_util.h"
+#include "support/row_major_fill.h"
 
 namespace fusebox {
 namespace {
@@ -19,15 +20,8 @@ using namespace segmenter_testing;
 
 Tensor ramp(std::vector<int64_t> sizes, int salt) {
   Tensor x = Tensor::empty(DataType::Float, sizes);
-  std::vector<int64_t> index(sizes.size(), 0);
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    int64_t rest = i;
-    for (size_t d = sizes.size(); d-- > 0;) {
-      index[d] = rest % sizes[d];
-      rest /= sizes[d];
-    }
-    x.setDouble(index, static_cast<double>((i * 3 + salt) % 9 - 4) * 0.125);
-  }
+  testing::fillRowMajor(
+      x, [&](int64_t i) { return static_cast<double>((i * 3 + salt) % 9 - 4) * 0.125; });
   return x;
 }
 

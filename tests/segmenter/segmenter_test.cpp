@@ -10,6 +10,7 @@
 #include <gmock/gmock.h>
 
 #include "segmenter_test_util.h"
+#include "support/row_major_fill.h"
 #include "support/scheduler_answers.h"
 
 namespace fusebox {
@@ -78,15 +79,7 @@ int64_t countEntries(const std::vector<SegmenterLogEntry>& log, const std::strin
 
 Tensor ramp(std::vector<int64_t> sizes) {
   Tensor x = Tensor::empty(DataType::Float, sizes);
-  std::vector<int64_t> index(sizes.size(), 0);
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    int64_t rest = i;
-    for (size_t d = sizes.size(); d-- > 0;) {
-      index[d] = rest % sizes[d];
-      rest /= sizes[d];
-    }
-    x.setDouble(index, static_cast<double>(i % 7 - 3) * 0.25);
-  }
+  testing::fillRowMajor(x, [&](int64_t i) { return static_cast<double>(i % 7 - 3) * 0.25; });
   return x;
 }
 

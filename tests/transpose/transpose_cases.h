@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "support/row_major_fill.h"
+
 namespace fusebox::transpose_testing {
 
 struct TransposeCase {
@@ -32,15 +34,8 @@ inline Tensor patterned(DataType dtype, const std::vector<int64_t>& sizes, int s
                         const std::vector<int64_t>& order = {}) {
   Tensor t = order.empty() ? Tensor::empty(dtype, sizes)
                            : Tensor::emptyWithStrideOrder(dtype, sizes, order);
-  std::vector<int64_t> index(sizes.size(), 0);
-  for (int64_t linear = 0; linear < t.numel(); ++linear) {
-    int64_t rest = linear;
-    for (size_t d = sizes.size(); d-- > 0;) {
-      index[d] = rest % sizes[d];
-      rest /= sizes[d];
-    }
-    t.setDouble(index, static_cast<double>((linear * 37 + salt * 11) % 101 - 50) / 8);
-  }
+  testing::fillRowMajor(
+      t, [&](int64_t i) { return static_cast<double>((i * 37 + salt * 11) % 101 - 50) / 8; });
   return t;
 }
 
