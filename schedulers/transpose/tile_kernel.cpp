@@ -36,11 +36,10 @@ class TilePlacement final : public kernelgen::Placement {
 
   // `at`: the tile element the computing thread reads.
   TilePlacement(const IterSpace& space, const TransposeParams& p, kir::Value at)
-      : space_(space), p_(p), at_(std::move(at)) {}
+      : space_(space), direct_(space), p_(p), at_(std::move(at)) {}
 
   kir::Value load(CodeSink& sink, const ElementRef& ref) override {
-    if (!staged(ref))
-      return kernelgen::scalarLoad(sink, ref, ref.offset.value(space_, ref.pointer));
+    if (!staged(ref)) return direct_.load(sink, ref);
     const std::string key =
         fmt::format("{}@{}", ref.pointer, kernelgen::indexKey({ref.offset}, space_));
     auto it = tiles_.find(key);
@@ -53,7 +52,7 @@ class TilePlacement final : public kernelgen::Placement {
     return kernelgen::scalarLoad(sink, in_tile, at_);
   }
   void store(CodeSink& sink, const ElementRef& ref, const kir::Value& value) override {
-    kernelgen::scalarStore(sink, ref, ref.offset.value(space_, ref.pointer), value);
+    direct_.store(sink, ref, value);
   }
   const std::vector<Staged>& stagedAccesses() const { return staged_; }
 
@@ -63,6 +62,7 @@ class TilePlacement final : public kernelgen::Placement {
            p_.staged_inputs.end();
   }
   const IterSpace& space_;
+  kernelgen::ScalarPlacement direct_;  // every access but the staged loads
   const TransposeParams& p_;
   kir::Value at_;
   std::map<std::string, size_t> tiles_;

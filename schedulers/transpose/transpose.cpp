@@ -19,15 +19,10 @@ namespace {
 
 using namespace fusebox;
 
-bool indirect(OpType op) {
-  return op == OpType::IndexSelect || op == OpType::Select || op == OpType::Gather ||
-         op == OpType::TakeAlongAxis;
-}
-
 Decision checkStructure(const Fusion& segment) {
   if (Decision d = pointwise::checkCompileTime(segment); !d) return d;
   for (const Expr* e : segment.exprs())
-    if (indirect(e->op()) || e->op() == OpType::Rand || e->op() == OpType::Iota)
+    if (isIndexingOp(e->op()) || e->op() == OpType::Rand || e->op() == OpType::Iota)
       return Decision::reject(fmt::format(
           "{} (expr {}) reads by run-time indices or element positions; pointwise schedules it",
           e->opName(), e->name()));

@@ -58,12 +58,16 @@ FUSEBOX_PHILOX_FN Block streamBlock(uint64_t seed, uint64_t offset, uint64_t blo
                        static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
 }
 
-// Word j of the stream. The lane is picked by comparisons, not by indexing
-// with j % 4, so a kernel keeps the block in registers.
+// Word j's lane of its block. Picked by comparisons, not by indexing with
+// j % 4, so a kernel keeps the block in registers.
+FUSEBOX_PHILOX_FN uint32_t lane(const Block& b, uint64_t j) {
+  const uint32_t k = static_cast<uint32_t>(j % 4);
+  return k == 0 ? b.w[0] : k == 1 ? b.w[1] : k == 2 ? b.w[2] : b.w[3];
+}
+
+// Word j of the stream, on its own (one Philox call).
 FUSEBOX_PHILOX_FN uint32_t word(uint64_t seed, uint64_t offset, uint64_t j) {
-  const Block b = streamBlock(seed, offset, j / 4);
-  const uint32_t lane = static_cast<uint32_t>(j % 4);
-  return lane == 0 ? b.w[0] : lane == 1 ? b.w[1] : lane == 2 ? b.w[2] : b.w[3];
+  return lane(streamBlock(seed, offset, j / 4), j);
 }
 
 // The word stream of one (seed, offset) walked in order: the last Philox
@@ -77,18 +81,14 @@ struct Stream {
 
   FUSEBOX_PHILOX_FN Stream(uint64_t seed_, uint64_t offset_) : seed(seed_), offset(offset_) {}
 
-  // Word j: lane j % 4 of block j / 4 (picked by comparisons, as word()).
+  // Word j: lane j % 4 of block j / 4.
   FUSEBOX_PHILOX_FN uint32_t word(uint64_t j) {
     const uint64_t block = j / 4;
     if (block != cached_block) {
       cached = streamBlock(seed, offset, block);
       cached_block = block;
     }
-    const uint32_t lane = static_cast<uint32_t>(j % 4);
-    return lane == 0   ? cached.w[0]
-           : lane == 1 ? cached.w[1]
-           : lane == 2 ? cached.w[2]
-                       : cached.w[3];
+    return lane(cached, j);
   }
 };
 
@@ -103,14 +103,8 @@ FUSEBOX_PHILOX_FN double unitFromWords(uint32_t lo, uint32_t hi) {
   return static_cast<double>(bits >> 11) * 1.1102230246251565404e-16;
 }
 
-// Draw k in [0, 1): word k, or (wide: double outputs) words 2k (low) and
-// 2k + 1 (high).
-FUSEBOX_PHILOX_FN double draw(uint64_t seed, uint64_t offset, uint64_t k, bool wide) {
-  if (!wide) return unitFromWord(word(seed, offset, k));
-  return unitFromWords(word(seed, offset, 2 * k), word(seed, offset, 2 * k + 1));
-}
-
-// The same draw from a Stream.
+// Draw k in [0, 1) of the stream: word k, or (wide: double outputs) words
+// 2k (low) and 2k + 1 (high).
 FUSEBOX_PHILOX_FN double draw(Stream& s, uint64_t k, bool wide) {
   if (!wide) return unitFromWord(s.word(k));
   const uint32_t lo = s.word(2 * k);
