@@ -29,4 +29,5 @@
 #include "fusebox_runtime/block_scan.cuh"
 #include "fusebox_runtime/welford.cuh"
 #include "fusebox_runtime/grid_reduce.cuh"
+#include "fusebox_runtime/cluster.cuh"
 // clang-format on

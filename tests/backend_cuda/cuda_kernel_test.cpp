@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "backend_cuda/cuda_test_util.h"
+#include "backend_host/cluster_kernel.h"
 #include "backend_host/grid_sync_kernel.h"
 
 namespace fusebox {
@@ -222,6 +223,40 @@ TEST_F(CudaKernelTest, CooperativeLaunchWaitsAtTheGridBarrier) {
   EXPECT_THAT(message, HasSubstr("cooperative launch of " + std::to_string(blocks * 1000)));
   EXPECT_THAT(message, HasSubstr("all must be resident"));
   std::cout << "refused: " << message << "\n";  // docs/backends.md quotes it
+}
+
+// Thread-block clusters: each block reads the next block's shared memory
+// (distributed shared memory) after the cluster barrier; a cluster larger
+// than the device allows is refused.
+TEST_F(CudaKernelTest, ClusterLaunchReadsThePeersSharedMemory) {
+  const DeviceProperties props = queryDeviceProperties(backend());
+  if (props.max_cluster_blocks < 2) GTEST_SKIP() << props.name << " has no clusters";
+  auto kernel = backend().compile({"cluster_ring", testing::kClusterRingSource, {}, true});
+  for (uint32_t size : {2u, 8u}) {
+    const uint32_t blocks = 4 * size;
+    Tensor out = backend().toBackend(
+        hostTensor(DataType::Int64, {int64_t{blocks}}, std::vector<double>(blocks, -1)));
+    LaunchConfig config;
+    config.grid = {blocks, 1, 1};
+    config.block = {64, 1, 1};
+    config.cluster = size;
+    config.dynamic_shared_memory = 16;
+    kernel->launch(config, paramsOf({out.data()}, {5, 0, size}));
+    const std::vector<double> got = backend().toHost(out).toDoubles();
+    const std::vector<int64_t> expected = testing::clusterRingExpected(blocks, size, 5);
+    for (size_t b = 0; b < got.size(); ++b)
+      EXPECT_EQ(static_cast<int64_t>(got[b]), expected[b]) << "block " << b << " of " << size;
+  }
+  LaunchConfig too_large;
+  too_large.grid = {32, 1, 1};
+  too_large.block = {64, 1, 1};
+  too_large.cluster = 16;
+  too_large.dynamic_shared_memory = 16;
+  Tensor out = backend().toBackend(hostTensor(DataType::Int64, {32}, std::vector<double>(32, -1)));
+  EXPECT_THAT(userErrorOf([&] {
+                kernel->launch(too_large, paramsOf({out.data()}, {1, 0, 16}));
+              }),
+              HasSubstr("clusters of at most 8 blocks"));
 }
 
 TEST_F(CudaKernelTest, DevicePropertiesComeFromTheDriver) {

@@ -102,9 +102,27 @@ TEST(CliPersistent, TheSplitBatchNormReadsTheBf16InputInBothKernels) {
   EXPECT_THAT(r.output, HasSubstr("group 0 -> group 1: T3_g"));
 }
 
-TEST(CliPersistent, ARowTooWideForTheRegistersIsSplitAndStillRight) {
-  auto r = runCommand(exe() + " run " + workload("softmax_fwd_bf16") +
-                      " -i T0=2x262144 --no-ir --validate --dump segmenter_log");
+// A row too wide for one block (2 x 262144 bf16) is one kernel either way:
+// by default each pass reads the row again; kept in registers, it spans a
+// cluster of blocks. Kept in one block's registers, it does not fit, and
+// the segmenter log says why the fusion is split.
+TEST(CliPersistent, ARowTooWideForOneBlockIsReadAgainSpansAClusterOrIsSplit) {
+  const std::string run = exe() + " run " + workload("softmax_fwd_bf16") +
+                          " -i T0=2x262144 --no-ir --validate --dump segmenter_log "
+                          "--dump scheduler_params";
+  const std::string registers = " --set schedulers.inner_persistent.persistent_buffers=registers";
+  auto r = runCommand(run);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("1 segment in "));
+  EXPECT_THAT(r.output, HasSubstr("buffer_placement: none: every pass reads its inputs again"));
+  EXPECT_THAT(r.output, HasSubstr("validate: PASS"));
+  r = runCommand(run + registers);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("1 segment in "));
+  EXPECT_THAT(r.output, HasSubstr("by inner_persistent"));
+  EXPECT_THAT(r.output, HasSubstr("row_split: 8 blocks a row (a thread-block cluster"));
+  EXPECT_THAT(r.output, HasSubstr("validate: PASS"));
+  r = runCommand(run + registers + " --set schedulers.inner_persistent.blocks_per_row=1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output,
               HasSubstr("inner_persistent: run time: a row of 262144 elements keeps 524288 B of "

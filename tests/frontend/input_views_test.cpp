@@ -3,9 +3,11 @@
 // as_strided of a view) and copies (.to, .contiguous, channels_last, casts),
 // with the sizes, strides and values torch gives them worked out by hand, and
 // each written back as Python that reads back the same.
+#include <fmt/format.h>
 #include <fusebox/frontend/python_definition.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "frontend/definition_scripts.h"
@@ -206,6 +208,25 @@ TEST(InputTensors, ShapesAndStridesAreReadable) {
   // x is (4, 5) with strides (6, 1): dim 0 steps over more than dim 1 spans.
   const auto* t1 = d.fusion->inputs()[1]->as<TensorView>();
   EXPECT_EQ(t1->contiguity(), (std::vector<std::optional<bool>>{false, true}));
+}
+
+// Large random tensors are filled by several threads, each starting its
+// share mid-stream: the values are those of one stream whatever the split.
+// Element 5M is in a share starting at 4.5M (2 cores) or 3M (16) in a
+// tensor of 9M elements, and at 0 or 4M in one of 12M; a tensor's first
+// elements are those of a small tensor, made by one thread.
+TEST(InputTensors, RandomValuesDoNotDependOnHowManyThreadsMadeThem) {
+  for (const char* make : {"torch.randn({})", "torch.randint(-5, 9, ({},))"}) {
+    SCOPED_TRACE(make);
+    const int64_t m = int64_t{1} << 20;
+    const std::vector<double> a = values(one(fmt::format(fmt::runtime(make), 9 * m + 3)));
+    const std::vector<double> b = values(one(fmt::format(fmt::runtime(make), 12 * m)));
+    const std::vector<double> few = values(one(fmt::format(fmt::runtime(make), 1000)));
+    const auto at = static_cast<std::ptrdiff_t>(5 * m);
+    EXPECT_TRUE(std::equal(a.begin() + at, a.begin() + at + 1000, b.begin() + at));
+    EXPECT_TRUE(std::equal(few.begin(), few.end(), a.begin()));
+    EXPECT_FALSE(std::equal(few.begin(), few.end(), a.begin() + at));
+  }
 }
 
 }  // namespace

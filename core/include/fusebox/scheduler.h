@@ -60,6 +60,12 @@ struct DeviceProperties {
   int warp_size = 32;
   int64_t shared_memory_per_block = 48 * 1024;
   int64_t registers_per_block = 65536;
+  // Most blocks a thread-block cluster may have (LaunchConfig::cluster): the
+  // host backend emulates clusters of up to 8; a GPU says 8 from compute 9.0
+  // on, 1 below (no clusters).
+  int max_cluster_blocks = 8;
+  // Bytes of L2 cache (0: unknown, as on the host backend).
+  int64_t l2_cache_bytes = 0;
 };
 
 // What is known about one segment input at run time.

@@ -1,13 +1,19 @@
 // Deterministic host tensors for the inputs list. The generator is our own
 // (splitmix64), so the same (spec, seed) gives the same values on every
-// platform and standard library.
+// platform and standard library. Each element takes a fixed number of draws,
+// and splitmix64 jumps ahead in O(1), so large tensors are filled by several
+// threads with the values one thread would make.
 #include <fmt/format.h>
 #include <fusebox/checked_math.h>
 #include <fusebox/frontend/python_definition.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <thread>
+#include <vector>
 
+#include "element_access.h"
 #include "frontend/input_views.h"
 #include "frontend/inputs_list.h"
 
@@ -19,7 +25,9 @@ class Random {
   // The seed is hashed into the state: seeding with the raw seed would make
   // seed s + 1 replay seed s's stream shifted by one draw.
   explicit Random(uint64_t seed) : state_(mix(seed ^ 0x632BE59BD9B4E019ull)) {}
-  uint64_t next() { return mix(state_ += 0x9E3779B97F4A7C15ull); }
+  uint64_t next() { return mix(state_ += kStep); }
+  // As if next() had been called `draws` times.
+  void skip(uint64_t draws) { state_ += draws * kStep; }
   // Uniform in [0, 1).
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
   // Standard normal (Box-Muller; 1 - u keeps the log argument in (0, 1]).
@@ -34,6 +42,7 @@ class Random {
   }
 
  private:
+  static constexpr uint64_t kStep = 0x9E3779B97F4A7C15ull;
   static uint64_t mix(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
@@ -115,6 +124,21 @@ Element makeElement(const InputSpec& spec, Random& rng) {
   return e;
 }
 
+// The draws makeElement takes for one element of `spec` (the same for every
+// element: what lets a thread start its share of a tensor mid-stream).
+uint64_t drawsPerElement(const InputSpec& spec) {
+  switch (spec.kind) {
+    case InputSpec::Kind::Randn:
+      return 2;
+    case InputSpec::Kind::Rand:
+    case InputSpec::Kind::Randint:
+    case InputSpec::Kind::MakeTensor:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
 // Element `k` (row-major) of torch.tensor's data or of torch.arange.
 Element valueAt(const InputSpec& spec, int64_t k) {
   Element e;
@@ -150,7 +174,6 @@ Argument materializeInput(const InputSpec& spec, uint64_t seed) {
   Tensor base = Tensor::empty(made, base_shape);
   InputSpec constructor = spec;  // the values are made in the constructor's dtype
   constructor.dtype = made;
-  Random rng(seed);
   const bool computed =
       spec.kind == InputSpec::Kind::Literal || spec.kind == InputSpec::Kind::Arange;
   // A caller that resized the spec cannot make up the values torch.tensor listed.
@@ -158,17 +181,35 @@ Argument materializeInput(const InputSpec& spec, uint64_t seed) {
                          static_cast<int64_t>(spec.values.size()) == base.numel(),
                      "a torch.tensor input holds {} values, but its shape ({}) has {} elements",
                      spec.values.size(), fmt::join(base_shape, ", "), base.numel());
-  std::vector<int64_t> index(base_shape.size(), 0);
-  for (int64_t n = base.numel(), k = 0; k < n; ++k) {
-    Element e = computed ? valueAt(spec, k) : makeElement(constructor, rng);
-    if (e.is_int)
-      base.setInt(index, e.i);
-    else
-      base.setDouble(index, e.d);
-    for (int64_t d = static_cast<int64_t>(index.size()) - 1; d >= 0; --d) {  // row-major increment
-      if (++index[d] < base_shape[d]) break;
-      index[d] = 0;
+  // `base` is contiguous: element k (row-major) is at offset k.
+  auto* data = static_cast<char*>(base.data());
+  const int64_t element_size = base.elementSize();
+  const uint64_t draws = computed ? 0 : drawsPerElement(constructor);
+  auto fill = [&](int64_t begin, int64_t end) {
+    Random share(seed);
+    share.skip(static_cast<uint64_t>(begin) * draws);
+    for (int64_t k = begin; k < end; ++k) {
+      const Element e = computed ? valueAt(spec, k) : makeElement(constructor, share);
+      if (e.is_int)
+        detail::storeInt(data + k * element_size, made, e.i);
+      else
+        detail::storeDouble(data + k * element_size, made, e.d);
     }
+  };
+  constexpr int64_t kElementsPerThread = int64_t{1} << 22;
+  const int64_t n = base.numel();
+  const int64_t threads = std::min<int64_t>(
+      {(n + kElementsPerThread - 1) / kElementsPerThread,
+       std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency())), 64});
+  if (threads <= 1) {
+    fill(0, n);
+  } else {
+    std::vector<std::thread> workers;
+    const int64_t share = (n + threads - 1) / threads;
+    for (int64_t t = 1; t < threads; ++t)
+      workers.emplace_back(fill, std::min(n, t * share), std::min(n, (t + 1) * share));
+    fill(0, std::min(n, share));
+    for (std::thread& w : workers) w.join();
   }
   // Each copy reads a view of the storage so far into a storage of its own.
   for (const InputCopy& c : spec.copies) {

@@ -184,6 +184,26 @@ std::string stateText(const CombineState& s, int width) {
                      width ? fmt::format("[{}]", width) : "", s.functor);
 }
 
+Block lowerCluster(const ClusterCombine& c) {
+  checkState(c.s, "cluster");
+  FUSEBOX_CHECK(c.blocks >= 1, "kernel IR: a cluster combine over {} blocks", c.blocks);
+  Block out;
+  if (c.blocks == 1) return out;
+  FUSEBOX_CHECK(c.slots.defined() && c.slot.defined() && c.writes.defined(),
+                "kernel IR: a cluster combine needs its slots, slot and writing threads");
+  Block s = out.scope();
+  const Value slot = s.declare("cslot", pointerTo(c.s.type), c.slots + c.slot);
+  s.ifThen(c.writes, BodyStyle::SameLine).assign(subscript(slot, lit(0)), c.s.state);
+  s.evaluate(call("fusebox::clusterSync", {}));
+  auto peer = [&](int64_t rank) {
+    return subscript(call("fusebox::clusterPeer", {slot, lit(rank)}), lit(0));
+  };
+  // Ranks in order from 0: every block combines the same values the same way.
+  s.assign(c.s.state, peer(0));
+  for (int64_t r = 1; r < c.blocks; ++r) s.assign(c.s.state, combined(c.s, c.s.state, peer(r)));
+  return out;
+}
+
 }  // namespace
 
 bool lanesCombineShuffles(int lanes) {
@@ -211,6 +231,13 @@ void combineGrid(Block& block, GridCombine c) {
   block.combine(std::move(spec));
 }
 
+void combineCluster(Block& block, ClusterCombine c) {
+  auto spec = std::make_shared<CombineSpec>();
+  spec->scope = CombineSpec::Scope::Cluster;
+  spec->cluster = std::move(c);
+  block.combine(std::move(spec));
+}
+
 void scanBlock(Block& block, BlockScan c) {
   auto spec = std::make_shared<CombineSpec>();
   spec->scope = CombineSpec::Scope::Scan;
@@ -226,6 +253,8 @@ Block lowerCombine(const CombineSpec& spec) {
       return lowerRows(spec.rows);
     case CombineSpec::Scope::Grid:
       return lowerGrid(spec.grid);
+    case CombineSpec::Scope::Cluster:
+      return lowerCluster(spec.cluster);
     case CombineSpec::Scope::Scan:
       return lowerScan(spec.scan);
   }
@@ -258,6 +287,11 @@ std::string describeCombine(const CombineSpec& spec) {
           "combine grid({}, group {} of {}, element {} * {} + {}, read by {} step {}) {}",
           protocolName(c.protocol), group, printValue(c.groups), group, printValue(c.stride),
           printValue(c.own), printValue(c.walker), c.walkers, states);
+    }
+    case CombineSpec::Scope::Cluster: {
+      const ClusterCombine& c = spec.cluster;
+      return fmt::format("combine cluster({} blocks) {} through {}[{}]", c.blocks,
+                         stateText(c.s, 0), printValue(c.slots), printValue(c.slot));
     }
     case CombineSpec::Scope::Scan: {
       const BlockScan& c = spec.scan;

@@ -1,9 +1,9 @@
 // Combines as kernel IR nodes: per-thread reduction states combined across
-// the lanes of a block's row, across the rows of a block, or across the
-// blocks of a grid, and a block's exclusive scan. A scheduler states what is combined and where;
-// one lowering each (combine.cpp) writes how, so every kernel combines the same way and a better
-// combine is written once. The CUDA printer prints a combine as its lowering; `--dump kernel_ir`
-// shows it as one node.
+// the lanes of a block's row, across the rows of a block, across the blocks
+// of a grid or of a thread-block cluster, and a block's exclusive scan. A scheduler states what is
+// combined and where; one lowering each (combine.cpp) writes how, so every kernel combines the same
+// way and a better combine is written once. The CUDA printer prints a combine as its lowering;
+// `--dump kernel_ir` shows it as one node.
 //
 // A state is a scalar (`width` 0) or `width` values state[0..width) (a
 // `fusebox::Array` or C array), combined by the device runtime's functor:
@@ -106,6 +106,24 @@ struct GridCombine {
   int64_t max_unrolled = 8;
 };
 
+// Across the blocks of a thread-block cluster (LaunchConfig::cluster), in
+// order of rank, through distributed shared memory: the threads `writes`
+// (one a row) store the row's state at slots[slot] in their block's dynamic
+// shared memory, the cluster waits at its barrier, and every thread reads
+// slots[slot] of each block of the cluster (fusebox::clusterPeer), so every
+// block gets the same result. `slots` alternates between two regions from
+// one combine to the next (the caller's choice): a block then rewrites a
+// region only after the next combine's barrier, which every block passes
+// after its reads of it, so one barrier a combine suffices. The kernel
+// calls fusebox::clusterSync once more before it returns.
+struct ClusterCombine {
+  CombineState s;
+  int blocks = 1;  // the cluster's size
+  Value slots{};   // pointer to the state type, in dynamic shared memory
+  Value slot{};    // this thread's row's slot
+  Value writes{};
+};
+
 // Across threadIdx.x, in order of x: an exclusive scan of one state a
 // thread (blockDim.x a multiple of 32, at most 1024). `prefix` gets the
 // combination of the states of the threads before this one (the identity
@@ -118,12 +136,13 @@ struct BlockScan {
   Value total{};   // assigned
 };
 
-// The combine a Combine statement holds (one of the four).
+// The combine a Combine statement holds (one of the five).
 struct CombineSpec {
-  enum class Scope { Lanes, Rows, Grid, Scan } scope = Scope::Lanes;
+  enum class Scope { Lanes, Rows, Grid, Cluster, Scan } scope = Scope::Lanes;
   LanesCombine lanes;
   RowsCombine rows;
   GridCombine grid;
+  ClusterCombine cluster;
   BlockScan scan;
 };
 
@@ -131,6 +150,7 @@ struct CombineSpec {
 void combineLanes(Block& block, LanesCombine c);
 void combineRows(Block& block, RowsCombine c);
 void combineGrid(Block& block, GridCombine c);
+void combineCluster(Block& block, ClusterCombine c);
 void scanBlock(Block& block, BlockScan c);
 
 // The lowering: the combine as plain statements. Checks what the spec

@@ -17,6 +17,10 @@ bool PersistentParams::sameAs(const HeuristicParams& other) const {
   return typeid(other) == typeid(*this) && other.toString() == toString();
 }
 
+int64_t clusterExchangeBytes(int64_t rows, int64_t state_bytes) {
+  return (2 * rows * state_bytes + 15) / 16 * 16;
+}
+
 std::string PersistentParams::toString() const {
   std::vector<std::string> classes, kept;
   for (size_t d = 0; d < sizes.size(); ++d)
@@ -42,11 +46,17 @@ std::string PersistentParams::toString() const {
       kept_extent, fmt::join(reduced_dims, ", "), reduced_extent, stages, vector_width, batch,
       block[0], block[1], grid[0], grid[1], grid[2], fmt::join(kept, ", "), buffer_bytes,
       buffer_budget,
-      shared_buffer_bytes > 0
+      reload ? std::string("none: every pass reads its inputs again (from the L2 while the row "
+                           "is in flight)")
+      : shared_buffer_bytes > 0
           ? fmt::format("{} of {} chunks in registers, {} in shared memory ({} B a block, dynamic)",
                         register_batch, batch, batch - register_batch, shared_buffer_bytes)
           : std::string("registers"),
       threads(), min_blocks_per_sm, index32 ? "int32" : "int64");
+  if (row_split > 1)
+    out += fmt::format(
+        "\nrow_split: {} blocks a row (a thread-block cluster; {} B of shared memory to combine)",
+        row_split, cluster_exchange_bytes);
   if (const std::string extra = extraLines(); !extra.empty()) out += "\n" + extra;
   return out;
 }

@@ -22,6 +22,12 @@ struct PersistentBuffer {
   int64_t element_bytes = 0;
 };
 
+// The widest state a cluster combine exchanges (a row kernel's reduction
+// state), and the dynamic shared memory its exchange slots take for blocks
+// of `rows` rows: two alternating regions of a slot a row (ClusterCombine).
+inline constexpr int64_t kMaxClusterStateBytes = 16;
+int64_t clusterExchangeBytes(int64_t rows, int64_t state_bytes);
+
 class PersistentParams : public HeuristicParams {
  public:
   ReductionType type = ReductionType::Inner;
@@ -47,6 +53,16 @@ class PersistentParams : public HeuristicParams {
   // memory, shared_buffer_bytes a block (0: all in registers).
   int register_batch = 1;
   int64_t shared_buffer_bytes = 0;
+  // Inner: blocks that share each row, a thread-block cluster (1: a block
+  // holds whole rows). Block r of a cluster holds the row's chunks
+  // (k * row_split + r) * block[0] + x; the blocks combine their states
+  // through distributed shared memory, cluster_exchange_bytes of dynamic
+  // shared memory after the buffers' (clusterExchangeBytes).
+  int row_split = 1;
+  int64_t cluster_exchange_bytes = 0;
+  // Nothing kept on chip: every pass reads its inputs again
+  // (persistent_buffers = "reload").
+  bool reload = false;
   int min_blocks_per_sm = 0;  // __launch_bounds__'s second argument
   bool index32 = true;
 

@@ -5,13 +5,14 @@
 #include <fusebox/error.h>
 
 #include "kernelgen/shapes.h"
+#include "normalization/persistent_writer.h"
 
 namespace fusebox::normalization {
 
 std::string analyzeDomain(const Fusion& segment, const NormalizationStructure& st,
                           RuntimeInfo& info, RowAnalysis& out, PersistentParams& params,
                           const std::vector<const Expr*>& column_reductions,
-                          const ShapeChooser& choose) {
+                          const ShapeChooser& choose, bool reload) {
   if (st.reductions.front()->input(0)->as<TensorView>()->nDims() == 0)
     return "the reductions reduce a rank-0 tensor";
   try {
@@ -29,7 +30,14 @@ std::string analyzeDomain(const Fusion& segment, const NormalizationStructure& s
     return e.what();
   }
   const PersistentParams blank = params;
-  out.plan = planRowBuffers(out.accesses, out.facts);
+  out.plan = planRowBuffers(out.accesses, out.facts, !reload);
+  if (reload) {
+    // Nothing kept: every pass loads what it reads (the loads still count,
+    // for the heuristics' loads in flight).
+    out.plan.cached.clear();
+    out.plan.buffers.clear();
+    out.plan.bytes_per_row = 0;
+  }
   out.shape_problem = choose(out.facts, out.accesses, out.plan, params);
   if (!out.shape_problem.empty() && !out.plan.kept_values.empty()) {
     // Kept values are an optimization: recompute them rather than refuse.
@@ -38,6 +46,15 @@ std::string analyzeDomain(const Fusion& segment, const NormalizationStructure& s
     out.shape_problem = choose(out.facts, out.accesses, out.plan, params);
   }
   params.stages = st.stages;
+  if (params.row_split > 1) {
+    const int64_t state = widestCombinedStateBytes(st);
+    if (state > kMaxClusterStateBytes)
+      return fmt::format(
+          "a reduction state of {} B, wider than the {} B a cluster combine "
+          "exchanges",
+          state, kMaxClusterStateBytes);
+    params.cluster_exchange_bytes = clusterExchangeBytes(params.block[1], state);
+  }
   return {};
 }
 
@@ -45,12 +62,16 @@ std::string analyzeRows(const Fusion& segment, const NormalizationStructure& row
                         RuntimeInfo& info, ForcedShape forced, RowAnalysis& out,
                         PersistentParams& params, const std::vector<const Expr*>& column_reductions,
                         int64_t extra_bytes_per_element) {
-  return analyzeDomain(segment, rows, info, out, params, column_reductions,
-                       [&](const RowFacts& facts, const RowAccesses& accesses,
-                           const RowBufferPlan& plan, PersistentParams& p) {
-                         return chooseRowShape(facts, accesses, plan, info.device(), p, forced,
-                                               extra_bytes_per_element);
-                       });
+  const std::string problem = analyzeDomain(
+      segment, rows, info, out, params, column_reductions,
+      [&](const RowFacts& facts, const RowAccesses& accesses, const RowBufferPlan& plan,
+          PersistentParams& p) {
+        return chooseRowShape(facts, accesses, plan, info.device(), p, forced,
+                              extra_bytes_per_element);
+      },
+      forced.placement == BufferPlacement::Reload);
+  params.reload = forced.placement == BufferPlacement::Reload;
+  return problem;
 }
 
 }  // namespace fusebox::normalization

@@ -35,12 +35,13 @@ using ShapeChooser = std::function<std::string(const RowFacts&, const RowAccesse
 
 // The steps every persistent scheduler takes, whichever way its kernel
 // walks the domain: the sizes, layouts, access walk and buffers, then
-// `choose` (again without kept values when they do not fit). Returns why the
+// `choose` (again without kept values when they do not fit; with `reload`,
+// no buffers at all). Returns why the
 // segment is not a persistent kernel of `st`, or "".
 std::string analyzeDomain(const Fusion& segment, const NormalizationStructure& st,
                           RuntimeInfo& info, RowAnalysis& out, PersistentParams& params,
                           const std::vector<const Expr*>& column_reductions,
-                          const ShapeChooser& choose);
+                          const ShapeChooser& choose, bool reload = false);
 
 // analyzeDomain with the row shape (row_heuristics.h). `params`
 // receives the row shape; `extra_bytes_per_element` are registers each

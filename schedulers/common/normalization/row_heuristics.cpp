@@ -36,6 +36,12 @@ std::vector<OptionSpec> rowShapeOptions() {
            "Vector chunks of the row each thread keeps, 1 to 32 (0: the heuristic decides)"}};
 }
 
+OptionSpec blocksPerRowOption() {
+  return {"blocks_per_row", OptionType::Int, int64_t{0},
+          "Blocks that share each row, a thread-block cluster combining through distributed "
+          "shared memory: 1, 2, 4 or 8 (0: the heuristic decides, up to the device's clusters)"};
+}
+
 void checkRowShapeOptions(const std::string& scheduler, const OptionSettings& settings,
                           ForcedShape values) {
   const int64_t t = values.threads_per_row;
@@ -46,6 +52,12 @@ void checkRowShapeOptions(const std::string& scheduler, const OptionSettings& se
                     fmt::format("scheduler '{}': option 'threads_per_row' must be 0, a power of "
                                 "two up to 32 or a multiple of 32 up to 1024, got {}",
                                 scheduler, t));
+  const int64_t s = values.blocks_per_row;
+  if (s != 0 && s != 1 && s != 2 && s != 4 && s != 8)
+    throw UserError(whereSet(settings, "blocks_per_row"),
+                    fmt::format("scheduler '{}': option 'blocks_per_row' must be 0 (the heuristic "
+                                "decides), 1, 2, 4 or 8, got {}",
+                                scheduler, s));
   const int64_t c = values.chunks_per_thread;
   if (c < 0 || c > 32)
     throw UserError(whereSet(settings, "chunks_per_thread"),
@@ -57,13 +69,15 @@ void checkRowShapeOptions(const std::string& scheduler, const OptionSettings& se
 OptionSpec bufferPlacementOption() {
   return {"persistent_buffers", OptionType::String, std::string("auto"),
           "Where each row's persistent buffers live: \"registers\", \"shared\" (dynamic shared "
-          "memory), or \"auto\" (registers when they fit, else shared memory when it holds "
-          "them)"};
+          "memory), \"reload\" (nowhere: each pass reads the inputs again, from the L2 while "
+          "the row is in flight), or \"auto\" (registers when they fit, else shared memory "
+          "when it holds them)"};
 }
 
 BufferPlacement parseBufferPlacement(const std::string& value) {
   if (value == "registers") return BufferPlacement::Registers;
   if (value == "shared") return BufferPlacement::Shared;
+  if (value == "reload") return BufferPlacement::Reload;
   FUSEBOX_CHECK(value == "auto", "persistent_buffers: unchecked value \"{}\"", value);
   return BufferPlacement::Auto;
 }
@@ -110,48 +124,59 @@ std::string chooseRowShape(const RowFacts& facts, const RowAccesses& accesses,
   const int64_t loaded_bytes =
       p.reduced_extent > 0 ? plan.loaded_bytes_per_row / p.reduced_extent : 0;
 
-  // Candidates (threads per row, chunks per thread): a power-of-two group of
-  // lanes for rows of at most 32 chunks; whole warps otherwise. The best
-  // fits the registers, wastes the fewest chunk slots, and then prefers a
-  // warp per row up to 4 chunks each (shuffles only: no barrier), else 128
-  // to 512 threads per row loading at least 64 bytes each, the fewest that
-  // do (H100, 16384x4096 bf16: layernorm forward 0.0974 ms at 128 threads x
-  // 4 chunks of 8 against 0.1036 ms at 256 x 2; softmax backward, two
-  // buffers, 0.136 ms at 256 x 2 against 0.188 ms at 128 x 4; 32768x1024
-  // layernorm 0.0527 ms with a warp per row x 4 chunks, 0.0576 at 128 x 1).
+  // Candidates (blocks per row, threads per row, chunks per thread): a
+  // power-of-two group of lanes for rows of at most 32 chunks; whole warps
+  // otherwise, the row's chunks dealt over a cluster of 2 to 8 blocks when
+  // the device has clusters (each block at least a warp's worth).
   struct Candidate {
-    int64_t bx = 1, b = 1;
+    int64_t split = 1, bx = 1, b = 1;
   };
+  std::vector<int64_t> splits{1};
+  if (forced.blocks_per_row > 1)
+    splits = {forced.blocks_per_row};
+  else if (forced.blocks_per_row == 0 && extra_bytes_per_element == 0)
+    for (int64_t s = 2; s <= std::min<int64_t>(device.max_cluster_blocks, 8); s *= 2)
+      if (chunks >= 32 * s) splits.push_back(s);
   std::vector<Candidate> candidates;
-  if (chunks <= 32) candidates.push_back({pow2Ceil(chunks), 1});
-  for (int64_t b = 1; b <= kMaxBatch; ++b) {
-    const int64_t bx = ceilDiv(ceilDiv(chunks, b), 32) * 32;
-    if (chunks > 32 && bx <= kMaxThreads) candidates.push_back({bx, b});
+  for (const int64_t split : splits) {
+    const int64_t block_chunks = ceilDiv(chunks, split);
+    if (split == 1 && chunks <= 32) candidates.push_back({1, pow2Ceil(chunks), 1});
+    if (split > 1 && block_chunks <= 32) candidates.push_back({split, 32, 1});  // forced
+    for (int64_t b = 1; b <= kMaxBatch; ++b) {
+      const int64_t bx = ceilDiv(ceilDiv(block_chunks, b), 32) * 32;
+      if (block_chunks > 32 && bx <= kMaxThreads) candidates.push_back({split, bx, b});
+    }
   }
   if (forced.threads_per_row > 0 || forced.chunks_per_thread > 0) {
+    const int64_t split = std::max<int64_t>(1, forced.blocks_per_row);
+    const int64_t block_chunks = ceilDiv(chunks, split);
     const int64_t bx = forced.threads_per_row;
-    const int64_t b = forced.chunks_per_thread > 0 ? forced.chunks_per_thread
-                                                   : ceilDiv(chunks, std::max<int64_t>(bx, 1));
-    candidates = {{bx > 0 ? bx : ceilDiv(ceilDiv(chunks, b), 32) * 32, b}};
-    if (candidates[0].bx > kMaxThreads)
+    const int64_t b = forced.chunks_per_thread > 0
+                          ? forced.chunks_per_thread
+                          : ceilDiv(block_chunks, std::max<int64_t>(bx, 1));
+    candidates = {{split, bx > 0 ? bx : ceilDiv(ceilDiv(block_chunks, b), 32) * 32, b}};
+    const Candidate& c = candidates[0];
+    if (c.bx > kMaxThreads)
       problem =
           fmt::format("chunks_per_thread {} needs {} threads for the row's {} chunks, more than {}",
-                      b, candidates[0].bx, chunks, kMaxThreads);
-    else if (candidates[0].bx * candidates[0].b < chunks)
-      problem =
-          fmt::format("threads_per_row {} x chunks_per_thread {} cover {} chunks of the row's {}",
-                      bx, b, candidates[0].bx * candidates[0].b, chunks);
+                      b, c.bx, chunks, kMaxThreads);
+    else if (c.split * c.bx * c.b < chunks)
+      problem = fmt::format(
+          "blocks_per_row {} x threads_per_row {} x chunks_per_thread {} cover {} chunks of the "
+          "row's {}",
+          c.split, c.bx, c.b, c.split * c.bx * c.b, chunks);
   }
   // Rows per block: blocks of about 256 threads, whole warps for the lane
-  // groups' shuffles.
-  auto rowsPerBlock = [&](int64_t bx) {
-    const int64_t y = std::min<int64_t>(256 / bx, pow2Ceil(std::max<int64_t>(1, p.kept_extent)));
-    return std::max<int64_t>({y, 32 / std::min<int64_t>(bx, 32), 1});
+  // groups' shuffles; one row a block when a cluster shares it.
+  auto rowsPerBlock = [&](const Candidate& c) {
+    if (c.split > 1) return int64_t{1};
+    const int64_t y = std::min<int64_t>(256 / c.bx, pow2Ceil(std::max<int64_t>(1, p.kept_extent)));
+    return std::max<int64_t>({y, 32 / std::min<int64_t>(c.bx, 32), 1});
   };
   // Rows that overflow the registers: each thread keeps its first
   // `register_chunks` chunks of every buffer in registers and the rest in
   // the block's dynamic shared memory, beside the combine's static scratch
-  // (at most 8 B a thread).
+  // (at most 8 B a thread) and a cluster's exchange slots.
   auto registerChunks = [&](const Candidate& c, int64_t rows) {
     if (forced.placement == BufferPlacement::Shared || element_bytes == 0) return int64_t{0};
     const int64_t fit =
@@ -164,33 +189,96 @@ std::string chooseRowShape(const RowFacts& facts, const RowAccesses& accesses,
       bytes += sharedBufferRegionBytes(b.element_bytes, rows, c.bx, c.b - register_chunks, v);
     return bytes;
   };
+  auto exchangeBytes = [&](const Candidate& c, int64_t rows) {
+    return c.split > 1 ? clusterExchangeBytes(rows, kMaxClusterStateBytes) : int64_t{0};
+  };
   auto sharedFits = [&](const Candidate& c, int64_t rows) {
-    return sharedBytes(c, rows, registerChunks(c, rows)) <=
+    return sharedBytes(c, rows, registerChunks(c, rows)) + exchangeBytes(c, rows) <=
            device.shared_memory_per_block - 8 * c.bx * rows;
   };
-  const bool shared_allowed = forced.placement != BufferPlacement::Registers &&
+  const bool reload = forced.placement == BufferPlacement::Reload;
+  const bool shared_allowed = forced.placement != BufferPlacement::Registers && !reload &&
                               plan.kept_values.empty() && extra_bytes_per_element == 0;
+  // Warps an SM keeps resident with `c`'s blocks of `rows` rows: a row's
+  // loads, combines and stores wait in turn, so one block alone leaves the
+  // memory idle between them; past 32 warps more buys little.
+  auto residentWarps = [&](const Candidate& c, int64_t rows, int64_t register_chunks,
+                           int64_t smem) {
+    const int64_t threads = std::max<int64_t>(c.bx * rows, 32);
+    const int64_t regs =
+        std::min<int64_t>(255, kRegisterOverhead + ceilDiv(register_chunks * v * element_bytes, 4));
+    int64_t blocks = std::min<int64_t>(
+        {32, 2048 / threads, device.registers_per_block / std::max<int64_t>(1, regs * threads)});
+    if (smem > 0) blocks = std::min(blocks, device.shared_memory_per_block / (smem + 1024));
+    return blocks * threads / 32;
+  };
 
-  int64_t block_x = 1, batch = 1, block_y = 1;
+  int64_t block_x = 1, batch = 1, block_y = 1, split = 1;
   bool found = false, shared = false;
   double best_score = 0;
-  for (const bool in_shared : {false, true}) {
+  // A row stays in one block when its registers or shared memory hold it,
+  // and spans a cluster only when neither does (H200, the cross-entropy row
+  // kernel over 2048x131072 bf16, which writes float rows: 484 us in one
+  // block with shared memory, 719 us over clusters of 4). Reloaded rows
+  // keep nothing: any split, as the L2 allows.
+  struct Phase {
+    bool split, in_shared;
+  };
+  std::vector<Phase> phases;
+  for (const bool split_phase : {false, true})
+    for (const bool in_shared : {false, true}) phases.push_back({split_phase, in_shared});
+  for (const Phase& phase : phases) {
     if (found) break;
+    const bool in_shared = phase.in_shared;
     if (in_shared ? !shared_allowed : forced.placement == BufferPlacement::Shared) continue;
     for (const Candidate& c : candidates) {
-      int64_t rows = rowsPerBlock(c.bx);
+      if (!reload && (c.split > 1) != phase.split) continue;
+      if (reload && phase.split) continue;  // every split in the first phase
+      int64_t rows = rowsPerBlock(c);
+      int64_t register_chunks = c.b, smem = exchangeBytes(c, rows);
       if (in_shared) {
         // As many of the usual rows per block as the shared memory holds,
         // whole warps still.
         while (rows > 1 && !sharedFits(c, rows) && c.bx * rows / 2 >= 32) rows /= 2;
         if (!sharedFits(c, rows)) continue;
-      } else if (c.b * v * element_bytes > threadBudgetBytes(std::max<int64_t>(c.bx, 32), device)) {
+        register_chunks = registerChunks(c, rows);
+        smem += sharedBytes(c, rows, register_chunks);
+      } else if (c.b * v * element_bytes > threadBudgetBytes(std::max<int64_t>(c.bx, 32), device) ||
+                 smem > device.shared_memory_per_block) {
         continue;
       }
-      const bool warp_row = c.bx <= 32 && c.b <= 4;
-      const bool in_range = warp_row || (c.bx >= 128 && c.bx <= 512);
-      const double score = (in_range ? 0 : 1e9) + static_cast<double>(c.bx * c.b - chunks) * 1e3 +
-                           (warp_row ? 0 : 10) + loadPenalty(c.b * v * loaded_bytes);
+      // Lower is better: outside 128 to 512 threads (or a warp a row) only
+      // when nothing else fits; then idle chunk slots, loads in flight (64
+      // bytes a thread, load penalty), resident warps, and the clusters'
+      // barriers. (H200, 4096x32000 bf16 softmax backward: 160 threads x 25
+      // chunks in registers, one block of 5 warps an SM, ran 640 us.)
+      // Reloaded rows keep nothing, so blocks may be larger and want twice
+      // the loads in flight; the rows in flight must stay in the L2 for
+      // their next pass (H200, 4096x32000 bf16 softmax backward: 1024
+      // threads x 4 chunks, 264 rows of 128 KB in flight, ran 241 us;
+      // 512 x 8, 528 rows, 311 us; 800 x 5, 298 us; RMSNorm at 512 x 8,
+      // 181 us, at 1024 x 4, 249 us). A power of two of threads combines
+      // in fewer steps.
+      const int64_t slots = c.split * c.bx * c.b;
+      const bool warp_row = c.split == 1 && c.bx <= 32 && c.b <= 4;
+      const bool in_range = warp_row || (c.bx >= 128 && c.bx <= (reload ? 1024 : 512));
+      const int64_t warps = residentWarps(c, rows, register_chunks, smem);
+      const int64_t loads = c.b * v * loaded_bytes / (reload ? 2 : 1);
+      double l2_overflow = 0;
+      if (reload && device.l2_cache_bytes > 0) {
+        const double in_flight = static_cast<double>(device.multiprocessor_count) *
+                                 static_cast<double>(warps * 32 / (c.bx * rows)) * rows /
+                                 static_cast<double>(c.split) * loaded_bytes * p.reduced_extent;
+        const double budget = 0.7 * static_cast<double>(device.l2_cache_bytes);
+        if (in_flight > budget) l2_overflow = 10 + 10 * (in_flight / budget - 1);
+      }
+      const double score =
+          (in_range ? 0 : 1e9) + 20.0 * static_cast<double>(slots - chunks) / slots +
+          (warp_row ? 0 : 10) + loadPenalty(loads) + l2_overflow +
+          (reload && (c.bx & (c.bx - 1)) != 0 ? 0.5 : 0) +
+          (warps >= 32 ? 0
+                       : 2 * std::log2(32.0 / static_cast<double>(std::max<int64_t>(warps, 1)))) +
+          std::log2(static_cast<double>(c.split));
       if (!found || score < best_score) {
         found = true;
         shared = in_shared;
@@ -198,11 +286,13 @@ std::string chooseRowShape(const RowFacts& facts, const RowAccesses& accesses,
         block_x = c.bx;
         batch = c.b;
         block_y = rows;
+        split = c.split;
       }
     }
   }
   if (!found && problem.empty()) {
-    const int64_t per_thread = ceilDiv(chunks, kMaxThreads) * v * element_bytes;
+    const int64_t widest = splits.back();
+    const int64_t per_thread = ceilDiv(chunks, kMaxThreads * widest) * v * element_bytes;
     std::vector<std::string> names;
     for (const PersistentBuffer& b : plan.buffers)
       names.push_back(fmt::format("{} ({} B)", b.tensor, b.element_bytes));
@@ -212,15 +302,18 @@ std::string chooseRowShape(const RowFacts& facts, const RowAccesses& accesses,
     std::vector<std::string> limits;
     if (forced.placement != BufferPlacement::Shared)
       limits.push_back(fmt::format(
-          "{} B per thread at {} threads, more than the {} B of registers a thread may hold",
-          per_thread, kMaxThreads, threadBudgetBytes(kMaxThreads, device)));
+          "{} B per thread at {} threads{}, more than the {} B of registers a thread may hold",
+          per_thread, kMaxThreads,
+          widest > 1 ? fmt::format(" in each of a cluster's {} blocks", widest) : "",
+          threadBudgetBytes(kMaxThreads, device)));
     if (forced.placement == BufferPlacement::Registers)
       limits.push_back(
           "shared memory is not tried (persistent_buffers = \"registers\", or the inner-outer "
           "kernel, whose shared memory holds its column accumulators)");
     else if (extra_bytes_per_element == 0)
-      limits.push_back(fmt::format("more than the {} B of shared memory a block may have",
-                                   device.shared_memory_per_block));
+      limits.push_back(fmt::format("more than the {} B of shared memory a block may have{}",
+                                   device.shared_memory_per_block,
+                                   widest > 1 ? fmt::format(" (x {} blocks)", widest) : ""));
     problem = fmt::format(
         "a row of {} elements keeps {} B of persistent buffers on chip ({}): {}; the fusion is "
         "split into reduction and pointwise kernels",
@@ -229,20 +322,22 @@ std::string chooseRowShape(const RowFacts& facts, const RowAccesses& accesses,
   if (forced.placement == BufferPlacement::Shared && !found && !plan.kept_values.empty())
     problem = "persistent_buffers = \"shared\" keeps loads only, not kept values";
   p.batch = static_cast<int>(batch);
+  p.row_split = static_cast<int>(split);
   p.min_blocks_per_sm = 1;
   p.block[0] = static_cast<int>(block_x);
   p.block[1] = static_cast<int>(block_y);
   p.register_batch = static_cast<int>(batch);
   if (shared) {
-    const Candidate c{block_x, batch};
+    const Candidate c{split, block_x, batch};
     p.register_batch = static_cast<int>(registerChunks(c, block_y));
     p.shared_buffer_bytes = sharedBytes(c, block_y, p.register_batch);
   }
-  const int64_t grid_x = std::max<int64_t>(1, ceilDiv(p.kept_extent, block_y));
+  // A cluster of `split` blocks a group of rows.
+  const int64_t grid_x = std::max<int64_t>(1, ceilDiv(p.kept_extent, block_y)) * split;
   p.grid = {static_cast<uint32_t>(std::min<int64_t>(grid_x, UINT32_MAX)), 1, 1};
 
   // 32-bit indexing when every offset and position a thread computes fits.
-  p.index32 = fitsIndex32(p, accesses, std::max(grid_x * block_y, batch * block_x * v));
+  p.index32 = fitsIndex32(p, accesses, std::max(grid_x * block_y, split * batch * block_x * v));
   return problem;
 }
 

@@ -19,19 +19,26 @@ namespace fusebox::normalization {
 
 // Where a row kernel keeps its persistent buffers: registers only (the
 // inner-outer kernel, whose shared memory holds its column accumulators),
-// dynamic shared memory only, or registers when they fit and shared memory
-// when they do not.
-enum class BufferPlacement { Registers, Shared, Auto };
+// dynamic shared memory only, registers when they fit and shared memory
+// when they do not, or nowhere: every pass reads its inputs again (Reload;
+// the row's second read comes from the L2 while the row is in flight).
+enum class BufferPlacement { Registers, Shared, Auto, Reload };
 
 // Choices a scheduler's options force (0: the heuristic decides).
 struct ForcedShape {
   int64_t threads_per_row = 0;
   int64_t chunks_per_thread = 0;
   BufferPlacement placement = BufferPlacement::Registers;
+  // Blocks (a thread-block cluster) that share a row; 0: the heuristic
+  // decides, up to DeviceProperties::max_cluster_blocks. The inner-outer
+  // kernel, whose blocks walk the rows grid-stride, keeps 1.
+  int64_t blocks_per_row = 1;
 };
 
-// The options that force them: threads_per_row, chunks_per_thread.
+// The options that force them: threads_per_row, chunks_per_thread; and
+// blocks_per_row, for a scheduler whose rows may span a cluster.
 std::vector<OptionSpec> rowShapeOptions();
+OptionSpec blocksPerRowOption();
 // Throws UserError at the setting's place when a forced value is out of range.
 void checkRowShapeOptions(const std::string& scheduler, const OptionSettings& settings,
                           ForcedShape values);

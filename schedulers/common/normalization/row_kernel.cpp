@@ -46,6 +46,8 @@ class RowKernelWriter final : public PersistentWriter {
                   const InnerOuterParts* columns, bool shared_column_accumulators = false)
       : PersistentWriter(segment, st, facts, p, buffers, info, rowLoopDims(p), 0),
         columns_(columns) {
+    FUSEBOX_CHECK(columns == nullptr || p.row_split == 1,
+                  "inner-outer kernel: rows split over clusters of {} blocks", p.row_split);
     if (columns != nullptr) partials_.emplace(*columns, p, shared_column_accumulators);
   }
 
@@ -61,17 +63,22 @@ class RowKernelWriter final : public PersistentWriter {
 
   // Inner-outer kernels: the column part, accumulated in the outputs' pass.
   const InnerOuterParts* columns_ = nullptr;
+  int cluster_combines_ = 0;  // combines across the cluster so far
   std::optional<ColumnPartials> partials_;
 };
 
 void RowKernelWriter::chunkLoop(kir::Block& k, const kir::Block& body) {
   kir::Block chunk =
       k.forLoop("k", kir::intType(), kir::lit(0), kir::lit(p_.batch), {}, kir::Unroll::Full);
-  const kir::Value q = chunk.declare(
-      "q", kir::indexType(),
-      (kir::asIndex(kir::var("k")) * kir::lit(p_.block[0]) + kir::asIndex(kir::threadIdx('x'))) *
-          kir::lit(p_.vector_width),
-      {.is_const = true});
+  // A cluster deals the row's groups of block[0] chunks to its blocks in turn.
+  const kir::Value group = p_.row_split > 1 ? kir::asIndex(kir::var("k")) * kir::lit(p_.row_split) +
+                                                  kir::asIndex(kir::var("rank"))
+                                            : kir::asIndex(kir::var("k"));
+  const kir::Value q =
+      chunk.declare("q", kir::indexType(),
+                    (group * kir::lit(p_.block[0]) + kir::asIndex(kir::threadIdx('x'))) *
+                        kir::lit(p_.vector_width),
+                    {.is_const = true});
   kir::Block in = chunk.ifThen(kir::var("active") && q < kir::lit(p_.reduced_extent));
   declareDimIndices(in, p_.reduced_dims, p_.sizes, "q", "mb");
   for (size_t g = 0; g + 1 < md_.groups.size(); ++g)
@@ -90,12 +97,22 @@ void RowKernelWriter::outputPassExtra(Placement& placement) {
 
 void RowKernelWriter::combine(kir::Block& k, const kir::CombineState& state) {
   kir::combineLanes(k, {state, p_.block[0], kir::var("fusebox_norm_smem")});
+  if (p_.row_split == 1) return;
+  // Then across the cluster, through the exchange slots after the buffers'
+  // shared memory: one of two regions, in turn (ClusterCombine).
+  const int64_t region = int64_t{p_.block[1]} * widestCombinedStateBytes(st_);
+  const kir::Value base =
+      kir::call("fusebox::dynamicSharedMemory", {}, {kir::named("unsigned char")}) +
+      kir::lit(p_.shared_buffer_bytes + (cluster_combines_++ % 2) * region);
+  kir::combineCluster(k, {state, p_.row_split, kir::reinterpretAs(kir::pointerTo(state.type), base),
+                          kir::asIndex(kir::threadIdx('y')), kir::threadIdx('x') == kir::lit(0)});
 }
 
 void RowKernelWriter::epilogue(kir::Block& k) {
   if (st_.reduced_outputs.empty()) return;
-  k.ifThen(kir::threadIdx('x') == kir::lit(0) && kir::var("active"))
-      .append(writeReducedOutputs(pass_));
+  kir::Value writes = kir::threadIdx('x') == kir::lit(0) && kir::var("active");
+  if (p_.row_split > 1) writes = writes && kir::var("rank") == kir::lit(0);
+  k.ifThen(writes).append(writeReducedOutputs(pass_));
 }
 
 GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
@@ -112,6 +129,15 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
                         kir::lit(p_.kept_extent),
                         kir::cast(i64, kir::gridDim('x')) * kir::lit(p_.block[1]));
     row_in_grid = kir::asIndex(kir::var("row_base")) + kir::asIndex(kir::threadIdx('y'));
+  } else if (p_.row_split > 1) {
+    // Blocks rank 0 .. row_split - 1 of a cluster share its rows.
+    FUSEBOX_CHECK(p_.grid[0] % static_cast<uint32_t>(p_.row_split) == 0,
+                  "row kernel: a grid of {} blocks for clusters of {}", p_.grid[0], p_.row_split);
+    const kir::Value split = kir::lit(p_.row_split);
+    main.declare("rank", kir::intType(), kir::cast(kir::intType(), kir::blockIdx('x') % split),
+                 {.is_const = true});
+    row_in_grid = kir::asIndex(kir::blockIdx('x') / split) * kir::lit(p_.block[1]) +
+                  kir::asIndex(kir::threadIdx('y'));
   } else {
     row_in_grid = kir::asIndex(kir::blockIdx('x')) * kir::lit(p_.block[1]) +
                   kir::asIndex(kir::threadIdx('y'));
@@ -131,6 +157,10 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
     chunkLoop(rows, arrays_.loads);
   }
   rows.append(stages);
+  if (cluster_combines_ > 0) {
+    main.comment("no block leaves while the cluster may read its exchange slots");
+    main.evaluate(kir::call("fusebox::clusterSync", {}));
+  }
 
   kir::Block before;
   if (columns_ != nullptr) {
@@ -161,7 +191,9 @@ std::unique_ptr<KernelPlan> rowKernelPlan(GeneratedKernel gen, const PersistentP
   plan->launch.grid = p.grid;
   plan->launch.block = {static_cast<uint32_t>(p.block[0]), static_cast<uint32_t>(p.block[1]), 1};
   plan->launch.cooperative = cooperative;
-  plan->launch.dynamic_shared_memory = static_cast<uint32_t>(p.shared_buffer_bytes);
+  plan->launch.cluster = static_cast<uint32_t>(p.row_split);
+  plan->launch.dynamic_shared_memory =
+      static_cast<uint32_t>(p.shared_buffer_bytes + p.cluster_exchange_bytes);
   describePlanMemory(*plan, segment, info, facts.sizes, facts.output_strides);
   return plan;
 }

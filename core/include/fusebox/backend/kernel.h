@@ -45,6 +45,13 @@ struct LaunchConfig {
   // the grid fits the device's occupancy, else refuses it; the host backend
   // runs each block on its own OS thread.
   bool cooperative = false;
+  // Blocks per thread-block cluster, consecutive along x (1: no clusters).
+  // A cluster's blocks run at once and may wait for each other
+  // (fusebox::clusterSync) and read each other's dynamic shared memory
+  // (fusebox::clusterPeer): cuda launches it with the cluster attribute
+  // (compute 9.0 and later), the host backend runs each block of a cluster
+  // on its own OS thread. grid[0] must be a multiple of it; at most 8.
+  uint32_t cluster = 1;
   bool operator==(const LaunchConfig&) const = default;
 };
 

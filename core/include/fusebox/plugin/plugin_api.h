@@ -41,7 +41,9 @@ namespace fusebox {
 //    canScheduleCompileTime / canScheduleRunTime / computeHeuristics / schedule.
 // 9: in-place writes: RuntimeInfo::inPlaceRequests, KernelPlan::OutputSpec::
 //    in_place_of_input (layout).
-inline constexpr uint32_t kPluginApiVersion = 9;
+// 10: thread-block clusters: LaunchConfig::cluster,
+//     DeviceProperties::max_cluster_blocks and l2_cache_bytes (layout).
+inline constexpr uint32_t kPluginApiVersion = 10;
 
 enum class PluginKind : uint32_t { Pass = 1, Scheduler = 2 };
 

@@ -15,7 +15,7 @@
 
 namespace fusebox::host {
 
-inline constexpr int kHostAbiVersion = 2;
+inline constexpr int kHostAbiVersion = 3;
 
 struct Dim3Value {
   unsigned x, y, z;
@@ -35,6 +35,14 @@ struct HostOps {
   // every block of the (cooperative) launch has called it as often; fails in
   // a launch that is not cooperative.
   void (*grid_sync)(ThreadContext* self);
+  // fusebox::clusterSync's wait, called by one thread per block: returns when
+  // every block of this thread's cluster has called it as often; fails in a
+  // launch without clusters.
+  void (*cluster_sync)(ThreadContext* self);
+  // fusebox::clusterPeer: the address in block `rank` of this thread's
+  // cluster of what `p` (in this block's dynamic shared memory) points to;
+  // fails for another address or rank.
+  const void* (*cluster_map)(ThreadContext* self, const void* p, unsigned rank);
 };
 
 struct ThreadContext {

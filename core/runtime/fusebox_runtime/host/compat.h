@@ -53,6 +53,13 @@ inline void gridWait(ThreadContext* self) {
   self->ops->grid_sync(self);
   tls_current_thread = self;
 }
+inline void clusterWait(ThreadContext* self) {
+  self->ops->cluster_sync(self);
+  tls_current_thread = self;
+}
+inline const void* clusterMap(ThreadContext* self, const void* p, unsigned rank) {
+  return self->ops->cluster_map(self, p, rank);
+}
 
 // Every lane publishes `value`, then reads lane `src` (its own value when `src`
 // is outside the warp or names a lane that does not exist).

@@ -39,6 +39,9 @@ CudaDevice::CudaDevice(int ordinal) : ordinal_(ordinal) {
   properties_.warp_size = FUSEBOX_ATTR(WARP_SIZE);
   properties_.shared_memory_per_block = FUSEBOX_ATTR(MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
   properties_.registers_per_block = FUSEBOX_ATTR(MAX_REGISTERS_PER_BLOCK);
+  // Clusters of up to 8 blocks are portable wherever the device launches them.
+  properties_.max_cluster_blocks = FUSEBOX_ATTR(CLUSTER_LAUNCH) != 0 ? 8 : 1;
+  properties_.l2_cache_bytes = FUSEBOX_ATTR(L2_CACHE_SIZE);
 #undef FUSEBOX_ATTR
 
   check(api.primaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");

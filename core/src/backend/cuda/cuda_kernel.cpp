@@ -96,6 +96,34 @@ void CudaKernel::checkCoResident(const LaunchConfig& c) {
         name_, blocks, threads, resident, device_->properties().name, per_sm));
 }
 
+CUresult CudaKernel::launchCluster(const LaunchConfig& c, void** args) {
+  const int max = device_->properties().max_cluster_blocks;
+  if (c.cooperative || static_cast<int>(c.cluster) > max || c.grid[0] % c.cluster != 0)
+    throw UserError(fmt::format(
+        "kernel {}: a launch with clusters of {} blocks over a grid of {} along x{}; {} allows "
+        "clusters of at most {} blocks, dividing the grid's x extent, in launches that are not "
+        "cooperative",
+        name_, c.cluster, c.grid[0], c.cooperative ? ", cooperative" : "",
+        device_->properties().name, max));
+  CUlaunchAttribute attribute{};
+  attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attribute.value.clusterDim.x = c.cluster;
+  attribute.value.clusterDim.y = 1;
+  attribute.value.clusterDim.z = 1;
+  CUlaunchConfig config{};
+  config.gridDimX = c.grid[0];
+  config.gridDimY = c.grid[1];
+  config.gridDimZ = c.grid[2];
+  config.blockDimX = c.block[0];
+  config.blockDimY = c.block[1];
+  config.blockDimZ = c.block[2];
+  config.sharedMemBytes = c.dynamic_shared_memory;
+  config.hStream = device_->stream();
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return driver().launchKernelEx(&config, function_, args, nullptr);
+}
+
 void CudaKernel::launch(const LaunchConfig& c, const KernelParams& params) {
   if (c.grid[0] == 0 || c.grid[1] == 0 || c.grid[2] == 0) return;
   device_->makeCurrent();
@@ -104,7 +132,9 @@ void CudaKernel::launch(const LaunchConfig& c, const KernelParams& params) {
   // The driver copies the parameter block at launch: `params` may go right after.
   void* args[] = {const_cast<KernelParams*>(&params)};
   CUresult result;
-  if (c.cooperative) {
+  if (c.cluster > 1) {
+    result = launchCluster(c, args);
+  } else if (c.cooperative) {
     checkCoResident(c);
     result = driver().launchCooperativeKernel(function_, c.grid[0], c.grid[1], c.grid[2],
                                               c.block[0], c.block[1], c.block[2],

@@ -37,6 +37,8 @@ class CudaKernel final : public CompiledKernel {
   void allowDynamicSharedMemory(uint32_t bytes);
   std::string launchFailure(const LaunchConfig& config, CUresult result) const;
   void checkCoResident(const LaunchConfig& config);
+  // Launches `config` with its thread-block clusters (cuLaunchKernelEx).
+  CUresult launchCluster(const LaunchConfig& config, void** args);
 
   std::shared_ptr<CudaDevice> device_;
   std::string name_;

@@ -54,6 +54,7 @@ LoadResult loadDriver() {
   FUSEBOX_BIND(funcSetAttribute, cuFuncSetAttribute);
   FUSEBOX_BIND(launchKernel, cuLaunchKernel);
   FUSEBOX_BIND(launchCooperativeKernel, cuLaunchCooperativeKernel);
+  FUSEBOX_BIND(launchKernelEx, cuLaunchKernelEx);
   FUSEBOX_BIND(occupancyMaxActiveBlocks, cuOccupancyMaxActiveBlocksPerMultiprocessor);
   FUSEBOX_BIND(memAlloc, cuMemAlloc);
   FUSEBOX_BIND(memFree, cuMemFree);

@@ -34,6 +34,7 @@ struct DriverApi {
   decltype(&::cuFuncSetAttribute) funcSetAttribute;
   decltype(&::cuLaunchKernel) launchKernel;
   decltype(&::cuLaunchCooperativeKernel) launchCooperativeKernel;
+  decltype(&::cuLaunchKernelEx) launchKernelEx;  // thread-block clusters
   decltype(&::cuOccupancyMaxActiveBlocksPerMultiprocessor) occupancyMaxActiveBlocks;
   decltype(&::cuMemAlloc) memAlloc;
   decltype(&::cuMemFree) memFree;

@@ -2,6 +2,7 @@
 
 #include <fusebox/error.h>
 
+#include "backend/host/cluster_group.h"
 #include "backend/host/fiber_block.h"
 #include "backend/host/grid_barrier.h"
 
@@ -41,7 +42,17 @@ void plainGridSync(ThreadContext* self) {
   engineGridSync(self, *static_cast<PlainThreadState*>(self->engine)->kernel_name);
 }
 
-const HostOps kPlainOps{plainBlockSync, plainWarpSync, plainFail, plainGridSync};
+void plainClusterSync(ThreadContext* self) {
+  engineClusterSync(self, *static_cast<PlainThreadState*>(self->engine)->kernel_name);
+}
+
+const void* plainClusterMap(ThreadContext* self, const void* p, unsigned rank) {
+  return engineClusterMap(self, p, rank,
+                          *static_cast<PlainThreadState*>(self->engine)->kernel_name);
+}
+
+const HostOps kPlainOps{plainBlockSync, plainWarpSync,    plainFail,
+                        plainGridSync,  plainClusterSync, plainClusterMap};
 
 thread_local PlainThreadState plain_state;
 
@@ -98,6 +109,10 @@ void BlockExecutor::prepare(const GridLaunch& launch) {
     t.ops = &kPlainOps;
     t.engine = &plain_state;
   }
+}
+
+unsigned char* BlockExecutor::dynamicShared() const {
+  return contexts_.empty() ? nullptr : contexts_.front().dynamic_shared_memory;
 }
 
 void BlockExecutor::runBlock(int64_t linear_block) {

@@ -35,6 +35,8 @@ class BlockExecutor {
   void prepare(const GridLaunch& launch);
   // Runs block number `linear_block` (x fastest) of the prepared launch.
   void runBlock(int64_t linear_block);
+  // The prepared launch's dynamic shared memory (16-byte aligned).
+  unsigned char* dynamicShared() const;
 
  private:
   const GridLaunch* launch_ = nullptr;

@@ -12,6 +12,7 @@
 #include <boost/context/stack_context.hpp>
 #include <exception>
 
+#include "backend/host/cluster_group.h"
 #include "backend/host/grid_barrier.h"
 
 namespace fusebox::host {
@@ -180,7 +181,18 @@ void fiberGridSync(ThreadContext* self) {
   engineGridSync(self, *static_cast<FiberThread*>(self->engine)->block->kernel_name);
 }
 
-const HostOps kFiberOps{fiberBlockSync, fiberWarpSync, fiberFail, fiberGridSync};
+// The same for the cluster barrier; a peer's shared memory is plain memory.
+void fiberClusterSync(ThreadContext* self) {
+  engineClusterSync(self, *static_cast<FiberThread*>(self->engine)->block->kernel_name);
+}
+
+const void* fiberClusterMap(ThreadContext* self, const void* p, unsigned rank) {
+  return engineClusterMap(self, p, rank,
+                          *static_cast<FiberThread*>(self->engine)->block->kernel_name);
+}
+
+const HostOps kFiberOps{fiberBlockSync, fiberWarpSync,    fiberFail,
+                        fiberGridSync,  fiberClusterSync, fiberClusterMap};
 
 // A thread returned (or threw): it no longer holds up the barriers it is part of.
 void retire(FiberThread* t) {

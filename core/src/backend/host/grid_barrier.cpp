@@ -15,7 +15,8 @@ void GridBarrier::breakFor(std::string why) {
 }
 
 void GridBarrier::throwBroken() const {
-  if (broken_why_.empty()) throw BarrierBroken("another block of the cooperative launch failed");
+  if (broken_why_.empty())
+    throw BarrierBroken(fmt::format("another block waiting at {} failed", call_));
   throw UserError(broken_why_);
 }
 
@@ -23,10 +24,9 @@ void GridBarrier::arriveAndWait() {
   std::unique_lock lock(mutex_);
   if (!broken_ && finished_ > 0)
     breakFor(
-        fmt::format("gridSync: {} block(s) of the grid returned before this barrier, so it "
-                    "could never open; every block must call gridSync the same number of "
-                    "times",
-                    finished_));
+        fmt::format("{0}: {1} block(s) returned before this barrier, so it could never open; "
+                    "every block must call {0} the same number of times",
+                    call_, finished_));
   if (broken_) throwBroken();
   const uint64_t mine = generation_;
   if (++arrived_ == blocks_) {
@@ -44,9 +44,9 @@ void GridBarrier::blockFinished() {
   ++finished_;
   if (arrived_ > 0)
     breakFor(
-        fmt::format("gridSync: a block returned while {} block(s) waited at a barrier it "
-                    "never reached; every block must call gridSync the same number of times",
-                    arrived_));
+        fmt::format("{0}: a block returned while {1} block(s) waited at a barrier it never "
+                    "reached; every block must call {0} the same number of times",
+                    call_, arrived_));
 }
 
 void GridBarrier::breakBarrier() {

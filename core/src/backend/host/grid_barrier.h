@@ -1,5 +1,6 @@
-// The host backend's grid-wide barrier (fusebox::gridSync) for cooperative
-// launches, whose blocks each run on an OS thread of their own. A barrier
+// The host backend's barrier across blocks: grid-wide (fusebox::gridSync) for
+// cooperative launches, cluster-wide (fusebox::clusterSync) for a cluster's
+// blocks; each block runs on an OS thread of its own. A barrier
 // that could never open (a block that returned, or failed, while others wait,
 // or that calls fewer barriers than the rest) is an error, never a hang.
 #pragma once
@@ -22,7 +23,9 @@ class BarrierBroken : public InternalError {
 
 class GridBarrier {
  public:
-  explicit GridBarrier(int64_t blocks) : blocks_(blocks) {}
+  // `call`: the device function that waits at it, for the messages.
+  explicit GridBarrier(int64_t blocks, const char* call = "gridSync")
+      : blocks_(blocks), call_(call) {}
   // One call per block (by its thread 0); returns once every block called it
   // as many times. Throws when the barrier is broken.
   void arriveAndWait();
@@ -37,6 +40,7 @@ class GridBarrier {
   [[noreturn]] void throwBroken() const;
 
   const int64_t blocks_;
+  const char* call_;
   std::mutex mutex_;
   std::condition_variable opened_;
   int64_t arrived_ = 0, finished_ = 0;

@@ -3,9 +3,11 @@
 #include <fusebox/error.h>
 
 #include <fstream>
+#include <memory>
 #include <system_error>
 #include <utility>
 
+#include "backend/host/cluster_group.h"
 #include "backend/host/grid_barrier.h"
 
 namespace fusebox::host {
@@ -17,6 +19,8 @@ constexpr int64_t kMinParallelThreadRuns = 1 << 14;
 
 // Each block of a cooperative launch is an OS thread of its own.
 constexpr int64_t kMaxCooperativeBlocks = 1024;
+// The portable cluster size on the GPU (LaunchConfig::cluster).
+constexpr uint32_t kMaxClusterBlocks = 8;
 
 // The memory mappings a process may hold (vm.max_map_count; Linux's
 // default when it cannot be read). Read once, not on every launch.
@@ -45,6 +49,13 @@ void checkLaunch(const GridLaunch& launch) {
   FUSEBOX_CHECK(c.grid[1] <= 65535 && c.grid[2] <= 65535,
                 "kernel {}: grid y/z extents ({}, {}) exceed 65535", *launch.kernel_name, c.grid[1],
                 c.grid[2]);
+  FUSEBOX_CHECK(c.cluster >= 1 && c.cluster <= kMaxClusterBlocks && c.grid[0] % c.cluster == 0,
+                "kernel {}: a cluster of {} blocks over a grid of {} along x; a cluster has 1 to "
+                "{} blocks and divides the grid's x extent",
+                *launch.kernel_name, c.cluster, c.grid[0], kMaxClusterBlocks);
+  FUSEBOX_CHECK(c.cluster == 1 || !c.cooperative,
+                "kernel {}: a launch is cooperative or has clusters, not both",
+                *launch.kernel_name);
 }
 
 }  // namespace
@@ -70,6 +81,10 @@ void GridRunner::run(const GridLaunch& launch) {
   std::lock_guard launch_lock(launch_mutex_);
   if (c.cooperative) {
     runCooperative(launch, blocks);
+    return;
+  }
+  if (c.cluster > 1) {
+    runClusters(launch, blocks);
     return;
   }
   if (threads_ == 1 || blocks == 1 || blocks * block_threads < kMinParallelThreadRuns) {
@@ -119,43 +134,70 @@ void GridRunner::runCooperative(const GridLaunch& launch, int64_t blocks) {
         "use (three quarters of vm.max_map_count)",
         *launch.kernel_name, blocks, threads / blocks, threads, mappings, limit));
   GridBarrier barrier(blocks);
+  runTogether(launch, 0, blocks, barrier, nullptr);
+}
+
+// One cluster after another, each cluster's blocks at once.
+void GridRunner::runClusters(const GridLaunch& launch, int64_t blocks) {
+  const int64_t size = launch.config.cluster;
+  for (int64_t first = 0; first < blocks; first += size) {
+    ClusterGroup cluster(size);
+    runTogether(launch, first, size, cluster.barrier, &cluster);
+  }
+}
+
+// Blocks [first, first + count) at once, each on an OS thread of its own
+// (the caller's runs the first), waiting for each other at `barrier`: the
+// grid's (cooperative) or the cluster's.
+void GridRunner::runTogether(const GridLaunch& launch, int64_t first, int64_t count,
+                             GridBarrier& barrier, ClusterGroup* cluster) {
+  // Prepared before any block starts: a cluster's blocks map each other's
+  // shared memory from the first instruction on.
+  std::vector<std::unique_ptr<BlockExecutor>> executors;
+  executors.reserve(static_cast<size_t>(count));
+  for (int64_t b = 0; b < count; ++b) {
+    executors.push_back(std::make_unique<BlockExecutor>());
+    executors.back()->prepare(launch);
+  }
+  if (cluster != nullptr) {
+    cluster->shared_bytes = launch.config.dynamic_shared_memory;
+    for (const auto& e : executors) cluster->shared.push_back(e->dynamicShared());
+  }
   std::mutex error_mutex;
-  std::exception_ptr first, first_broken;
+  std::exception_ptr first_error, first_broken;
   auto runOne = [&](int64_t b) {
+    currentGridBarrier() = cluster == nullptr ? &barrier : nullptr;
+    currentCluster() = cluster;
     try {
-      BlockExecutor executor;
-      executor.prepare(launch);
-      currentGridBarrier() = &barrier;
-      executor.runBlock(b);
-      currentGridBarrier() = nullptr;
+      executors[static_cast<size_t>(b)]->runBlock(first + b);
       barrier.blockFinished();
     } catch (const BarrierBroken&) {
-      currentGridBarrier() = nullptr;
       std::lock_guard lock(error_mutex);
       if (!first_broken) first_broken = std::current_exception();
     } catch (...) {
-      currentGridBarrier() = nullptr;
       barrier.breakBarrier();
       std::lock_guard lock(error_mutex);
-      if (!first) first = std::current_exception();
+      if (!first_error) first_error = std::current_exception();
     }
+    currentGridBarrier() = nullptr;
+    currentCluster() = nullptr;
   };
   std::vector<std::thread> others;
-  others.reserve(static_cast<size_t>(blocks - 1));
+  others.reserve(static_cast<size_t>(count - 1));
   try {
-    for (int64_t b = 1; b < blocks; ++b) others.emplace_back(runOne, b);
+    for (int64_t b = 1; b < count; ++b) others.emplace_back(runOne, b);
   } catch (const std::system_error& e) {
     // No thread for a block: the ones started would wait for it forever.
     barrier.breakBarrier();
     for (std::thread& t : others) t.join();
-    throw UserError(
-        fmt::format("kernel {}: a cooperative launch of {} blocks needs an OS thread "
-                    "per block on the host backend; starting one failed: {}",
-                    *launch.kernel_name, blocks, e.what()));
+    throw UserError(fmt::format(
+        "kernel {}: {} blocks that wait for each other need an OS thread each on the host "
+        "backend; starting one failed: {}",
+        *launch.kernel_name, count, e.what()));
   }
   runOne(0);
   for (std::thread& t : others) t.join();
-  if (first) std::rethrow_exception(first);
+  if (first_error) std::rethrow_exception(first_error);
   if (first_broken) std::rethrow_exception(first_broken);
 }
 

@@ -2,7 +2,8 @@
 // depend on each other). Small grids run on the calling thread alone, so a
 // short launch costs no thread hand-off. A cooperative launch, whose blocks
 // wait for each other at gridSync, runs every block at once, each on its own
-// OS thread. Launches are synchronous.
+// OS thread; a launch with clusters runs one cluster at a time, its blocks
+// at once on OS threads of their own. Launches are synchronous.
 #pragma once
 
 #include <atomic>
@@ -15,6 +16,9 @@
 #include "backend/host/block_executor.h"
 
 namespace fusebox::host {
+
+class GridBarrier;
+struct ClusterGroup;
 
 class GridRunner {
  public:
@@ -32,6 +36,9 @@ class GridRunner {
   void workerLoop();
   void work(const GridLaunch& launch);
   void runCooperative(const GridLaunch& launch, int64_t blocks);
+  void runClusters(const GridLaunch& launch, int64_t blocks);
+  void runTogether(const GridLaunch& launch, int64_t first, int64_t count, GridBarrier& barrier,
+                   ClusterGroup* cluster);
 
   const int threads_;
   std::mutex launch_mutex_;  // one launch at a time
