@@ -117,6 +117,112 @@ TEST(InnerPersistentRejects, ARowTooWideForTheRegistersNamesItsSizes) {
                   .accepted());
 }
 
+// The heuristics' choice of where a row lives, at an H100's limits, kept in
+// one block (blocks_per_row = 1): a float softmax row of 65536 (256 KB)
+// overflows what one block's registers hold (about 200 KB) and keeps the
+// chunks that do not fit in shared memory (loads only: the exponentials are
+// recomputed); 262144 bf16 elements (512 KB) overflow both; "registers"
+// refuses what needs shared memory. Left to the heuristics, such a row is
+// read again by each pass instead.
+TEST(InnerPersistentHeuristics, RowsTooWideForTheRegistersGoToSharedMemory) {
+  DeviceProperties h100;
+  h100.multiprocessor_count = 132;
+  h100.shared_memory_per_block = 227 * 1024;
+  auto decide = [&](DataType dtype, int64_t width, const std::string& placement,
+                    std::string* params) {
+    PythonDefinition def = normDefinition(Norm::SoftmaxFwd, dtype);
+    auto s = builtinScheduler("inner_persistent");
+    OptionSettings settings;
+    settings["persistent_buffers"] = OptionSetting{OptionValue(placement), {}};
+    settings["blocks_per_row"] = OptionSetting{OptionValue(int64_t{1}), {}};
+    s->configure(settings);
+    RuntimeInfo info(*def.fusion, {tensorInfo(dtype, {4, width})}, h100);
+    const Decision d = runTimeDecision(*s, *def.fusion, info);
+    if (d && params != nullptr) *params = paramsOf(*s, *def.fusion, info)->toString();
+    return d;
+  };
+  std::string params;
+  ASSERT_TRUE(decide(DataType::Float, 65536, "auto", &params).accepted());
+  EXPECT_EQ(paramLine(params, "persistent_buffers"), "[T0_g (4 B)]") << params;
+  EXPECT_EQ(paramLine(params, "buffer_placement"),
+            "24 of 32 chunks in registers, 8 in shared memory (65536 B a block, dynamic)")
+      << params;
+  // Rows that fit the registers stay there.
+  ASSERT_TRUE(decide(DataType::Float, 4096, "auto", &params).accepted());
+  EXPECT_EQ(paramLine(params, "buffer_placement"), "registers") << params;
+
+  expectReason(decide(DataType::Float, 65536, "registers", nullptr),
+               "more than the 128 B of registers a thread may hold, and shared memory is not "
+               "tried (persistent_buffers = \"registers\"");
+  expectReason(decide(DataType::BFloat16, 262144, "auto", nullptr),
+               "a row of 262144 elements keeps 524288 B of persistent buffers on chip (T0_g (2 "
+               "B)): 512 B per thread at 1024 threads, more than the 128 B of registers a thread "
+               "may hold, and more than the 232448 B of shared memory a block may have");
+  // No shape forced: the heuristics read the row again in each pass.
+  PythonDefinition def = normDefinition(Norm::SoftmaxFwd, DataType::Float);
+  auto s = builtinScheduler("inner_persistent");
+  s->configure({});
+  RuntimeInfo info(*def.fusion, {tensorInfo(DataType::Float, {4, 65536})}, h100);
+  params = paramsOf(*s, *def.fusion, info)->toString();
+  EXPECT_EQ(paramLine(params, "buffer_placement").rfind("none: every pass reads", 0), 0u) << params;
+}
+
+// With clusters (an H100's 8 blocks), rows kept on chip (persistent_buffers
+// = "registers") too wide for one block spread over a cluster's blocks,
+// each keeping its share in registers: a float row of 65536 and a bf16 row
+// of 262144 become one kernel of clusters; rows one block holds stay in
+// one block; blocks_per_row forces a split and 1 forbids it; a forced
+// cluster the device does not have is refused.
+TEST(InnerPersistentHeuristics, RowsTooWideForOneBlockSpanACluster) {
+  DeviceProperties h100;
+  h100.name = "an H100";
+  h100.is_gpu = true;
+  h100.compute_major = 9;
+  h100.multiprocessor_count = 132;
+  h100.shared_memory_per_block = 227 * 1024;
+  auto scheduler = [](int64_t blocks_per_row, const char* placement) {
+    auto s = builtinScheduler("inner_persistent");
+    OptionSettings settings;
+    settings["blocks_per_row"] = OptionSetting{OptionValue(blocks_per_row), {}};
+    settings["persistent_buffers"] = OptionSetting{OptionValue(std::string(placement)), {}};
+    s->configure(settings);
+    return s;
+  };
+  auto decide = [&](DataType dtype, int64_t width, int64_t blocks_per_row,
+                    const char* placement = "registers") {
+    PythonDefinition def = normDefinition(Norm::SoftmaxFwd, dtype);
+    auto s = scheduler(blocks_per_row, placement);
+    RuntimeInfo info(*def.fusion, {tensorInfo(dtype, {4, width})}, h100);
+    return paramsOf(*s, *def.fusion, info)->toString();
+  };
+  for (auto [dtype, width] : {std::pair{DataType::Float, int64_t{65536}},
+                              std::pair{DataType::BFloat16, int64_t{262144}}}) {
+    const std::string params = decide(dtype, width, 0);
+    EXPECT_EQ(paramLine(params, "buffer_placement"), "registers") << params;
+    const int split = std::stoi(paramLine(params, "row_split"));
+    EXPECT_GE(split, 2) << params;
+    // The cluster's blocks cover the row, one row a block.
+    EXPECT_EQ(paramLine(params, "grid"), fmt::format("[{}, 1, 1]", 4 * split)) << params;
+  }
+  const std::string narrow = decide(DataType::BFloat16, 4096, 0);
+  EXPECT_EQ(narrow.find("row_split"), std::string::npos) << narrow;
+  const std::string forced = decide(DataType::BFloat16, 4096, 4);
+  EXPECT_EQ(paramLine(forced, "row_split").rfind("4 blocks a row", 0), 0u) << forced;
+  const std::string single = decide(DataType::Float, 65536, 1, "auto");
+  EXPECT_EQ(single.find("row_split"), std::string::npos) << single;
+  EXPECT_NE(paramLine(single, "buffer_placement").find("in shared memory"), std::string::npos)
+      << single;
+
+  DeviceProperties no_clusters = h100;
+  no_clusters.name = "an old GPU";
+  no_clusters.max_cluster_blocks = 1;
+  PythonDefinition def = normDefinition(Norm::SoftmaxFwd, DataType::BFloat16);
+  auto s = scheduler(4, "auto");
+  RuntimeInfo info(*def.fusion, {tensorInfo(DataType::BFloat16, {4, 4096})}, no_clusters);
+  expectReason(runTimeDecision(*s, *def.fusion, info),
+               "blocks_per_row 4 needs clusters of 4 blocks, but an old GPU allows at most 1");
+}
+
 TEST(InnerPersistentRejects, AnElementReadingAnotherRowsResult) {
   // y[i, j] = x[i, j] - max(x)[j]: the row results are read transposed.
   auto f = std::make_unique<Fusion>();

@@ -132,6 +132,10 @@ std::string chooseRowShape(const RowFacts& facts, const RowAccesses& accesses,
     int64_t split = 1, bx = 1, b = 1;
   };
   std::vector<int64_t> splits{1};
+  if (forced.blocks_per_row > device.max_cluster_blocks)
+    problem = fmt::format("blocks_per_row {} needs clusters of {} blocks, but {} allows at most {}",
+                          forced.blocks_per_row, forced.blocks_per_row, device.name,
+                          device.max_cluster_blocks);
   if (forced.blocks_per_row > 1)
     splits = {forced.blocks_per_row};
   else if (forced.blocks_per_row == 0 && extra_bytes_per_element == 0)

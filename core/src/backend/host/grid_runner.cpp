@@ -134,35 +134,42 @@ void GridRunner::runCooperative(const GridLaunch& launch, int64_t blocks) {
         "use (three quarters of vm.max_map_count)",
         *launch.kernel_name, blocks, threads / blocks, threads, mappings, limit));
   GridBarrier barrier(blocks);
-  runTogether(launch, 0, blocks, barrier, nullptr);
+  runTogether(launch, 0, preparedExecutors(launch, blocks), barrier, nullptr);
 }
 
-// One cluster after another, each cluster's blocks at once.
+// One cluster after another, each cluster's blocks at once, on the same
+// executors (their fiber stacks are made once a launch).
 void GridRunner::runClusters(const GridLaunch& launch, int64_t blocks) {
   const int64_t size = launch.config.cluster;
+  const std::vector<std::unique_ptr<BlockExecutor>> executors = preparedExecutors(launch, size);
   for (int64_t first = 0; first < blocks; first += size) {
     ClusterGroup cluster(size);
-    runTogether(launch, first, size, cluster.barrier, &cluster);
+    cluster.shared_bytes = launch.config.dynamic_shared_memory;
+    for (const auto& e : executors) cluster.shared.push_back(e->dynamicShared());
+    runTogether(launch, first, executors, cluster.barrier, &cluster);
   }
 }
 
-// Blocks [first, first + count) at once, each on an OS thread of its own
-// (the caller's runs the first), waiting for each other at `barrier`: the
-// grid's (cooperative) or the cluster's.
-void GridRunner::runTogether(const GridLaunch& launch, int64_t first, int64_t count,
-                             GridBarrier& barrier, ClusterGroup* cluster) {
-  // Prepared before any block starts: a cluster's blocks map each other's
-  // shared memory from the first instruction on.
+// Prepared before any block starts: a cluster's blocks map each other's
+// shared memory from their first instruction on.
+std::vector<std::unique_ptr<BlockExecutor>> GridRunner::preparedExecutors(const GridLaunch& launch,
+                                                                          int64_t count) {
   std::vector<std::unique_ptr<BlockExecutor>> executors;
   executors.reserve(static_cast<size_t>(count));
   for (int64_t b = 0; b < count; ++b) {
     executors.push_back(std::make_unique<BlockExecutor>());
     executors.back()->prepare(launch);
   }
-  if (cluster != nullptr) {
-    cluster->shared_bytes = launch.config.dynamic_shared_memory;
-    for (const auto& e : executors) cluster->shared.push_back(e->dynamicShared());
-  }
+  return executors;
+}
+
+// Blocks first, first + 1, ..., one on each executor, at once, each on an
+// OS thread of its own (the caller's runs the first), waiting for each
+// other at `barrier`: the grid's (cooperative) or the cluster's.
+void GridRunner::runTogether(const GridLaunch& launch, int64_t first,
+                             const std::vector<std::unique_ptr<BlockExecutor>>& executors,
+                             GridBarrier& barrier, ClusterGroup* cluster) {
+  const auto count = static_cast<int64_t>(executors.size());
   std::mutex error_mutex;
   std::exception_ptr first_error, first_broken;
   auto runOne = [&](int64_t b) {

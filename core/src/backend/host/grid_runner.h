@@ -9,6 +9,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -37,8 +38,11 @@ class GridRunner {
   void work(const GridLaunch& launch);
   void runCooperative(const GridLaunch& launch, int64_t blocks);
   void runClusters(const GridLaunch& launch, int64_t blocks);
-  void runTogether(const GridLaunch& launch, int64_t first, int64_t count, GridBarrier& barrier,
-                   ClusterGroup* cluster);
+  static std::vector<std::unique_ptr<BlockExecutor>> preparedExecutors(const GridLaunch& launch,
+                                                                       int64_t count);
+  void runTogether(const GridLaunch& launch, int64_t first,
+                   const std::vector<std::unique_ptr<BlockExecutor>>& executors,
+                   GridBarrier& barrier, ClusterGroup* cluster);
 
   const int threads_;
   std::mutex launch_mutex_;  // one launch at a time
