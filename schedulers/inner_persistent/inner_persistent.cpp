@@ -10,7 +10,6 @@
 
 #include <fmt/format.h>
 
-#include "kernelgen/access.h"
 #include "kernelgen/kernel_params.h"
 #include "kernelgen/shapes.h"
 #include "normalization/persistent_buffers.h"
@@ -115,15 +114,7 @@ class InnerPersistentScheduler final : public Scheduler {
   static bool preferReload(const RowAnalysis& rows, const PersistentParams& p) {
     const RowBufferPlan& plan = rows.plan;
     if (plan.loaded_bytes_per_row == 0) return false;  // nothing read twice
-    int64_t written = 0;
-    for (const kernelgen::Access& a : rows.accesses.accesses)
-      if (a.is_output && a.offset.affine && a.offset.a.coef.size() == rows.facts.reduced.size())
-        for (size_t d = 0; d < rows.facts.reduced.size(); ++d)
-          if (rows.facts.reduced[d] && rows.facts.domain[d] > 1 && a.offset.a.coef[d] != 0) {
-            written += a.element_size;
-            break;
-          }
-    if (written * p.reduced_extent > plan.loaded_bytes_per_row) return false;
+    if (plan.written_bytes_per_row > plan.loaded_bytes_per_row) return false;
     if (!rows.shape_problem.empty()) return true;
     const int64_t per_thread = int64_t{p.batch} * p.vector_width * plan.loaded_bytes_per_row /
                                std::max<int64_t>(1, p.reduced_extent);

@@ -63,8 +63,10 @@ RowBufferPlan planRowBuffers(const RowAccesses& accesses, const RowFacts& facts,
     std::set<int> passes;
   };
   std::map<std::string, Seen> loads;
+  int64_t written_per_element = 0;
   for (size_t k = 0; k < accesses.accesses.size(); ++k) {
     const Access& a = accesses.accesses[k];
+    if (a.is_output && movesAlongReducedDims(a, facts)) written_per_element += a.element_size;
     // A load under a pad or cat bound check is made only where it is in
     // bounds: it is read again, never loaded ahead.
     if (a.is_output || a.conditional || !movesAlongReducedDims(a, facts)) continue;
@@ -83,6 +85,8 @@ RowBufferPlan planRowBuffers(const RowAccesses& accesses, const RowFacts& facts,
         "persistent: the buffer size");
   }
   plan.loaded_bytes_per_row = plan.bytes_per_row;
+  plan.written_bytes_per_row = checked::orThrow(
+      checked::mul(written_per_element, facts.reduced_extent), "persistent: the output size");
   if (keep_values)
     for (const auto& [tv, passes] : accesses.computed) {
       if (passes.size() < 2 || !isTranscendental(tv->definition())) continue;

@@ -32,6 +32,8 @@ struct RowBufferPlan {
   std::vector<PersistentBuffer> buffers;
   int64_t bytes_per_row = 0;         // on chip, per kept element
   int64_t loaded_bytes_per_row = 0;  // of it, the loads (not the kept values)
+  // Bytes a row's full-domain outputs store, per kept element (off chip).
+  int64_t written_bytes_per_row = 0;
 };
 
 // `keep_values`: also keep the values of transcendental ops (exp, log,

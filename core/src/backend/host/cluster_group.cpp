@@ -13,16 +13,8 @@ ClusterGroup*& currentCluster() {
 
 void engineClusterSync(const ThreadContext* self, const std::string& kernel_name) {
   ClusterGroup* cluster = currentCluster();
-  if (cluster == nullptr)
-    failKernel(self, kernel_name,
-               "calls clusterSync in a launch without clusters (LaunchConfig::cluster = 1)");
-  try {
-    cluster->barrier.arriveAndWait();
-  } catch (const BarrierBroken&) {
-    throw;
-  } catch (const UserError& e) {
-    failKernel(self, kernel_name, e.what());
-  }
+  engineWait(cluster == nullptr ? nullptr : &cluster->barrier, self, kernel_name,
+             "calls clusterSync in a launch without clusters (LaunchConfig::cluster = 1)");
 }
 
 const void* engineClusterMap(const ThreadContext* self, const void* p, unsigned rank,

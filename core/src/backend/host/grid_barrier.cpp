@@ -59,12 +59,9 @@ GridBarrier*& currentGridBarrier() {
   return barrier;
 }
 
-void engineGridSync(const ThreadContext* self, const std::string& kernel_name) {
-  GridBarrier* barrier = currentGridBarrier();
-  if (barrier == nullptr)
-    failKernel(self, kernel_name,
-               "calls gridSync in a launch that is not cooperative (LaunchConfig::cooperative), "
-               "whose blocks need not run at the same time");
+void engineWait(GridBarrier* barrier, const ThreadContext* self, const std::string& kernel_name,
+                const char* without) {
+  if (barrier == nullptr) failKernel(self, kernel_name, without);
   try {
     barrier->arriveAndWait();
   } catch (const BarrierBroken&) {
@@ -72,6 +69,12 @@ void engineGridSync(const ThreadContext* self, const std::string& kernel_name) {
   } catch (const UserError& e) {
     failKernel(self, kernel_name, e.what());
   }
+}
+
+void engineGridSync(const ThreadContext* self, const std::string& kernel_name) {
+  engineWait(currentGridBarrier(), self, kernel_name,
+             "calls gridSync in a launch that is not cooperative (LaunchConfig::cooperative), "
+             "whose blocks need not run at the same time");
 }
 
 }  // namespace fusebox::host

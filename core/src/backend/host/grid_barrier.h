@@ -56,4 +56,10 @@ GridBarrier*& currentGridBarrier();
 // The HostOps grid_sync both block engines use.
 void engineGridSync(const struct ThreadContext* self, const std::string& kernel_name);
 
+// Waits at `barrier` for the kernel's thread `self` (grid_sync,
+// cluster_sync); a null barrier fails the kernel with `without`, and a
+// barrier that can never open fails it with why.
+void engineWait(GridBarrier* barrier, const struct ThreadContext* self,
+                const std::string& kernel_name, const char* without);
+
 }  // namespace fusebox::host
