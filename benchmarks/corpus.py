@@ -143,8 +143,9 @@ CORPUS = [
     ("softmax_bwd_bf16_4096x32000", W + "softmax_bwd_bf16.py",
      sizes(T0=(4096, 32000), T1=(4096, 32000)), softmax_bwd),
     # losses
-    ("cross_entropy_bf16_4096x32000", W + "cross_entropy_bf16.py", {}, cross_entropy),
-    ("cross_entropy_bf16_2048x131072", W + "cross_entropy_bf16.py",
+    ("cross_entropy_bf16_4096x32000", "examples/cross_entropy.py",
+     sizes(T0=(4096, 32000), T1=(4096,)), cross_entropy),
+    ("cross_entropy_bf16_2048x131072", "examples/cross_entropy.py",
      sizes(T0=(2048, 131072), T1=(2048,)), cross_entropy),
     # indexing and scans
     ("embedding_bf16_16384x4096", W + "embedding_bf16.py", {}, embedding_bf16),

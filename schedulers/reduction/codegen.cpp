@@ -377,6 +377,7 @@ GeneratedKernel KernelWriter::write(std::string& problem) {
   out.kernel_ir = kir::printIr(k);
   out.bindings = layout_.bindings();
   lits_.addBindings(out.bindings);
+  out.index_checks = w_.indexChecks();
   return out;
 }
 

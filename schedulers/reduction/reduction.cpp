@@ -114,6 +114,9 @@ class ReductionScheduler final : public Scheduler {
             tv->toString(), numel(facts.sizes.at(tv)), domain));
     if (const std::string problem = kernelgen::inputLayoutProblem(segment, info); !problem.empty())
       return Decision::reject(problem);
+    // A gather in the prologue is checked only where the loop reads it.
+    if (const std::string problem = uncheckedIndicesProblem(segment, info); !problem.empty())
+      return Decision::reject(problem);
     return Decision::accept();
   }
 
@@ -141,6 +144,7 @@ class ReductionScheduler final : public Scheduler {
     auto plan = std::make_unique<KernelPlan>();
     plan->kernel = std::move(gen.source);
     plan->bindings = std::move(gen.bindings);
+    plan->index_checks = std::move(gen.index_checks);
     plan->kernel_ir = std::move(gen.kernel_ir);
     plan->launch.grid = p.grid;
     plan->launch.block = {static_cast<uint32_t>(p.block_x), static_cast<uint32_t>(p.block_y), 1};

@@ -30,7 +30,10 @@ std::unordered_set<const TensorView*> reductionAncestors(const std::vector<const
 
 Decision analyzeStructure(const Fusion& segment, ReductionStructure& out) {
   out = ReductionStructure{};
-  if (Decision d = collectReductions(segment, "reduction", out.reductions); !d) return d;
+  if (Decision d = collectReductions(segment, "reduction", out.reductions,
+                                     kernelgen::IndirectLoads::Supported);
+      !d)
+    return d;
   const std::vector<Expr*> exprs = segment.exprs();
 
   // The epilogue: everything computed from a reduction's output.

@@ -62,12 +62,12 @@ TEST(CliPlugins, ListsEveryBuiltinPassWithKindVersionPathAndOptions) {
   auto r = runCommand(exe() + " plugins");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("lib/fusebox/default.toml"));
-  for (const char* name :
-       {"remove_empty", "consecutive_cast", "remove_bcast_squeeze", "allocation_order_inference"})
+  for (const char* name : {"remove_empty", "consecutive_cast", "remove_bcast_squeeze",
+                           "gather_before_pointwise", "allocation_order_inference"})
     EXPECT_THAT(r.output, HasSubstr(std::string(name) + "  pass  1.0  ")) << name;
   EXPECT_THAT(r.output, HasSubstr("lib/fusebox/plugins/libfusebox_pass_remove_empty.so"));
   EXPECT_THAT(r.output, HasSubstr("option swap_unary_ops (bool, default true"));
-  EXPECT_THAT(r.output, HasSubstr("pipeline: position 4"));
+  EXPECT_THAT(r.output, HasSubstr("pipeline: position 5"));
 }
 
 TEST(CliPlugins, ShowsWhatAConfigChanges) {
@@ -88,9 +88,10 @@ TEST(CliPlugins, ShowsWhatAConfigChanges) {
 TEST(CliPrint, PrintAfterAllShowsEachPassAndTheFinalIr) {
   auto r = runCommand(exe() + " print " + kChain + " --print-after all");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_EQ(dumpHeaders(r.output),
-            (Strings{"remove_empty:unchanged", "remove_bcast_squeeze:changed",
-                     "consecutive_cast:changed", "allocation_order_inference:unchanged"}));
+  EXPECT_EQ(
+      dumpHeaders(r.output),
+      (Strings{"remove_empty:unchanged", "remove_bcast_squeeze:changed", "consecutive_cast:changed",
+               "gather_before_pointwise:unchanged", "allocation_order_inference:unchanged"}));
   EXPECT_THAT(finalIr(r.output), HasSubstr("= Set( T0_g"));
   EXPECT_THAT(finalIr(r.output), Not(HasSubstr("cast(")));
 }

@@ -44,9 +44,10 @@ TEST_F(CliCuda, PointwiseKernelValidatesAndBenchesWithEvents) {
   EXPECT_THAT(r.output, HasSubstr("group 0 by pointwise"));
   EXPECT_THAT(r.output, HasSubstr("validate: PASS (1 output, largest reduction 1)"));
   // 256x1024 + 1024 halves read, 256x1024 halves written.
-  EXPECT_THAT(r.output, ContainsRegex("bench: group 0 kernel fusebox_pointwise_[0-9a-f]+: median "
-                                      "[0-9.]+ ms over 5 launches \\(CUDA events\\), [0-9.]+ "
-                                      "GB/s \\(1050624 bytes moved\\)"));
+  EXPECT_THAT(r.output,
+              ContainsRegex("bench: group 0 kernel fusebox_pointwise_[0-9a-f]+: median "
+                            "[0-9.]+ ms over 5 launches \\(CUDA events, L2 flushed\\), [0-9.]+ "
+                            "GB/s \\(1050624 bytes moved\\)"));
   EXPECT_THAT(r.output, ContainsRegex("time-compile: compile \\(NVRTC\\) [0-9.]+ ms over 1 kernel "
                                       "\\(0 from the kernel cache"));
 }

@@ -99,6 +99,23 @@ TEST(EvalCreation, UniformFloatFollowsTheDocumentedMapping) {
   }
 }
 
+TEST(EvalCreation, NarrowUniformIsOneFloatFmaOfTheRoundedBounds) {
+  // 0.1 and 0.6 are not floats: fma(float(high - low), x, float(low)) in
+  // float (docs/random.md) is not low + (high - low) * x in double rounded
+  // once, for some elements of 64.
+  const uint64_t seed = 77, offset = 3;
+  const double low = 0.1, high = 0.7;
+  auto got = runUniform(DataType::Float, 64, static_cast<int64_t>(seed), offset, low, high);
+  int differs_from_double = 0;
+  for (uint64_t i = 0; i < got.size(); ++i) {
+    const float x = std::ldexp(static_cast<float>(word(seed, offset, i) >> 8), -24);
+    const float want = std::fma(static_cast<float>(high - low), x, static_cast<float>(low));
+    EXPECT_EQ(got[i], static_cast<double>(want)) << "element " << i;
+    differs_from_double += want != test::asFloat(low + (high - low) * static_cast<double>(x));
+  }
+  EXPECT_GT(differs_from_double, 0);
+}
+
 TEST(EvalCreation, UniformDoubleUsesTwoWordsPerElement) {
   auto got = runUniform(DataType::Double, 5, 42, 3);
   for (uint64_t i = 0; i < got.size(); ++i) {

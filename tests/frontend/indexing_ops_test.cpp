@@ -255,5 +255,26 @@ inputs = [
                                    "dim 1 of T0_g, of size 3"));
 }
 
+TEST(IndexingOps, CrossEntropyIsARowKernelAndAGatheringReduction) {
+  // examples/cross_entropy.py: gather_before_pointwise picks the target's
+  // logit instead of the whole log-softmax, so the row kernel writes per-row
+  // values only and the mean over the rows gathers the logits in its
+  // prologue: two kernels.
+  const std::string run = std::string(FUSEBOX_EXE) + " run " + FUSEBOX_SOURCE_DIR +
+                          "/examples/cross_entropy.py --backend host --no-ir --input T1=37:int64";
+  const auto r = testing::runCommand(run + " --input T0=37x1000:bfloat16 --validate");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("2 segments in "));
+  EXPECT_THAT(r.output, HasSubstr("group 0 by inner_persistent, group 1 by reduction"));
+  EXPECT_THAT(r.output, HasSubstr("validate: PASS (1 output"));
+  // Random int64 inputs lie in [0, 10): past a vocabulary of 5 some target
+  // is out of range, the reduction kernel's index error.
+  const auto rb = testing::runCommand(run + " --input T0=37x5:bfloat16");
+  EXPECT_EQ(rb.exit_code, 1) << rb.output;
+  EXPECT_THAT(rb.output, HasSubstr("take_along_axis (expr "));
+  EXPECT_THAT(rb.output, HasSubstr("is out of range for dim 1 of T0_g, of size 5 (expected 0 <= "
+                                   "index < 5); kernel fusebox_reduction_"));
+}
+
 }  // namespace
 }  // namespace fusebox

@@ -135,8 +135,8 @@ int runFusions(const FusionRunOptions& o) {
     if (o.vary_passes && index % 3 == 1) {
       uint64_t bits = caseSeed(L.seed, index) * 0x9E3779B97F4A7C15ull >> 40;
       static const char* passes[] = {"remove_empty", "remove_bcast_squeeze", "consecutive_cast",
-                                     "allocation_order_inference"};
-      for (size_t k = 0; k < 4; ++k)
+                                     "gather_before_pointwise", "allocation_order_inference"};
+      for (size_t k = 0; k < 5; ++k)
         if ((bits >> k) & 1) g.fuzz_case.disabled_passes.push_back(passes[k]);
     }
     // The backend in the script, so that `check` and minimization use it.

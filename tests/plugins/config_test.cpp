@@ -28,8 +28,9 @@ TEST(Config, DefaultFileDescribesTheBuiltinPipeline) {
   ASSERT_TRUE(config.pass_order.has_value());
   std::vector<std::string> order;
   for (const auto& n : *config.pass_order) order.push_back(n.name);
-  EXPECT_EQ(order, (std::vector<std::string>{"remove_empty", "remove_bcast_squeeze",
-                                             "consecutive_cast", "allocation_order_inference"}));
+  EXPECT_EQ(order,
+            (std::vector<std::string>{"remove_empty", "remove_bcast_squeeze", "consecutive_cast",
+                                      "gather_before_pointwise", "allocation_order_inference"}));
   EXPECT_TRUE(config.disabled_passes.empty());
   ASSERT_EQ(config.pass_options.count("remove_bcast_squeeze"), 1u);
   EXPECT_EQ(

@@ -74,9 +74,10 @@ TEST(PipelineRun, DefaultPipelineRemovesTheUpDownCastAroundBroadcastSqueeze) {
 
 TEST(PipelineRun, PrintAfterAllShowsEveryPassInOrder) {
   RunResult r = runOn(defaultConfigText(), castSqueezeChain(), dumpOptions({"all"}));
-  EXPECT_EQ(dumpHeaders(r.out),
-            (Strings{"remove_empty:unchanged", "remove_bcast_squeeze:changed",
-                     "consecutive_cast:changed", "allocation_order_inference:unchanged"}));
+  EXPECT_EQ(
+      dumpHeaders(r.out),
+      (Strings{"remove_empty:unchanged", "remove_bcast_squeeze:changed", "consecutive_cast:changed",
+               "gather_before_pointwise:unchanged", "allocation_order_inference:unchanged"}));
   // The dump after remove_bcast_squeeze still has the two casts; the last has none.
   auto after_rbs = r.out.find("remove_bcast_squeeze' (changed)");
   auto after_cc = r.out.find("consecutive_cast' (changed)");
@@ -121,11 +122,11 @@ TEST(PipelineRun, TimePassesPrintsATable) {
   RunResult r = runOn(defaultConfigText(), castSqueezeChain(), dumpOptions({}, true));
   EXPECT_THAT(r.out, HasSubstr("time (ms)"));
   for (const char* row : {"remove_empty ", "remove_bcast_squeeze ", "consecutive_cast ",
-                          "allocation_order_inference ", "total "})
+                          "gather_before_pointwise ", "allocation_order_inference ", "total "})
     EXPECT_THAT(r.out, HasSubstr(row));
   EXPECT_TRUE(std::regex_search(r.out, std::regex("consecutive_cast +[0-9]+\\.[0-9]{3}  yes")))
       << r.out;
-  ASSERT_EQ(r.report.passes.size(), 4u);
+  ASSERT_EQ(r.report.passes.size(), 5u);
   for (const auto& p : r.report.passes) EXPECT_GE(p.milliseconds, 0.0);
 }
 
@@ -161,7 +162,7 @@ TEST(PipelineRun, AFileWithoutAnOrderKeepsTheDefaultOrder) {
   pipeline.run(fusion, dumpOptions({"all"}), out, &diag);
   EXPECT_EQ(dumpHeaders(out.str()),
             (Strings{"remove_bcast_squeeze:changed", "consecutive_cast:changed",
-                     "allocation_order_inference:unchanged"}));
+                     "gather_before_pointwise:unchanged", "allocation_order_inference:unchanged"}));
   EXPECT_EQ(opsOf(*fusion), "set");
 }
 

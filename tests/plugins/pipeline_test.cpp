@@ -17,10 +17,10 @@ using ::testing::Not;
 using namespace pipeline_testing;
 using Strings = std::vector<std::string>;
 
-TEST(PipelineBuild, DefaultConfigRunsTheFourPassesInOrder) {
+TEST(PipelineBuild, DefaultConfigRunsTheFivePassesInOrder) {
   PassPipeline p = buildPipeline(defaultConfigText());
   EXPECT_EQ(p.names(), (Strings{"remove_empty", "remove_bcast_squeeze", "consecutive_cast",
-                                "allocation_order_inference"}));
+                                "gather_before_pointwise", "allocation_order_inference"}));
   EXPECT_TRUE(p.setupDiagnostics().empty());
 }
 
@@ -139,13 +139,15 @@ TEST(PipelineBuild, WithoutAnOrderThePassesRunInAnOrderTheirConstraintsAllow) {
   auto pos = [&](const std::string& n) {
     return std::find(names.begin(), names.end(), n) - names.begin();
   };
-  ASSERT_EQ(names.size(), 6u);
+  ASSERT_EQ(names.size(), 7u);
   EXPECT_LT(pos("early_pass"), pos("remove_empty"));
-  for (const char* before : {"remove_empty", "remove_bcast_squeeze", "consecutive_cast"})
+  for (const char* before :
+       {"remove_empty", "remove_bcast_squeeze", "consecutive_cast", "gather_before_pointwise"})
     EXPECT_LT(pos(before), pos("allocation_order_inference"));
   // Alphabetical among the passes that are free to go next.
-  EXPECT_EQ(names, (Strings{"consecutive_cast", "early_pass", "remove_bcast_squeeze",
-                            "remove_empty", "allocation_order_inference", "required_pass"}));
+  EXPECT_EQ(names, (Strings{"consecutive_cast", "early_pass", "gather_before_pointwise",
+                            "remove_bcast_squeeze", "remove_empty", "allocation_order_inference",
+                            "required_pass"}));
 }
 
 TEST(PipelineBuild, InProcessPassesAreCheckedToo) {

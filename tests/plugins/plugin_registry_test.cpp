@@ -28,7 +28,8 @@ using ::testing::Not;
 const fs::path kPluginDir = fs::path(FUSEBOX_BINARY_DIR) / "lib/fusebox/plugins";
 const fs::path kFixtures = FUSEBOX_FIXTURES_DIR;
 const std::vector<std::string> kBuiltinPasses = {"allocation_order_inference", "consecutive_cast",
-                                                 "remove_bcast_squeeze", "remove_empty"};
+                                                 "gather_before_pointwise", "remove_bcast_squeeze",
+                                                 "remove_empty"};
 
 PluginRegistry discover(std::vector<fs::path> paths) {
   std::vector<PluginSearchPath> search;
@@ -55,7 +56,7 @@ TEST(PluginRegistry, BuiltinFolderIsBesideTheCoreLibrary) {
   EXPECT_TRUE(fs::exists(defaultConfigFile())) << defaultConfigFile();
 }
 
-TEST(PluginRegistry, DiscoversTheFourBuiltinPasses) {
+TEST(PluginRegistry, DiscoversTheFiveBuiltinPasses) {
   PluginRegistry registry = discover({kPluginDir});
   std::vector<std::string> names;
   // The folder holds the built-in schedulers too.

@@ -156,6 +156,19 @@ struct alignas(2) BFloat16 {
     h.bits = b;
     return h;
   }
+  // A float that holds a bfloat16 exactly, as every value of a bfloat16
+  // tensor a kernel computes does (each op rounds to its dtype): its top
+  // half, one instruction where the rounding conversion and its NaN fix-up
+  // are several. The host backend checks the claim, so a kernel storing an
+  // unrounded float fails in CI instead of truncating it.
+  static FUSEBOX_DEVICE BFloat16 fromExact(float f) {
+    const uint32_t x = bitCast<uint32_t>(f);
+#if !defined(__CUDA_ARCH__)
+    if ((x & 0xFFFFu) != 0u)
+      ::fusebox::host::failAccess("BFloat16::fromExact of a float that is no bfloat16");
+#endif
+    return fromBits(static_cast<uint16_t>(x >> 16));
+  }
 };
 
 static_assert(sizeof(Half) == 2 && sizeof(BFloat16) == 2, "16-bit float types must be 2 bytes");

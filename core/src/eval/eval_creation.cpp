@@ -64,7 +64,8 @@ void evalIota(EvalContext& ctx, const Expr* e) {
 //                     double: ((word(2k+1) << 32 | word(2k)) >> 11) * 2^-53,
 //   where word(j) is lane j % 4 of Philox4x32-10(counter = {lo(j/4), hi(j/4),
 //   lo(offset), hi(offset)}, key = {lo(seed), hi(seed)}) (fusebox_runtime/philox.cuh);
-//   uniform: low + (high - low) * draw(i);
+//   uniform: narrow dtypes: fma(float(high - low), draw(i), float(low)) in float;
+//            double: low + (high - low) * draw(i);
 //   normal:  mean + std * sqrt(-2 ln(1 - draw(2i))) * cos(2 pi draw(2i + 1)),
 // in double, rounded once to the dtype. docs/random.md is the full contract.
 void evalRand(EvalContext& ctx, const Expr* e) {
@@ -89,7 +90,12 @@ void evalRand(EvalContext& ctx, const Expr* e) {
   philox::Stream stream{seed, offset};
   // The k-th uniform draw of the stream, in [0, 1).
   auto draw = [&](uint64_t k) { return philox::draw(stream, k, wide); };
-  if (attr.dist == RandomDistribution::Uniform) {
+  if (attr.dist == RandomDistribution::Uniform && !wide) {
+    const float low = static_cast<float>(a), range = static_cast<float>(b - a);
+    fillRowMajor(out, [&](int64_t i) {
+      return Number::ofFloat(philox::uniformNarrow(stream, static_cast<uint64_t>(i), low, range));
+    });
+  } else if (attr.dist == RandomDistribution::Uniform) {
     fillRowMajor(out, [&](int64_t i) {
       return Number::ofFloat(a + (b - a) * draw(static_cast<uint64_t>(i)));
     });

@@ -157,6 +157,11 @@ Value roundTo(DataType t, Value x) {
   return castFrom(ct, castFrom(st, std::move(x)));
 }
 
+Value storedAs(DataType t, Value x) {
+  if (t == DataType::BFloat16) return call("fusebox::BFloat16::fromExact", {std::move(x)});
+  return castFrom(storageTypeFor(t), std::move(x));
+}
+
 Value literal(const ScalarValue& v, DataType t) {
   switch (t) {
     case DataType::Bool:
@@ -253,6 +258,11 @@ Value declarePhiloxStream(Block& block, const std::string& name, Value seed, Val
 Value philoxDraw(Value stream, Value index, bool wide) {
   return call("fusebox::philox::draw",
               {std::move(stream), std::move(index), text(wide ? "true" : "false")});
+}
+
+Value philoxUniformNarrow(Value stream, Value index, Value low, Value range) {
+  return call("fusebox::philox::uniformNarrow",
+              {std::move(stream), std::move(index), std::move(low), std::move(range)});
 }
 
 }  // namespace fusebox::kir

@@ -22,6 +22,10 @@ Type computeTypeFor(DataType t);  // float, int64_t, ...
 Value castFrom(const Type& t, Value x);
 // `x` (in any compute type) as dtype t stores it, back in t's compute type.
 Value roundTo(DataType t, Value x);
+// `x`, a value of dtype t in t's compute type (already rounded to t, as
+// every value of a t tensor is), in t's storage type: a bfloat16 by taking
+// the float's top half (fusebox::BFloat16::fromExact), the rest by Cast.
+Value storedAs(DataType t, Value x);
 // A constant scalar of dtype t, in t's compute type.
 Value literal(const ScalarValue& v, DataType t);
 
@@ -59,5 +63,8 @@ Value declarePhiloxStream(Block& block, const std::string& name, Value seed, Val
 // fusebox::philox::draw(stream, index, wide): the index-th uniform double of
 // the stream, 53 random bits when `wide` (a double output), else 24.
 Value philoxDraw(Value stream, Value index, bool wide);
+// fusebox::philox::uniformNarrow(stream, index, low, range): the index-th
+// uniform float of a float, half or bfloat16 uniform (one fma in float).
+Value philoxUniformNarrow(Value stream, Value index, Value low, Value range);
 
 }  // namespace fusebox::kir

@@ -226,8 +226,8 @@ kir::Value ElementWriter::iotaValue(const Expr* e, const Index& idx) {
 
 // uniform / normal: element i (row-major in the op's shape) from the Philox
 // word stream exactly as docs/random.md specifies (the device runtime's
-// fusebox_runtime/philox.cuh, which the evaluator shares); the arithmetic is
-// in double, rounded once to the dtype.
+// fusebox_runtime/philox.cuh, which the evaluator shares): a narrow uniform
+// is one float fma, the rest is in double; rounded once to the dtype.
 kir::Value ElementWriter::randomValue(const Expr* e, const Index& idx) {
   const auto& attr = e->attr<RandAttr>();
   const auto* tv = e->output(0)->as<TensorView>();
@@ -259,7 +259,11 @@ kir::Value ElementWriter::randomValue(const Expr* e, const Index& idx) {
   auto draw = [&](kir::Value k) { return kir::philoxDraw(stream, std::move(k), wide); };
   auto op = [](const char* f, kir::Value x) { return kir::call(f, {std::move(x)}); };
   kir::Value value;
-  if (attr.dist == RandomDistribution::Uniform) {
+  if (attr.dist == RandomDistribution::Uniform && !wide) {
+    const kir::Type f32 = kir::named("float");
+    value =
+        kir::philoxUniformNarrow(stream, element, kir::castFrom(f32, a), kir::castFrom(f32, b - a));
+  } else if (attr.dist == RandomDistribution::Uniform) {
     value = a + kir::call("fusebox::philox::mulRounded", {b - a, draw(element)});
   } else {
     const kir::Value u1 = sink.at().declare(

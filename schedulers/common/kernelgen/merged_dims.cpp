@@ -247,7 +247,8 @@ void VectorPlacement::store(CodeSink& sink, const ElementRef& ref, const kir::Va
     const kir::Value arr =
         pre_chunk.declare(fmt::format("so{}", ref.index),
                           kir::named(fmt::format("fusebox::Array<{}, {}>", st.spelling, vec)), {});
-    sink.at().assign(kir::subscript(arr, kir::var("v", kir::intType())), kir::castFrom(st, value));
+    sink.at().assign(kir::subscript(arr, kir::var("v", kir::intType())),
+                     kir::storedAs(ref.tv->dtype(), value));
     kir::storeVector(post_chunk, vec,
                      kir::var(ref.pointer) + offsetValue(ref.offset, "mb", ref.pointer), arr);
     return;

@@ -15,7 +15,7 @@ kir::Value scalarLoad(CodeSink& sink, const ElementRef& ref, const kir::Value& o
 void scalarStore(CodeSink& sink, const ElementRef& ref, const kir::Value& offset,
                  const kir::Value& value) {
   sink.at().assign(kir::subscript(kir::var(ref.pointer), offset),
-                   kir::castFrom(kir::storageTypeFor(ref.tv->dtype()), value));
+                   kir::storedAs(ref.tv->dtype(), value));
 }
 
 }  // namespace fusebox::kernelgen

@@ -11,7 +11,8 @@
 namespace fusebox::reduction {
 
 Decision collectReductions(const Fusion& segment, const std::string& who,
-                           std::vector<const Expr*>& reductions) {
+                           std::vector<const Expr*>& reductions,
+                           kernelgen::IndirectLoads indirect) {
   reductions.clear();
   for (const Val* o : segment.outputs()) {
     if (!o->isTensor())
@@ -23,7 +24,7 @@ Decision collectReductions(const Fusion& segment, const std::string& who,
           o->toString(), who));
   }
   for (const Expr* e : segment.exprs()) {
-    if (std::string problem = kernelgen::unsupportedOpProblem(e); !problem.empty())
+    if (std::string problem = kernelgen::unsupportedOpProblem(e, indirect); !problem.empty())
       return Decision::reject(problem);
     if (e->op() == OpType::Matmul || e->op() == OpType::Linear)
       return Decision::reject(
