@@ -62,6 +62,17 @@ def cross_entropy(logits, labels):
     return F.cross_entropy(logits.float(), labels)
 
 
+def cross_entropy_smoothed(logits, labels):
+    return F.cross_entropy(logits.float(), labels, label_smoothing=0.1)
+
+
+def cross_entropy_bwd(logits, labels, grad):
+    # The gradient of the mean loss: the fusion recomputes the softmax too.
+    one_hot = F.one_hot(labels, logits.shape[1]).float()
+    scale = grad / logits.shape[0]
+    return ((torch.softmax(logits.float(), dim=1) - one_hot) * scale).to(torch.bfloat16)
+
+
 def dropout_residual(x, residual, seed, offset):
     # The same math as the fusion; torch's generator draws other values.
     keep = torch.rand(x.shape, dtype=torch.bfloat16, device=x.device) < 0.9
@@ -147,6 +158,11 @@ CORPUS = [
      sizes(T0=(4096, 32000), T1=(4096,)), cross_entropy),
     ("cross_entropy_bf16_2048x131072", "examples/cross_entropy.py",
      sizes(T0=(2048, 131072), T1=(2048,)), cross_entropy),
+    ("cross_entropy_smoothed_bf16_4096x32000", W + "cross_entropy_smoothed_bf16.py", {},
+     cross_entropy_smoothed),
+    ("cross_entropy_bwd_bf16_4096x32000", W + "cross_entropy_bwd_bf16.py", {}, cross_entropy_bwd),
+    ("cross_entropy_bwd_bf16_2048x131072", W + "cross_entropy_bwd_bf16.py",
+     sizes(T0=(2048, 131072), T1=(2048,)), cross_entropy_bwd),
     # indexing and scans
     ("embedding_bf16_16384x4096", W + "embedding_bf16.py", {}, embedding_bf16),
     ("gather_rows_f32_8192x4096", W + "gather_rows_f32.py", {}, gather_rows_f32),

@@ -28,6 +28,7 @@
 #include "fusebox_runtime/block_reduce.cuh"
 #include "fusebox_runtime/block_scan.cuh"
 #include "fusebox_runtime/welford.cuh"
+#include "fusebox_runtime/online_exp_sum.cuh"
 #include "fusebox_runtime/grid_reduce.cuh"
 #include "fusebox_runtime/cluster.cuh"
 // clang-format on

@@ -212,6 +212,15 @@ TEST(InnerPersistentHeuristics, RowsTooWideForOneBlockSpanACluster) {
   EXPECT_EQ(single.find("row_split"), std::string::npos) << single;
   EXPECT_NE(paramLine(single, "buffer_placement").find("in shared memory"), std::string::npos)
       << single;
+  // Reloaded rows stay in one block while its 1024 threads x 32 chunks
+  // cover them (a softmax row's max and exp-sum in one pass, then the
+  // outputs: two reads); past that they span a cluster.
+  const std::string reloaded = decide(DataType::BFloat16, 131072, 0, "reload");
+  EXPECT_EQ(reloaded.find("row_split"), std::string::npos) << reloaded;
+  EXPECT_EQ(paramLine(reloaded, "row_reads"), "2 (max and sum of exp in one pass: T2_g and T7_g)")
+      << reloaded;
+  const std::string widest = decide(DataType::BFloat16, 1048576, 0, "reload");
+  EXPECT_GE(std::stoi(paramLine(widest, "row_split")), 2) << widest;
 
   DeviceProperties no_clusters = h100;
   no_clusters.name = "an old GPU";

@@ -35,6 +35,11 @@ inline const std::vector<Workload> kWorkloads = {
      {"reduction"}},
     {"examples/layer_norm.py", {{"T0", {4, 32}}, {"T1", {32}}, {"T2", {32}}}, {"inner_persistent"}},
     {"examples/rope.py", {}, {"pointwise"}},
+    // gather_before_pointwise: the row kernel keeps per-row values only and
+    // the mean over the rows picks the target logits itself.
+    {"examples/cross_entropy.py",
+     {{"T0", {6, 200}}, {"T1", {6}}},
+     {"inner_persistent", "reduction"}},
     {"examples/segmented_issue785.py", {{"T4", {2, 8, 16}}, {"T6", {2, 8, 16}}}, {"reduction"}},
     {"benchmarks/workloads/bf16_cast_mul_add.py",
      {{"T0", {8, 66}}, {"T1", {8, 66}}, {"T2", {8, 66}}},
@@ -61,6 +66,13 @@ inline const std::vector<Workload> kWorkloads = {
      {{"T0", {6, 200}}, {"T1", {200}}},
      {"inner_persistent"}},
     {"benchmarks/workloads/softmax_fwd_bf16.py", {{"T0", {6, 200}}}, {"inner_persistent"}},
+    {"benchmarks/workloads/cross_entropy_smoothed_bf16.py",
+     {{"T0", {6, 200}}, {"T1", {6}}},
+     {"inner_persistent", "reduction"}},
+    // The softmax minus the one-hot (iota == target), scaled: one row kernel.
+    {"benchmarks/workloads/cross_entropy_bwd_bf16.py",
+     {{"T0", {6, 200}}, {"T1", {6}}},
+     {"inner_persistent"}},
     {"benchmarks/workloads/softmax_bwd_bf16.py",
      {{"T0", {6, 200}}, {"T1", {6, 200}}},
      {"inner_persistent"}},

@@ -86,6 +86,8 @@ class ElementWriter {
   const std::vector<IndexCheck>& indexChecks() const { return index_checks_; }
   // Every access made so far, in order.
   const std::vector<Access>& accesses() const { return accesses_; }
+  // Whether `e` (an exp or a division) computes approximately (approximate_math.h).
+  bool approximates(const Expr* e) const { return approximate_.count(e) > 0; }
 
   CodeSink sink;        // the element code, and fresh variable names
   kir::Block prologue;  // scalar parameters and scalar arithmetic: once per kernel

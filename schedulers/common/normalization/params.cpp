@@ -57,6 +57,12 @@ std::string PersistentParams::toString() const {
     out += fmt::format(
         "\nrow_split: {} blocks a row (a thread-block cluster; {} B of shared memory to combine)",
         row_split, cluster_exchange_bytes);
+  if (reload)
+    out +=
+        fmt::format("\nrow_reads: {}{}", row_reads,
+                    online_exp_sums.empty() ? std::string()
+                                            : fmt::format(" (max and sum of exp in one pass: {})",
+                                                          fmt::join(online_exp_sums, ", ")));
   if (const std::string extra = extraLines(); !extra.empty()) out += "\n" + extra;
   return out;
 }

@@ -63,6 +63,11 @@ class PersistentParams : public HeuristicParams {
   // Nothing kept on chip: every pass reads its inputs again
   // (persistent_buffers = "reload").
   bool reload = false;
+  // Reloaded rows: the max and exp-sum pairs merged into one pass
+  // (online_exp_sum.h), as "T3 and T8" each, and the passes that read the
+  // row (the stages, less the merged ones, and the outputs' pass).
+  std::vector<std::string> online_exp_sums;
+  int row_reads = 1;
   int min_blocks_per_sm = 0;  // __launch_bounds__'s second argument
   bool index32 = true;
 

@@ -15,6 +15,18 @@ kir::Value PassContext::state(const std::string& name) const {
                     : kir::var(name);
 }
 
+const OnlineExpSumPair* PassContext::onlineMax(size_t a) const {
+  for (const OnlineExpSumPair& pair : online)
+    if (pair.max == a) return &pair;
+  return nullptr;
+}
+
+bool PassContext::mergedStage(int stage) const {
+  for (const OnlineExpSumPair& pair : online)
+    if (st.stage[pair.sum] == stage) return true;
+  return false;
+}
+
 PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
                          const std::function<void(Placement&)>& extra) {
   ElementWriter& w = c.w;
@@ -26,6 +38,9 @@ PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
   // later ones (pass numbers as collectRowAccesses counts them).
   const int pass = stage < st.stages ? 2 * stage + (deviations ? 1 : 0) : 2 * st.stages;
   c.kept.beginPass(w, pass);
+  // Merged max and exp-sum pairs take a chunk's values at once (the
+  // chunk's max, then one rescale): the elements go to an array first.
+  kir::Block online_pre, online_post;
   if (stage < st.stages) {
     for (size_t a = 0; a < c.accs.size(); ++a) {
       const Accumulator& A = c.accs[a];
@@ -33,7 +48,21 @@ PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
       const auto* in = A.expr->input(0)->as<TensorView>();
       const kir::Type scalar = kir::named(A.scalar);
       const kir::Value x = kir::castFrom(scalar, w.value(in, w.iterationIndexOf(in), placement));
-      if (!A.welford) {
+      const OnlineExpSumPair* online = c.onlineMax(a);
+      if (online != nullptr) {
+        const kir::Value values = online_pre.declare(
+            fmt::format("ox{}", a),
+            kir::named(fmt::format("fusebox::Array<{}, {}>", A.scalar, c.p.vector_width)), {});
+        online_pre
+            .forLoop("v", kir::intType(), kir::lit(0), kir::lit(c.p.vector_width), {},
+                     kir::Unroll::Full, kir::BodyStyle::SameLine)
+            .assign(kir::subscript(values, kir::var("v", kir::intType())),
+                    kir::call(fmt::format("fusebox::NumericLimits<{}>::lowest", A.scalar), {}));
+        w.sink.at().assign(kir::subscript(values, kir::var("v", kir::intType())), x);
+        online_post.evaluate(
+            kir::call("fusebox::onlineExpSumUpdate", {c.state(fmt::format("acc{}", a)), values},
+                      {kir::named(w.approximates(online->exp) ? "true" : "false")}));
+      } else if (!A.welford) {
         A.update(w.sink.at(), c.state(fmt::format("acc{}", a)), x);
       } else if (!deviations) {
         w.sink.at().assign(c.state(fmt::format("sum{}", a)), x, "+=");
@@ -56,12 +85,14 @@ PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
   const size_t last = c.md.groups.size() - 1;
   kir::Block b;
   b.append(placement.vec.pre_chunk);
+  b.append(online_pre);
   kir::Block element = b.forLoop("v", kir::intType(), kir::lit(0), kir::lit(c.p.vector_width), {},
                                  kir::Unroll::Full);
   const kir::Value m = element.declare(fmt::format("m{}", last), kir::indexType(),
                                        kir::var("mb") + kir::var("v"), {.is_const = true});
   element.declare(fmt::format("i{}", c.md.groups[last][0]), kir::indexType(), m, kir::kConstUnused);
   element.append(w.sink.body);
+  b.append(online_post);
   b.append(placement.vec.post_chunk);
   return {placement.vec.pre_row, b};
 }

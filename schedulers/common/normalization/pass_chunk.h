@@ -18,6 +18,7 @@
 #include "kernelgen/kernel_params.h"
 #include "kernelgen/merged_dims.h"
 #include "normalization/chunk_buffers.h"
+#include "normalization/online_exp_sum.h"
 #include "normalization/params.h"
 #include "normalization/row_facts.h"
 #include "normalization/structure.h"
@@ -37,9 +38,16 @@ struct PassContext {
   KeptValues& kept;
   const std::vector<reduction::Accumulator>& accs;
   bool per_column;  // states are Arrays over the thread's columns
+  // Max and exp-sum pairs merged into one pass (online_exp_sum.h): the max's
+  // accumulator holds a fusebox::OnlineExpSum, and the sum's stage has no pass.
+  std::vector<OnlineExpSumPair> online = {};
 
   // State `name` at the element the code is at: name, or name[v].
   kir::Value state(const std::string& name) const;
+  // The pair whose max is accumulator `a`, or null.
+  const OnlineExpSumPair* onlineMax(size_t a) const;
+  // Whether `stage` holds a merged exp-sum alone (it makes no pass).
+  bool mergedStage(int stage) const;
 };
 
 struct PassChunk {

@@ -14,15 +14,27 @@ namespace fusebox::normalization {
 using namespace fusebox::kernelgen;
 using namespace fusebox::reduction;
 
+namespace {
+
+// A merged max and exp-sum's state.
+std::string onlineType(const Accumulator& max) {
+  return fmt::format("fusebox::OnlineExpSum<{}>", max.scalar);
+}
+
+}  // namespace
+
 int64_t combinedStateBytes(const Accumulator& a) {
   if (!a.welford) return a.state_bytes;
   return a.scalar == "float" ? 4 : 8;
 }
 
-int64_t widestCombinedStateBytes(const NormalizationStructure& st) {
+int64_t widestCombinedStateBytes(const NormalizationStructure& st, bool online_exp_sums) {
   int64_t widest = 0;
   for (const Expr* r : st.reductions)
     widest = std::max(widest, combinedStateBytes(accumulatorFor(r)));
+  if (online_exp_sums)
+    for (const OnlineExpSumPair& pair : onlineExpSums(st))
+      widest = std::max(widest, 2 * accumulatorFor(st.reductions[pair.max]).state_bytes);
   return widest;
 }
 
@@ -43,6 +55,10 @@ PersistentWriter::PersistentWriter(const Fusion& segment, const NormalizationStr
       pass_{f_, st_, facts_, p_, cached_, w_, md_, arrays_, kept_values_, accs_, state_width > 0},
       width_(state_width) {
   for (const Expr* r : st.reductions) accs_.push_back(accumulatorFor(r));
+  // Only where every pass reads the row from memory: kept rows are read
+  // again from registers or shared memory, which costs less than the
+  // online update's extra arithmetic.
+  if (p.reload && state_width == 0) pass_.online = onlineExpSums(st);
 }
 
 kir::Value PersistentWriter::at(const std::string& name) const {
@@ -71,6 +87,10 @@ void PersistentWriter::passLoop(kir::Block& k, int stage, bool deviations) {
 void PersistentWriter::writeStages(kir::Block& k) {
   for (int s = 0; s < st_.stages; ++s) {
     provideStageResults(pass_, s);
+    if (pass_.mergedStage(s)) {
+      k.comment(fmt::format("stage {}: its sum of exp came with the max, online", s));
+      continue;
+    }
     k.comment(fmt::format("stage {}", s));
     reduceStage(k, s);
   }
@@ -96,7 +116,10 @@ void PersistentWriter::reduceStage(kir::Block& k, int stage) {
   auto name = [](const char* what, size_t a) { return fmt::format("{}{}", what, a); };
   for (size_t a : in_stage) {
     const Accumulator& A = accs_[a];
-    if (A.welford)
+    if (pass_.onlineMax(a) != nullptr)
+      fill(k, onlineType(A), name("acc", a),
+           kir::call("fusebox::onlineExpSumInit", {}, {kir::named(A.scalar)}));
+    else if (A.welford)
       fill(k, A.scalar, name("sum", a), kir::lit(0));
     else
       fill(k, A.stateType(), name("acc", a), A.identity());
@@ -105,6 +128,13 @@ void PersistentWriter::reduceStage(kir::Block& k, int stage) {
   const int64_t n = p_.reduced_extent;
   for (size_t a : in_stage) {
     const Accumulator& A = accs_[a];
+    if (const OnlineExpSumPair* online = pass_.onlineMax(a)) {
+      const bool approximate = w_.approximates(online->exp);
+      combine(k, {kir::var(name("acc", a)), kir::named(onlineType(A)),
+                  fmt::format("fusebox::OnlineExpSumCombine<{}>", approximate),
+                  kir::call("fusebox::onlineExpSumInit", {}, {kir::named(A.scalar)})});
+      continue;
+    }
     if (!A.welford) {
       combine(k, {kir::var(name("acc", a)), kir::named(A.stateType()), A.functor, A.identity()});
       continue;
@@ -132,6 +162,18 @@ void PersistentWriter::reduceStage(kir::Block& k, int stage) {
       state.assign(kir::member(at(acc), "avg"), at(name("mean", a)));
       state.assign(kir::member(at(acc), "m2"), at(name("sq", a)));
       state.assign(kir::member(at(acc), "n"), kir::lit(n));
+    }
+    if (const OnlineExpSumPair* online = pass_.onlineMax(a)) {
+      // The max, and the sum of its pair, whose stage has no pass.
+      const Expr* sum = accs_[online->sum].expr;
+      k.declare(fmt::format("red{}_0", a), kir::named("auto"),
+                kir::roundTo(A.expr->output(0)->dtype(), kir::member(at(acc), "max")),
+                {.is_const = true});
+      k.declare(
+          fmt::format("red{}_0", online->sum), kir::named("auto"),
+          kir::roundTo(sum->output(0)->dtype(), kir::call("fusebox::onlineExpSumTotal", {at(acc)})),
+          {.is_const = true});
+      continue;
     }
     for (size_t o = 0; o < A.expr->outputs().size(); ++o) {
       const std::string red = fmt::format("red{}_{}", a, o);

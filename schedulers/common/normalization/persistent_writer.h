@@ -21,6 +21,7 @@
 #include "kernelgen/kernel_source.h"
 #include "kernelgen/merged_dims.h"
 #include "normalization/chunk_buffers.h"
+#include "normalization/online_exp_sum.h"
 #include "normalization/params.h"
 #include "normalization/pass_chunk.h"
 #include "normalization/persistent_buffers.h"
@@ -32,8 +33,9 @@ namespace fusebox::normalization {
 
 // The bytes of the widest state the persistent kernels combine across
 // threads for the stages of `st`: a reduction's state, or for a variance
-// one scalar sum (its sum, then its squared deviations, one at a time).
-int64_t widestCombinedStateBytes(const NormalizationStructure& st);
+// one scalar sum (its sum, then its squared deviations, one at a time);
+// with `online_exp_sums` (reloaded rows), a merged max and exp-sum's pair.
+int64_t widestCombinedStateBytes(const NormalizationStructure& st, bool online_exp_sums = false);
 int64_t combinedStateBytes(const reduction::Accumulator& a);
 
 class PersistentWriter {

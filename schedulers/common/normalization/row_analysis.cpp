@@ -4,7 +4,10 @@
 #include <fmt/format.h>
 #include <fusebox/error.h>
 
+#include <algorithm>
+
 #include "kernelgen/shapes.h"
+#include "normalization/online_exp_sum.h"
 #include "normalization/persistent_writer.h"
 
 namespace fusebox::normalization {
@@ -29,6 +32,28 @@ std::string analyzeDomain(const Fusion& segment, const NormalizationStructure& s
   } catch (const Unschedulable& e) {
     return e.what();
   }
+  // Reloaded rows read the row once a pass: the stages (a max and its
+  // exp-sum merged into one: online_exp_sum.h), a variance's second pass,
+  // and the outputs' pass when it writes or accumulates anything.
+  params.online_exp_sums.clear();
+  int passes = 0;
+  std::vector<bool> merged(static_cast<size_t>(st.stages), false);
+  if (reload)
+    for (const OnlineExpSumPair& pair : onlineExpSums(st)) {
+      merged[static_cast<size_t>(st.stage[pair.sum])] = true;
+      params.online_exp_sums.push_back(fmt::format("{} and {}",
+                                                   st.reductions[pair.max]->output(0)->toString(),
+                                                   st.reductions[pair.sum]->output(0)->toString()));
+    }
+  for (int s = 0; s < st.stages; ++s) {
+    if (merged[static_cast<size_t>(s)]) continue;
+    bool variance = false;
+    for (size_t a = 0; a < st.reductions.size(); ++a)
+      variance |= st.stage[a] == s && st.reductions[a]->op() != OpType::Reduction;
+    passes += variance ? 2 : 1;
+  }
+  if (!st.full_outputs.empty() || !column_reductions.empty()) ++passes;
+  params.row_reads = std::max(passes, 1);
   const PersistentParams blank = params;
   out.plan = planRowBuffers(out.accesses, out.facts, !reload);
   if (reload) {
@@ -47,7 +72,7 @@ std::string analyzeDomain(const Fusion& segment, const NormalizationStructure& s
   }
   params.stages = st.stages;
   if (params.row_split > 1) {
-    const int64_t state = widestCombinedStateBytes(st);
+    const int64_t state = widestCombinedStateBytes(st, reload);
     if (state > kMaxClusterStateBytes)
       return fmt::format(
           "a reduction state of {} B, wider than the {} B a cluster combine "

@@ -136,9 +136,18 @@ std::string chooseRowShape(const RowFacts& facts, const RowAccesses& accesses,
     problem = fmt::format("blocks_per_row {} needs clusters of {} blocks, but {} allows at most {}",
                           forced.blocks_per_row, forced.blocks_per_row, device.name,
                           device.max_cluster_blocks);
+  // Reloaded rows stay in one block unless forced, or wider than one
+  // block's chunks: over clusters they ran slower at every width measured
+  // (H200, bf16, one pass for the max and exp-sum: softmax 2048x131072 419
+  // us in one block of 1024 threads, 539 and 471 over clusters of 2 and 4;
+  // cross-entropy 283, 330, 345; at 4096x32000 208/214/253 and
+  // 152/163/210), even where the rows in flight overflow the L2: the
+  // clusters' barriers cost more than a second read from memory.
+  const bool one_block =
+      forced.placement == BufferPlacement::Reload && chunks <= kMaxThreads * kMaxBatch;
   if (forced.blocks_per_row > 1)
     splits = {forced.blocks_per_row};
-  else if (forced.blocks_per_row == 0 && extra_bytes_per_element == 0)
+  else if (forced.blocks_per_row == 0 && extra_bytes_per_element == 0 && !one_block)
     for (int64_t s = 2; s <= std::min<int64_t>(device.max_cluster_blocks, 8); s *= 2)
       if (chunks >= 32 * s) splits.push_back(s);
   std::vector<Candidate> candidates;
@@ -224,7 +233,7 @@ std::string chooseRowShape(const RowFacts& facts, const RowAccesses& accesses,
   // and spans a cluster only when neither does (H200, the cross-entropy row
   // kernel over 2048x131072 bf16, which writes float rows: 484 us in one
   // block with shared memory, 719 us over clusters of 4). Reloaded rows
-  // keep nothing: any split, as the L2 allows.
+  // keep nothing: one block a row, or the split `blocks_per_row` forces.
   struct Phase {
     bool split, in_shared;
   };
@@ -273,8 +282,10 @@ std::string chooseRowShape(const RowFacts& facts, const RowAccesses& accesses,
       const bool in_range = warp_row || (c.bx >= 128 && c.bx <= (reload ? 1024 : 512));
       const int64_t warps = residentWarps(c, rows, register_chunks, smem);
       const int64_t loads = c.b * v * loaded_bytes / (reload ? 2 : 1);
+      // A row read once (cross-entropy's max and exp-sum in one pass) has
+      // no next pass to keep it in the L2 for.
       double l2_overflow = 0;
-      if (reload && device.l2_cache_bytes > 0) {
+      if (reload && p.row_reads > 1 && device.l2_cache_bytes > 0) {
         const double in_flight = static_cast<double>(device.multiprocessor_count) *
                                  static_cast<double>(warps * 32 / (c.bx * rows)) * rows /
                                  static_cast<double>(c.split) * loaded_bytes * p.reduced_extent;

@@ -100,7 +100,7 @@ void RowKernelWriter::combine(kir::Block& k, const kir::CombineState& state) {
   if (p_.row_split == 1) return;
   // Then across the cluster, through the exchange slots after the buffers'
   // shared memory: one of two regions, in turn (ClusterCombine).
-  const int64_t region = int64_t{p_.block[1]} * widestCombinedStateBytes(st_);
+  const int64_t region = int64_t{p_.block[1]} * widestCombinedStateBytes(st_, p_.reload);
   const kir::Value base =
       kir::call("fusebox::dynamicSharedMemory", {}, {kir::named("unsigned char")}) +
       kir::lit(p_.shared_buffer_bytes + (cluster_combines_++ % 2) * region);
@@ -178,7 +178,7 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
 
 int64_t rowKernelSharedMemoryBytes(const NormalizationStructure& st, const PersistentParams& p) {
   if (kir::lanesCombineShuffles(p.block[0])) return 0;
-  return int64_t{p.threads()} * widestCombinedStateBytes(st);
+  return int64_t{p.threads()} * widestCombinedStateBytes(st, p.reload);
 }
 
 std::unique_ptr<KernelPlan> rowKernelPlan(GeneratedKernel gen, const PersistentParams& p,
