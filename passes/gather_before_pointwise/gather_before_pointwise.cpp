@@ -62,6 +62,8 @@ class Picker {
 
  private:
   Val* build(TensorView* tv) {
+    // Operands of the gathered rank only (dim_ means the same dim in each).
+    if (tv->nDims() != index_->nDims()) return nullptr;
     IterDomain* along = tv->axis(dim_);
     Expr* def = tv->definition();
     if (along->isBroadcast()) {
