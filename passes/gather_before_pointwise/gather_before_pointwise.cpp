@@ -31,6 +31,12 @@ bool isGatherAlong(const Expr* e) {
   return e != nullptr && (e->op() == OpType::TakeAlongAxis || e->op() == OpType::Gather);
 }
 
+// Ops the picker rebuilds over picked operands: elementwise ones, but not a
+// segment_set (a hint the user placed).
+bool rebuildable(const Expr* def) {
+  return def != nullptr && isElementwise(def->op()) && def->op() != OpType::SegmentSet;
+}
+
 // Both extents are one value, or constants of one size.
 bool sameExtent(const Scalar* a, const Scalar* b) {
   if (a == b) return true;
@@ -75,9 +81,10 @@ class Picker {
       picked_input_ = true;
       return op_ == OpType::Gather ? gather(tv, index_, dim_) : takeAlongAxis(tv, index_, dim_);
     }
+    if (!rebuildable(def)) return nullptr;
     std::vector<Val*> ins;
     for (Val* in : def->inputs()) {
-      Val* p = isElementwise(def->op()) ? picked(in) : nullptr;
+      Val* p = picked(in);
       if (p == nullptr) return nullptr;
       ins.push_back(p);
     }
@@ -99,7 +106,7 @@ class Picker {
         out = ternaryOp(def->attr<TernaryOpType>(), ins[0], ins[1], ins[2]);
         break;
       default:
-        return nullptr;  // segment_set: a hint the user placed; keep it
+        return nullptr;
     }
     // The rebuilt op promotes its operands as the original did; anything
     // else (a scalar where a tensor was) means the rewrite does not apply.
@@ -150,9 +157,7 @@ class GatherBeforePointwisePass final : public Pass {
   static bool rewrite(Fusion& f, Expr* e) {
     auto* source = e->input(0)->as<TensorView>();
     auto* out = e->output(0)->as<TensorView>();
-    Expr* def = source->definition();
-    if (def == nullptr || !isElementwise(def->op()) || def->op() == OpType::SegmentSet)
-      return false;
+    if (!rebuildable(source->definition())) return false;
     const int64_t dim = e->attr<IndexAttr>().dim;
     // Off the gathered dim the output has the source's extents, so the
     // operands keep theirs.

@@ -28,7 +28,9 @@ struct RoundKeys {
   uint32_t k0[10], k1[10];
 };
 
-FUSEBOX_PHILOX_FN RoundKeys roundKeys(uint32_t k0, uint32_t k1) {
+// Of key {lo(seed), hi(seed)}.
+FUSEBOX_PHILOX_FN RoundKeys roundKeys(uint64_t seed) {
+  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
   RoundKeys keys;
   for (int r = 0; r < 10; ++r) {
     keys.k0[r] = k0;
@@ -64,19 +66,12 @@ FUSEBOX_PHILOX_FN Block philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2, uin
   return {{c0, c1, c2, c3}};
 }
 
-// The same under key {k0, k1} (its round keys computed on the way).
-FUSEBOX_PHILOX_FN Block philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3,
-                                      uint32_t k0, uint32_t k1) {
-  return philox4x32_10(c0, c1, c2, c3, roundKeys(k0, k1));
-}
-
 // Words 4 * block to 4 * block + 3 of the (seed, offset) stream: Philox with
-// counter {lo(block), hi(block), lo(offset), hi(offset)} and key
-// {lo(seed), hi(seed)}.
-FUSEBOX_PHILOX_FN Block streamBlock(uint64_t seed, uint64_t offset, uint64_t block) {
+// counter {lo(block), hi(block), lo(offset), hi(offset)} and the seed's
+// round keys.
+FUSEBOX_PHILOX_FN Block streamBlock(const RoundKeys& keys, uint64_t offset, uint64_t block) {
   return philox4x32_10(static_cast<uint32_t>(block), static_cast<uint32_t>(block >> 32),
-                       static_cast<uint32_t>(offset), static_cast<uint32_t>(offset >> 32),
-                       static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
+                       static_cast<uint32_t>(offset), static_cast<uint32_t>(offset >> 32), keys);
 }
 
 // Word j's lane of its block. Picked by comparisons, not by indexing with
@@ -88,7 +83,7 @@ FUSEBOX_PHILOX_FN uint32_t lane(const Block& b, uint64_t j) {
 
 // Word j of the stream, on its own (one Philox call).
 FUSEBOX_PHILOX_FN uint32_t word(uint64_t seed, uint64_t offset, uint64_t j) {
-  return lane(streamBlock(seed, offset, j / 4), j);
+  return lane(streamBlock(roundKeys(seed), offset, j / 4), j);
 }
 
 // The word stream of one (seed, offset) walked in order: the last Philox
@@ -102,16 +97,13 @@ struct Stream {
   Block cached{};
 
   FUSEBOX_PHILOX_FN Stream(uint64_t seed, uint64_t offset_)
-      : keys(roundKeys(static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32))),
-        offset(offset_) {}
+      : keys(roundKeys(seed)), offset(offset_) {}
 
-  // Word j: lane j % 4 of block j / 4 (streamBlock's counter).
+  // Word j: lane j % 4 of block j / 4.
   FUSEBOX_PHILOX_FN uint32_t word(uint64_t j) {
     const uint64_t block = j / 4;
     if (block != cached_block) {
-      cached = philox4x32_10(static_cast<uint32_t>(block), static_cast<uint32_t>(block >> 32),
-                             static_cast<uint32_t>(offset), static_cast<uint32_t>(offset >> 32),
-                             keys);
+      cached = streamBlock(keys, offset, block);
       cached_block = block;
     }
     return lane(cached, j);

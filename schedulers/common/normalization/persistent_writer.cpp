@@ -16,9 +16,12 @@ using namespace fusebox::reduction;
 
 namespace {
 
-// A merged max and exp-sum's state.
+// A merged max and exp-sum's state, and its value over no elements.
 std::string onlineType(const Accumulator& max) {
   return fmt::format("fusebox::OnlineExpSum<{}>", max.scalar);
+}
+kir::Value onlineIdentity(const Accumulator& max) {
+  return kir::call("fusebox::onlineExpSumInit", {}, {kir::named(max.scalar)});
 }
 
 }  // namespace
@@ -117,8 +120,7 @@ void PersistentWriter::reduceStage(kir::Block& k, int stage) {
   for (size_t a : in_stage) {
     const Accumulator& A = accs_[a];
     if (pass_.onlineMax(a) != nullptr)
-      fill(k, onlineType(A), name("acc", a),
-           kir::call("fusebox::onlineExpSumInit", {}, {kir::named(A.scalar)}));
+      fill(k, onlineType(A), name("acc", a), onlineIdentity(A));
     else if (A.welford)
       fill(k, A.scalar, name("sum", a), kir::lit(0));
     else
@@ -131,8 +133,7 @@ void PersistentWriter::reduceStage(kir::Block& k, int stage) {
     if (const OnlineExpSumPair* online = pass_.onlineMax(a)) {
       const bool approximate = w_.approximates(online->exp);
       combine(k, {kir::var(name("acc", a)), kir::named(onlineType(A)),
-                  fmt::format("fusebox::OnlineExpSumCombine<{}>", approximate),
-                  kir::call("fusebox::onlineExpSumInit", {}, {kir::named(A.scalar)})});
+                  fmt::format("fusebox::OnlineExpSumCombine<{}>", approximate), onlineIdentity(A)});
       continue;
     }
     if (!A.welford) {
