@@ -22,12 +22,16 @@ class PointwiseScheduler final : public PointwiseSchedulerBase {
              "Threads per block: 32 to 1024, a multiple of 32 (0: the heuristic decides)"},
             {"unroll", OptionType::Int, int64_t{0},
              "Vector chunks each thread handles in the 1-D schedule, 1 to 16 (0: the "
-             "heuristic decides)"}};
+             "heuristic decides)"},
+            {"rows_per_block", OptionType::Int, int64_t{0},
+             "Rows each block loops over in the 2-D schedule, 1 to 256 (0: the heuristic "
+             "decides)"}};
   }
 
   void configure(const OptionSettings& settings) override {
     Configurable::configure(settings);
     requireIntInRange(settings, "unroll", 0, 16, " (0: the heuristic decides)");
+    requireIntInRange(settings, "rows_per_block", 0, 256, " (0: the heuristic decides)");
     requireIntInRange(settings, "threads", 0, 1024, " (0: the heuristic decides)");
     if (const int64_t threads = option<int64_t>("threads"); threads % 32 != 0) {
       throw UserError(whereSet(settings, "threads"),
@@ -40,7 +44,8 @@ class PointwiseScheduler final : public PointwiseSchedulerBase {
  protected:
   PointwiseParams chooseParams(const SegmentAnalysis& a, RuntimeInfo& info) const override {
     const LaunchOverrides overrides{static_cast<int>(option<int64_t>("threads")),
-                                    static_cast<int>(option<int64_t>("unroll"))};
+                                    static_cast<int>(option<int64_t>("unroll")),
+                                    static_cast<int>(option<int64_t>("rows_per_block"))};
     return computePointwiseParams(a.facts, a.accesses, info.device(), overrides);
   }
 };

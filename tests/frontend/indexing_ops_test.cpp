@@ -262,11 +262,15 @@ TEST(IndexingOps, CrossEntropyIsARowKernelAndAGatheringReduction) {
   // prologue: two kernels.
   const std::string run = std::string(FUSEBOX_EXE) + " run " + FUSEBOX_SOURCE_DIR +
                           "/examples/cross_entropy.py --backend host --no-ir --input T1=37:int64";
-  const auto r = testing::runCommand(run + " --input T0=37x1000:bfloat16 --validate");
+  const auto r =
+      testing::runCommand(run + " --input T0=37x1000:bfloat16 --validate --dump kernel_source");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("2 segments in "));
   EXPECT_THAT(r.output, HasSubstr("group 0 by inner_persistent, group 1 by reduction"));
   EXPECT_THAT(r.output, HasSubstr("validate: PASS (1 output"));
+  // The log-sum-exp's terms are approximate exps (the loss is float, but
+  // only a logged sum reads them: kernelgen/approximate_math.h).
+  EXPECT_THAT(r.output, HasSubstr("fusebox::op::exp_approx("));
   // Random int64 inputs lie in [0, 10): past a vocabulary of 5 some target
   // is out of range, the reduction kernel's index error.
   const auto rb = testing::runCommand(run + " --input T0=37x5:bfloat16");

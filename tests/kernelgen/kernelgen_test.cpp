@@ -253,4 +253,32 @@ TEST(KernelgenApproximateMath, OnlyExpsAndDivisionsReachingSixteenBitOutputs) {
             "fusebox::Cast<float>::from(fusebox::op::mul(a, b))");
 }
 
+// A log-sum-exp's exps may be approximate even for a float output: the log
+// makes the terms' relative error an absolute one, the size of the sum's own
+// rounding. Only exps that the sum alone reads, of a sum only logs read.
+TEST(KernelgenApproximateMath, TermsOfALogSumExpInFloat) {
+  auto logOf = [](TensorView* t) { return unaryOp(UnaryOpType::Log, t); };
+  Fusion f;
+  TensorView* x = defineTensor(f, {-1, -1}, DataType::BFloat16);
+  TensorView* xf = castOp(DataType::Float, x);
+  TensorView* shifted = sub(xf, max(xf, {1}, true));
+  TensorView* terms = exp(shifted);  // only the logged sum reads it
+  TensorView* lse = logOf(sum(terms, {1}));
+  f.addOutput(lse);
+  TensorView* e2 = exp(mul(xf, xf));  // summed, and the sum is also an output
+  TensorView* s2 = sum(e2, {1});
+  f.addOutput(logOf(s2));
+  f.addOutput(s2);
+  TensorView* e3 = exp(neg(xf));  // a logged sum's term, and a float output
+  f.addOutput(logOf(sum(e3, {1})));
+  f.addOutput(e3);
+  TensorView* e4 = exp(exp(xf));  // the inner exp is the term's argument: exact
+  f.addOutput(logOf(sum(e4, {1})));
+  const std::unordered_set<const Expr*> fast = approximableExprs(f);
+  EXPECT_EQ(fast.size(), 2u);
+  EXPECT_EQ(fast.count(terms->definition()), 1u);
+  EXPECT_EQ(fast.count(e4->definition()), 1u);
+  EXPECT_EQ(fast.count(e4->definition()->input(0)->definition()), 0u);
+}
+
 }  // namespace fusebox_approximate_math_test

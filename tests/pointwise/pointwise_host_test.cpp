@@ -117,9 +117,9 @@ TEST(PointwiseParams, LargeContiguousFloatMergesDimsAndVectorizes) {
   EXPECT_EQ(paramLine(p, "vector_width"), "4") << p;
   EXPECT_EQ(paramLine(p, "break_point"), "0") << p;
   EXPECT_EQ(paramLine(p, "threads"), "256") << p;
-  EXPECT_EQ(paramLine(p, "unroll"), "4") << p;
-  // 2^26 elements / (4 * 256 * 4) per block.
-  EXPECT_EQ(paramLine(p, "grid"), "[16384, 1, 1]") << p;
+  EXPECT_EQ(paramLine(p, "unroll"), "1") << p;
+  // 2^26 elements / (4 * 256) per block.
+  EXPECT_EQ(paramLine(p, "grid"), "[65536, 1, 1]") << p;
   EXPECT_EQ(paramLine(p, "index_type"), "int32") << p;
   auto again = paramsOf(*pointwiseScheduler(), f, info);
   EXPECT_TRUE(params->sameAs(*again));

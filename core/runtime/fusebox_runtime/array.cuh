@@ -76,6 +76,48 @@ FUSEBOX_DEVICE Array<T, N> loadVec(const T* p) {
 #endif
 }
 
+// How long a load's data should stay in the L2 (createpolicy, sm_80 and
+// later): a row that a later pass of the kernel reads again is kept ahead of
+// other lines (evict_last), and its last read leaves first (evict_first).
+// Only for data no thread of the kernel writes (the load is non-coherent).
+enum class L2Hint { KeepForNextPass, LastUse };
+
+template <L2Hint H, int N, typename T>
+FUSEBOX_DEVICE Array<T, N> loadVecHinted(const T* p) {
+#if defined(FUSEBOX_CUDA_COMPILER) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  constexpr int bytes = static_cast<int>(sizeof(T)) * N;
+  if constexpr (bytes == 16 || bytes == 8 || bytes == 4) {
+    unsigned long long policy;
+    if constexpr (H == L2Hint::KeepForNextPass)
+      asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+    else
+      asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+    // volatile: a later pass's load of the same address is a load again.
+    // The Array is aligned to its size (vectorAlignment), so its words are
+    // the registers the load fills.
+    Array<T, N> v;
+    unsigned int* r = reinterpret_cast<unsigned int*>(&v);
+    if constexpr (bytes == 16)
+      asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                   : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                   : "l"(p), "l"(policy));
+    else if constexpr (bytes == 8)
+      asm volatile("ld.global.nc.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;"
+                   : "=r"(r[0]), "=r"(r[1])
+                   : "l"(p), "l"(policy));
+    else
+      asm volatile("ld.global.nc.L2::cache_hint.u32 %0, [%1], %2;"
+                   : "=r"(r[0])
+                   : "l"(p), "l"(policy));
+    return v;
+  } else {
+    return loadVec<N>(p);
+  }
+#else
+  return loadVec<N>(p);
+#endif
+}
+
 template <int N, typename T>
 FUSEBOX_DEVICE void storeVec(T* p, const Array<T, N>& v) {
   static_assert(sizeof(T) * N <= 16, "vector accesses are at most 16 bytes");

@@ -222,8 +222,13 @@ Value ternaryOp(TernaryOpType o, const Operand& a, const Operand& b, const Opera
   return roundTo(out, op(std::string(toString(o)), {as(mt, a), as(mt, b), as(mt, c)}));
 }
 
-Value loadVector(int width, Value address) {
-  return call("fusebox::loadVec", {std::move(address)}, {named(std::to_string(width))});
+Value loadVector(int width, Value address, LoadHint hint) {
+  if (hint == LoadHint::None)
+    return call("fusebox::loadVec", {std::move(address)}, {named(std::to_string(width))});
+  return call("fusebox::loadVecHinted", {std::move(address)},
+              {named(hint == LoadHint::KeepForNextPass ? "fusebox::L2Hint::KeepForNextPass"
+                                                       : "fusebox::L2Hint::LastUse"),
+               named(std::to_string(width))});
 }
 
 void storeVector(Block& block, int width, Value address, Value values) {

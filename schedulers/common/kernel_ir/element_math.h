@@ -42,9 +42,14 @@ Value binaryOp(BinaryOpType op, const Operand& a, const Operand& b, DataType out
 Value ternaryOp(TernaryOpType op, const Operand& a, const Operand& b, const Operand& c,
                 DataType out);
 
+// How long a loaded row should stay in the L2 (fusebox::L2Hint): no hint; a
+// later pass of the kernel reads it again; this is its last read.
+enum class LoadHint { None, KeepForNextPass, LastUse };
 // fusebox::loadVec<width>(address): `width` elements from an address aligned
-// to their size (one 16-byte access at most).
-Value loadVector(int width, Value address);
+// to their size (one 16-byte access at most); with a hint,
+// fusebox::loadVecHinted<fusebox::L2Hint::..., width>(address), a
+// non-coherent load (of data the kernel does not write).
+Value loadVector(int width, Value address, LoadHint hint = LoadHint::None);
 // fusebox::storeVec<width>(address, values).
 void storeVector(Block& block, int width, Value address, Value values);
 // Asynchronous copies from global to shared memory (cp.async on sm_80 and

@@ -6,7 +6,14 @@
 // rounding (bf16 keeps 8 bits, fp16 11; these lose under 8 of float's 24
 // where exp is finite). One that reaches a float or double output, an
 // integer or bool output (a comparison could flip), or a value another
-// segment reads in float stays exact. Softmax is bound by this: at
+// segment reads in float stays exact, except the terms of a log-sum-exp: an
+// exp (in float, of an exact argument) whose value only a float sum reads
+// that only logs read. The log turns the terms' relative errors into one
+// absolute error, their average weighted by the terms: (2 + 1.2|x|) ulp of
+// float with |x| that of the terms that carry the sum, a few ulp of 1 once
+// the terms are shifted by the row's max as softmax and cross-entropy shift
+// them, the size of the sum's own rounding over a row (PyTorch's compiled
+// cross-entropy computes these exps the same way). Softmax is bound by this: at
 // 16384x4096 bf16 on an H100, expf and IEEE division make the kernel
 // compute-limited (docs/perf.md). Triton, and so torch.compile, approximates
 // every float exp this way. `-DFUSEBOX_PRECISE_MATH` in

@@ -218,7 +218,7 @@ kir::Value VectorPlacement::load(CodeSink& sink, const ElementRef& ref) {
         target.declare(
             var,
             kir::named(fmt::format("fusebox::Array<{}, {}>", storageType(ref.tv->dtype()), vec)),
-            kir::loadVector(vec, kir::var(ref.pointer) + at), {.is_const = true});
+            kir::loadVector(vec, kir::var(ref.pointer) + at, load_hint), {.is_const = true});
         it = hoisted_.emplace(key, var).first;
         chunk_values_.insert(var);
       }

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel_ir/element_math.h"
 #include "kernel_ir/kernel_ir.h"
 #include "kernelgen/index_math.h"
 #include "kernelgen/placement.h"
@@ -99,6 +100,9 @@ class VectorPlacement final : public Placement {
   // from the address the chunk's branch selects (RoPE's two halves of x), so
   // they are only written once every load is known.
   void finishChunk();
+  // The L2 hint of the vector loads this placement makes (a reloaded row's
+  // passes: normalization/persistent_writer.cpp).
+  kir::LoadHint load_hint = kir::LoadHint::None;
 
   kir::Block pre_row;     // loads no row dim moves: above the row loop
   kir::Block pre_chunk;   // vector loads, hoisted loads and store arrays: above the element loop

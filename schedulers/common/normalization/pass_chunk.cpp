@@ -32,6 +32,7 @@ PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
   ElementWriter& w = c.w;
   const NormalizationStructure& st = c.st;
   CachePlacement placement(c.md, w.space(), c.cached, c.arrays);
+  placement.vec.load_hint = c.load_hint;
   w.sink.reset();
   w.beginElement();
   // Kept values: stored by the pass that first computes them, read by the

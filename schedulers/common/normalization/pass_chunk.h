@@ -41,6 +41,8 @@ struct PassContext {
   // Max and exp-sum pairs merged into one pass (online_exp_sum.h): the max's
   // accumulator holds a fusebox::OnlineExpSum, and the sum's stage has no pass.
   std::vector<OnlineExpSumPair> online = {};
+  // The L2 hint of the next pass's vector loads (reloaded rows).
+  kir::LoadHint load_hint = kir::LoadHint::None;
 
   // State `name` at the element the code is at: name, or name[v].
   kir::Value state(const std::string& name) const;

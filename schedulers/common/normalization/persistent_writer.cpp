@@ -81,6 +81,11 @@ void PersistentWriter::fill(kir::Block& k, const std::string& type, const std::s
 }
 
 void PersistentWriter::passLoop(kir::Block& k, int stage, bool deviations) {
+  // A reloaded row stays in the L2 for the passes that read it again
+  // (PyTorch's compiled looped reductions hint their loads the same way).
+  if (p_.reload)
+    pass_.load_hint =
+        ++passes_written_ < p_.row_reads ? kir::LoadHint::KeepForNextPass : kir::LoadHint::LastUse;
   const PassChunk chunk =
       writePassChunk(pass_, stage, deviations, [this](Placement& p) { outputPassExtra(p); });
   k.append(chunk.pre_row);

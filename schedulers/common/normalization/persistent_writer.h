@@ -84,6 +84,7 @@ class PersistentWriter {
   std::vector<reduction::Accumulator> accs_;
   PassContext pass_;  // what the shared pass code reads (pass_chunk.h)
   int width_;
+  int passes_written_ = 0;  // passes over the row so far (reloaded rows)
 
  private:
   void reduceStage(kir::Block& k, int stage);

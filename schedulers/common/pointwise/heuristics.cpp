@@ -321,22 +321,29 @@ PointwiseParams computePointwiseParams(const SegmentFacts& facts,
   PointwiseParams p = pointwiseLayout(facts, accesses);
   const int64_t sms = std::max(1, device.multiprocessor_count);
   const int64_t chunks = p.chunks();
-  // 1-D: 256 threads once there are 4 waves of them, and 2 or 4 chunks a
-  // thread once there are 4 or 16 waves (fewer, larger blocks amortize index
-  // math; small problems keep every SM busy). 2-D: a block covers 128 or 256
-  // columns and loops over rows, enough rows that the grid is about 8 blocks
-  // an SM (the hoisted loads are reused rows_per_block times).
+  // 1-D: 256 threads once there are 4 waves of them, one chunk a thread
+  // (H200, L2 flushed: Adam over 16M floats 116.1 us at 1, 117.7 at 2, 117.6
+  // at 4 chunks a thread; an 8192x8192 bfloat16 cast-mul-add 129.2, 129.5,
+  // 130.5; H100 2.8% faster at 1 than 4; docs/perf.md). 2-D: a block covers
+  // 128 or 256 columns and 4 rows, or 1 row when 4 would leave fewer than 4
+  // blocks an SM; more rows only where grid.y would pass 65535. Fewer rows a
+  // block is more blocks and a shorter last wave (H200, 32768x4096 float
+  // bias-GELU 261.3 us at 4 rows a block, 261.9 at 8, 271.1 at 16; RoPE
+  // 145.2, 156.8, 158.3; GELU backward 100.3, 103.5, 104.4).
   if (p.break_point == 0) {
     p.threads = chunks >= 256 * sms * 4 ? 256 : 128;
     if (overrides.threads > 0) p.threads = overrides.threads;
-    p.unroll = chunks >= p.threads * sms * 16 ? 4 : (chunks >= p.threads * sms * 4 ? 2 : 1);
+    p.unroll = 1;
     if (overrides.unroll > 0) p.unroll = overrides.unroll;
   } else {
     p.threads = chunks >= 256 ? 256 : 128;
     if (overrides.threads > 0) p.threads = overrides.threads;
     const int64_t blocks_x = ceilDiv(chunks, p.threads);
     const int64_t outer = p.outerExtent();
-    int64_t rows = std::clamp<int64_t>(outer * blocks_x / (8 * sms), 1, 16);
+    constexpr int64_t kRows = 4;
+    const int64_t rows = overrides.rows_per_block > 0          ? overrides.rows_per_block
+                         : outer * blocks_x >= 4 * kRows * sms ? kRows
+                                                               : 1;
     p.rows_per_block = std::max(rows, ceilDiv(outer, 65535));
   }
   finishLaunch(p, facts, accesses);

@@ -101,6 +101,7 @@ void finishLaunch(PointwiseParams& p, const SegmentFacts& facts,
 struct LaunchOverrides {
   int threads = 0;
   int unroll = 0;
+  int rows_per_block = 0;  // 2-D; still raised where grid.y would pass 65535
 };
 
 // The built-in rules (docs/schedulers/pointwise.md).
