@@ -9,7 +9,9 @@
 # FUSEBOX_CUDA_STAGE=target (include dirs and definitions on fusebox_runtime).
 if(FUSEBOX_CUDA_STAGE STREQUAL "sources")
   find_package(CUDAToolkit QUIET)
-  set(FUSEBOX_HAVE_CUDA_TOOLKIT ${CUDAToolkit_FOUND})
+  # Cached: the tests (tests/nvrtc) build against the backend only when it is.
+  set(FUSEBOX_HAVE_CUDA_TOOLKIT ${CUDAToolkit_FOUND} CACHE INTERNAL
+      "the cuda backend (NVRTC, driver) is built")
   if(FUSEBOX_HAVE_CUDA_TOOLKIT)
     message(STATUS "fusebox: cuda backend on (CUDA toolkit ${CUDAToolkit_VERSION} headers)")
     list(FILTER FUSEBOX_RUNTIME_SOURCES EXCLUDE REGEX "/backend/cuda/no_toolkit\\.cpp$")
