@@ -7,6 +7,8 @@ packages=(
   libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev   # cblas.h; the evaluator's matmul loads libopenblas.so.0 at run time
+  python3-dev pybind11-dev libdlpack-dev   # the Python module (python/): pybind11, DLPack
+  python3-torch python3-pytest python3-numpy  # its tests on torch tensors (CPU)
 )
 missing=()
 for p in "${packages[@]}"; do

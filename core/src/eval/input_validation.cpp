@@ -1,5 +1,6 @@
 // Checking run-time inputs against a fusion's inputs and binding their sizes.
 #include <fmt/format.h>
+#include <fusebox/checked_math.h>
 
 #include <cmath>
 #include <limits>
@@ -113,6 +114,39 @@ void validateInputs(const Fusion& fusion, const std::vector<Argument>& inputs,
   ExpressionEvaluator ee;
   eval_detail::bindInputs(fusion, inputs, options, ee, eval_detail::InputMemory::Any);
   eval_detail::checkShapeConstraints(fusion, ee);
+}
+
+void validateInputContiguity(const Fusion& fusion, const std::vector<Argument>& inputs,
+                             const EvaluatorOptions& options) {
+  for (size_t i = 0; i < inputs.size() && i < fusion.inputs().size(); ++i) {
+    const auto* t = std::get_if<Tensor>(&inputs[i]);
+    const Val* in = fusion.inputs()[i];
+    if (t == nullptr || !in->isTensor() || t->numel() == 0) continue;
+    const auto* tv = in->as<TensorView>();
+    const std::vector<int64_t> order = tv->strideOrder();
+    const std::vector<int64_t> perm = strideOrderToAllocationPermutation(order);
+    const auto& contiguity = tv->contiguity();
+    if (perm.size() != contiguity.size() || static_cast<int64_t>(perm.size()) != t->dim()) continue;
+    const std::string name =
+        i < options.input_names.size() ? options.input_names[i] : fmt::format("#{}", i);
+    // From the innermost allocation axis outward: the stride a contiguous
+    // dim must have is the extent of what lies inside it.
+    int64_t expected = 1;
+    for (size_t k = perm.size(); k-- > 0;) {
+      if (!contiguity[k].has_value()) continue;  // broadcast
+      const auto d = static_cast<size_t>(perm[k]);
+      const int64_t size = t->sizes()[d];
+      const int64_t stride = t->strides()[d];
+      if (size == 1) continue;
+      FUSEBOX_USER_CHECK(
+          !*contiguity[k] || stride == expected,
+          "input {}: dim {} has stride {}, but the definition declares it contiguous (stride {} "
+          "expected, stride order [{}]); pass a tensor in that layout (.contiguous()) or declare "
+          "the dim non-contiguous",
+          name, d, stride, expected, fmt::join(order, ", "));
+      expected = checked::mul(stride, size).value_or(std::numeric_limits<int64_t>::max());
+    }
+  }
 }
 
 }  // namespace fusebox

@@ -18,6 +18,11 @@ PyValue defineScalarCall(Fusion& f, const std::string& fn, const CallArgs& args)
   // No value: a symbolic input, a Double unless dtype= says otherwise (as in nvFuser).
   if (!a.has(0)) return fromVal(defineScalar(f, dtype.value_or(DataType::Double)), args.where);
   const PyValue& v = a.at(0);
+  // define_scalar(DataType.X): a symbolic input of that dtype, as nvFuser.
+  if (v.kind == PyValue::Kind::DType && !a.has(1)) {
+    std::optional<DataType> d = asDataType(v, a.context(0), false);
+    return fromVal(defineScalar(f, *d), args.where);
+  }
   if (v.kind == PyValue::Kind::Complex) throwComplexUnsupported(v);
   ScalarValue value;
   DataType natural;
@@ -116,6 +121,31 @@ PyValue callFdMethod(Fusion& f, const std::string& fd_name, const Token& name,
       at, fmt::format("unknown FusionDefinition method {} (known: add_output, define_scalar, "
                       "define_tensor, define_vector, from_pytorch, ops.<op>)",
                       fn));
+}
+
+PyValue callValueMethod(const PyValue& self, const Token& name, const CallArgs& args) {
+  if (self.kind == PyValue::Kind::Tensor) {
+    auto* tv = self.val->as<TensorView>();
+    std::string fn = fmt::format("{}.{}", describeValue(self), displayText(name.text));
+    if (name.text == "size") {
+      BoundArgs a(fn, {OpParam{{"dim"}, true}}, args);
+      int64_t dim = asInt(a.at(0), a.context(0));
+      int64_t nd = tv->nDims();
+      if (dim < -nd || dim >= nd)
+        throw UserError(a.at(0).where, fmt::format("dim {} is out of range for {} of rank {}", dim,
+                                                   describeValue(self), nd));
+      return fromVal(tv->axis(dim < 0 ? dim + nd : dim)->logicalExtent(), args.where);
+    }
+    if (name.text == "shape") {
+      BoundArgs a(fn, {}, args);
+      PyValue v = PyValue::make(PyValue::Kind::Vector, args.where);
+      for (IterDomain* id : tv->logicalNoReductions()) v.vec.push_back(id->logicalExtent());
+      return v;
+    }
+  }
+  throw UserError(SourceLocation{args.where.file, name.line, name.column},
+                  fmt::format("{} ({}) has no method '{}' (tensors have size(dim) and shape())",
+                              describeValue(self), kindPhrase(self.kind), displayText(name.text)));
 }
 
 }  // namespace fusebox::frontend

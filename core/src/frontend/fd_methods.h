@@ -12,4 +12,8 @@ namespace fusebox::frontend {
 PyValue callFdMethod(Fusion& fusion, const std::string& fd_name, const Token& name,
                      const CallArgs& args);
 
+// `<value>.<name>(...)` on a value of the fusion body: a tensor's size(dim)
+// and shape(). Anything else is a UserError at the method name.
+PyValue callValueMethod(const PyValue& self, const Token& name, const CallArgs& args);
+
 }  // namespace fusebox::frontend

@@ -92,6 +92,28 @@ void throwWrongKind(const PyValue& v, const std::string& expected, const std::st
   throw UserError(v.where, msg);
 }
 
+PyValue dataTypeNamed(const std::string& name, const SourceLocation& where,
+                      const SourceLocation& name_where) {
+  PyValue v = PyValue::make(PyValue::Kind::DType, where);
+  if (name == "Null") return v;
+  if (name == "ComplexFloat" || name == "ComplexDouble")
+    throw UserError(name_where, fmt::format("DataType.{}: complex dtypes are not supported "
+                                            "(fusebox has no complex dtypes)",
+                                            displayText(name)));
+  std::optional<DataType> d = parseDataType(name);
+  // Only nvFuser's spellings: DataType.Float, not DataType.float32.
+  if (!d || pythonName(*d) != name) {
+    std::string known;
+    for (DataType t : kAllDataTypes)
+      known += fmt::format("{}DataType.{}", known.empty() ? "" : ", ", pythonName(t));
+    throw UserError(name_where, fmt::format("unsupported dtype DataType.{} (supported: {}, "
+                                            "DataType.Null)",
+                                            displayText(name), known));
+  }
+  v.dtype = d;
+  return v;
+}
+
 void throwComplexUnsupported(const PyValue& v) {
   throw UserError(v.where, fmt::format("{} is a complex number; complex numbers and dtypes are not "
                                        "supported (fusebox has no complex dtypes)",

@@ -101,6 +101,12 @@ std::string pythonLiteral(const ScalarValue& v);
 // "torch.float32", "torch.bfloat16", "torch.int64", "torch.bool", ...
 std::string torchDTypeName(DataType t);
 
+// DataType.<name> (`name_where` locates the name, `where` the whole): Null
+// gives a DType without a dtype; complex dtypes and spellings other than
+// nvFuser's (DataType.float32) are UserErrors at the name.
+PyValue dataTypeNamed(const std::string& name, const SourceLocation& where,
+                      const SourceLocation& name_where);
+
 // Complex numbers are read but not computed with: a UserError at `v`.
 [[noreturn]] void throwComplexUnsupported(const PyValue& v);
 

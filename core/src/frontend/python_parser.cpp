@@ -463,28 +463,7 @@ class ScriptReader {
   }
 
   PyValue bodyMethod(PyValue self, const Token& name, CallArgs args) {
-    if (self.kind == PyValue::Kind::Tensor) {
-      auto* tv = self.val->as<TensorView>();
-      std::string fn = fmt::format("{}.{}", describeValue(self), displayText(name.text));
-      if (name.text == "size") {
-        BoundArgs a(fn, {OpParam{{"dim"}, true}}, args);
-        int64_t dim = asInt(a.at(0), a.context(0));
-        int64_t nd = tv->nDims();
-        if (dim < -nd || dim >= nd)
-          throw UserError(a.at(0).where, fmt::format("dim {} is out of range for {} of rank {}",
-                                                     dim, describeValue(self), nd));
-        return fromVal(tv->axis(dim < 0 ? dim + nd : dim)->logicalExtent(), args.where);
-      }
-      if (name.text == "shape") {
-        BoundArgs a(fn, {}, args);
-        PyValue v = PyValue::make(PyValue::Kind::Vector, args.where);
-        for (IterDomain* id : tv->logicalNoReductions()) v.vec.push_back(id->logicalExtent());
-        return v;
-      }
-    }
-    cur_.fail(name,
-              fmt::format("{} ({}) has no method '{}' (tensors have size(dim) and shape())",
-                          describeValue(self), kindPhrase(self.kind), displayText(name.text)));
+    return callValueMethod(self, name, args);
   }
 
   bool isDTypeConverter(const std::vector<Token>& path) const {
@@ -495,23 +474,7 @@ class ScriptReader {
   PyValue dataTypeName(const std::vector<Token>& path) {
     if (path.size() != 2)
       cur_.fail(path[0], fmt::format("expected DataType.<name>, found {}", joinPath(path)));
-    PyValue v = PyValue::make(PyValue::Kind::DType, loc(path[0]));
-    if (path[1].text == "Null") return v;
-    if (path[1].text == "ComplexFloat" || path[1].text == "ComplexDouble")
-      cur_.fail(path[1], fmt::format("{}: complex dtypes are not supported (fusebox has no "
-                                     "complex dtypes)",
-                                     joinPath(path)));
-    std::optional<DataType> d = parseDataType(path[1].text);
-    // Only nvFuser's spellings: DataType.Float, not DataType.float32.
-    if (!d || pythonName(*d) != path[1].text) {
-      std::string known;
-      for (DataType t : kAllDataTypes)
-        known += fmt::format("{}DataType.{}", known.empty() ? "" : ", ", pythonName(t));
-      cur_.fail(path[1], fmt::format("unsupported dtype {} (supported: {}, DataType.Null)",
-                                     joinPath(path), known));
-    }
-    v.dtype = d;
-    return v;
+    return dataTypeNamed(path[1].text, loc(path[0]), loc(path[1]));
   }
 
   std::vector<Token> tokens_;

@@ -4,6 +4,7 @@
 #include <fusebox/backend/cuda_backend.h>
 #include <fusebox/concretization.h>
 #include <fusebox/ir/printer.h>
+#include <fusebox/kernel_launch.h>
 #include <fusebox/scheduler_setup.h>
 
 #include <fmt/format.h>
@@ -33,6 +34,7 @@ struct FusionRuntime::Impl {
   const CacheEntry* last = nullptr;
   RuntimeCounters counters;
   RunReport report;
+  std::vector<DeferredIndexCheck> deferred_index_checks;
   BackendChoice choice;              // resolved: Cuda, Host or Eval
   std::shared_ptr<Backend> backend;  // created at first use
   bool device_queried = false;
@@ -84,6 +86,23 @@ struct FusionRuntime::Impl {
   }
 
   std::unique_ptr<CacheEntry> build(const std::vector<Argument>& inputs, std::string signature);
+
+  void checkDeferred(bool wait) {
+    for (auto it = deferred_index_checks.begin(); it != deferred_index_checks.end();) {
+      if (!wait && !it->read->ready()) {
+        ++it;
+        continue;
+      }
+      std::string message = indexErrorMessage(it->index_checks, it->kernel, it->read->wait());
+      it = deferred_index_checks.erase(it);
+      if (!message.empty())
+        throw UserError(
+            fmt::format("an earlier call of this fusion: {} after the call "
+                        "returned; that call's outputs hold element 0 where the "
+                        "index was out of range",
+                        message));
+    }
+  }
 };
 
 std::unique_ptr<CacheEntry> FusionRuntime::Impl::build(const std::vector<Argument>& inputs,
@@ -182,6 +201,7 @@ std::vector<Argument> FusionRuntime::Impl::run(const std::vector<Argument>& inpu
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
   };
   Backend& on = getBackend();
+  if (runtime.defer_index_errors) checkDeferred(false);
   report = RunReport();
   report.signature = inputSignature(inputs, shape_scalars);
   ++counters.runs;
@@ -216,6 +236,8 @@ std::vector<Argument> FusionRuntime::Impl::run(const std::vector<Argument>& inpu
   ctx.bench_iterations = bench_iterations;
   ctx.bench_l2 = bench_l2;
   ctx.bench = bench;
+  if (runtime.defer_index_errors && bench == nullptr)
+    ctx.deferred_index_checks = &deferred_index_checks;
   if (found != cache.end()) {
     report.cache_hit = true;
     ++counters.cache_hits;
@@ -252,6 +274,10 @@ std::vector<KernelBenchmark> FusionRuntime::benchmarkKernels(const std::vector<A
   std::vector<KernelBenchmark> bench;
   impl_->run(inputs, iterations, &bench, l2);
   return bench;
+}
+
+void FusionRuntime::checkDeferredIndexErrors(bool wait) {
+  impl_->checkDeferred(wait);
 }
 
 void FusionRuntime::setOutputsOnHost(bool on) {
@@ -291,6 +317,13 @@ const Fusion& FusionRuntime::lastFusion() const {
 const SegmentedFusion& FusionRuntime::lastSegmentation() const {
   FUSEBOX_CHECK(impl_->last != nullptr, "lastSegmentation() before a successful run");
   return *impl_->last->segmented;
+}
+std::vector<KernelSource> FusionRuntime::lastKernels() const {
+  FUSEBOX_CHECK(impl_->last != nullptr, "lastKernels() before a successful run");
+  std::vector<KernelSource> kernels;
+  for (const ScheduledSegment& s : impl_->last->scheduled)
+    if (s.kernel_plan != nullptr) kernels.push_back(s.kernel_plan->kernel);
+  return kernels;
 }
 size_t FusionRuntime::cacheSize() const {
   return impl_->cache.size();

@@ -103,26 +103,38 @@ KernelParams bindKernelParams(const KernelPlan& plan, const std::vector<Argument
   return params;
 }
 
-void checkKernelIndexErrors(Backend& backend, const KernelPlan& plan,
-                            const std::vector<Tensor>& scratch) {
+const Tensor* indexErrorBuffer(const KernelPlan& plan, const std::vector<Tensor>& scratch) {
   size_t next_scratch = 0;
   for (const ParamBinding& b : plan.bindings) {
     if (b.source == ParamBinding::Source::ScratchData) ++next_scratch;
     if (b.source != ParamBinding::Source::IndexErrors) continue;
     FUSEBOX_CHECK(next_scratch < scratch.size(), "kernel {}: {} has no buffer", plan.kernel.name,
                   describeBinding(b));
-    const Tensor words = backend.toHost(scratch[next_scratch]);
-    const auto* w = static_cast<const int64_t*>(words.data());
-    if (w[0] == 0) return;
-    FUSEBOX_CHECK(w[0] > 0 && static_cast<size_t>(w[0]) <= plan.index_checks.size(),
-                  "kernel {} recorded index check {}; it has {}", plan.kernel.name, w[0],
-                  plan.index_checks.size());
-    const IndexCheck& c = plan.index_checks[static_cast<size_t>(w[0] - 1)];
-    throw UserError(fmt::format(
-        "{}: index {} is out of range for dim {} of {}, of size {} (expected {} <= index < {}); "
-        "kernel {} found it, so its outputs are discarded",
-        c.op, w[1], c.dim, c.tensor, c.size, c.lowest, c.size, plan.kernel.name));
+    return &scratch[next_scratch];
   }
+  return nullptr;
+}
+
+std::string indexErrorMessage(const std::vector<IndexCheck>& index_checks,
+                              const std::string& kernel, const Tensor& host_words) {
+  const auto* w = static_cast<const int64_t*>(host_words.data());
+  if (w[0] == 0) return {};
+  FUSEBOX_CHECK(w[0] > 0 && static_cast<size_t>(w[0]) <= index_checks.size(),
+                "kernel {} recorded index check {}; it has {}", kernel, w[0], index_checks.size());
+  const IndexCheck& c = index_checks[static_cast<size_t>(w[0] - 1)];
+  return fmt::format(
+      "{}: index {} is out of range for dim {} of {}, of size {} (expected {} <= index < {}); "
+      "kernel {} found it",
+      c.op, w[1], c.dim, c.tensor, c.size, c.lowest, c.size, kernel);
+}
+
+void checkKernelIndexErrors(Backend& backend, const KernelPlan& plan,
+                            const std::vector<Tensor>& scratch) {
+  const Tensor* words = indexErrorBuffer(plan, scratch);
+  if (words == nullptr) return;
+  std::string message =
+      indexErrorMessage(plan.index_checks, plan.kernel.name, backend.toHost(*words));
+  if (!message.empty()) throw UserError(message + ", so its outputs are discarded");
 }
 
 std::vector<Tensor> launchKernelPlan(Backend& backend, const KernelPlan& plan,

@@ -111,6 +111,14 @@ struct RuntimeStreams {
   std::ostream& diagnostics;
 };
 
+// An index-error record read in the background (RuntimeOptions::
+// defer_index_errors), with what its message needs.
+struct DeferredIndexCheck {
+  std::vector<IndexCheck> index_checks;
+  std::string kernel;
+  std::unique_ptr<PendingRead> read;
+};
+
 // What scheduling and running a cache entry needs from the runtime.
 struct ExecutionContext {
   Segmenter& segmenter;
@@ -127,6 +135,8 @@ struct ExecutionContext {
   int bench_iterations = 0;
   L2State bench_l2 = L2State::Flushed;  // cuda: flush the L2 before each timed launch
   std::vector<KernelBenchmark>* bench = nullptr;
+  // Non-null with defer_index_errors: launches append their reads here.
+  std::vector<DeferredIndexCheck>* deferred_index_checks = nullptr;
 };
 
 // Picks a scheduler for group `g` of `entry` and has it make params and a plan,

@@ -308,7 +308,12 @@ std::vector<Argument> executeEntry(CacheEntry& entry, const std::vector<Argument
       std::vector<Tensor> scratch = allocateKernelScratch(backend, *plan);
       const KernelParams params = bindKernelParams(*plan, args, outs, scratch);
       scheduled.kernel->launch(plan->launch, params);
-      checkKernelIndexErrors(backend, *plan, scratch);
+      if (ctx.deferred_index_checks == nullptr) {
+        checkKernelIndexErrors(backend, *plan, scratch);
+      } else if (const Tensor* words = indexErrorBuffer(*plan, scratch)) {
+        ctx.deferred_index_checks->push_back(
+            {plan->index_checks, plan->kernel.name, backend.readLater(*words)});
+      }
       if (ctx.bench != nullptr) benchmarkKernel(groups[g], scheduled, params, ctx);
       results.assign(outs.begin(), outs.end());
     } else if (scheduled.backend_plan != nullptr) {

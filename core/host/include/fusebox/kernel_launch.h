@@ -6,6 +6,7 @@
 #include <fusebox/backend/backend.h>
 #include <fusebox/kernel_plan.h>
 
+#include <string>
 #include <vector>
 
 namespace fusebox {
@@ -26,6 +27,16 @@ std::vector<Tensor> allocateKernelScratch(Backend& backend, const KernelPlan& pl
 KernelParams bindKernelParams(const KernelPlan& plan, const std::vector<Argument>& inputs,
                               const std::vector<Tensor>& outputs,
                               const std::vector<Tensor>& scratch = {});
+
+// The IndexErrors buffer among a launch's `scratch` (nullptr when the plan
+// has no index checks).
+const Tensor* indexErrorBuffer(const KernelPlan& plan, const std::vector<Tensor>& scratch);
+// The message for the words a kernel recorded in its IndexErrors buffer
+// (copied to the host), naming the op, the index, the dim and its size, and
+// the kernel; empty when the kernel met no index out of range. `index_checks` and `kernel` are
+// the plan's (KernelPlan::index_checks, its kernel's name).
+std::string indexErrorMessage(const std::vector<IndexCheck>& index_checks,
+                              const std::string& kernel, const Tensor& host_words);
 
 // After a launch: the first out-of-range index
 // the kernel recorded in its IndexErrors buffer, if any, as a UserError

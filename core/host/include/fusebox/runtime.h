@@ -28,6 +28,7 @@
 #pragma once
 
 #include <fusebox/backend/backend_choice.h>
+#include <fusebox/backend/kernel.h>
 #include <fusebox/config.h>
 #include <fusebox/eval/evaluator.h>
 #include <fusebox/ir/fusion.h>
@@ -156,6 +157,14 @@ struct RuntimeOptions {
   // tensors (false). Host inputs are copied to the device either way; device
   // inputs are used in place.
   bool outputs_on_host = true;
+  // Kernels with indirect loads record an index out of range instead of
+  // reading past their tensor. false: the runtime reads that record right
+  // after each such launch (one wait for the kernel) and fails the call.
+  // true: it reads it in the background (Backend::readLater), so the call
+  // does not wait; an error is raised by a later run() once the kernel has
+  // finished, or by checkDeferredIndexErrors (the Python module's mode, as
+  // torch's asynchronous device asserts).
+  bool defer_index_errors = false;
   // Where dumps go (default std::cout) and warnings (default std::cerr).
   std::ostream* dump = nullptr;
   std::ostream* diagnostics = nullptr;
@@ -197,6 +206,13 @@ class FusionRuntime {
   std::vector<KernelBenchmark> benchmarkKernels(const std::vector<Argument>& inputs, int iterations,
                                                 L2State l2 = L2State::Flushed);
 
+  // With defer_index_errors: raises the index error of an earlier call whose
+  // kernel has finished (with `wait`, of every earlier call, waiting for
+  // them), as a UserError naming the kernel, the op and the index; the
+  // outputs of that call hold element 0 where the index was out of range.
+  // Each error is raised once. run() calls it (without waiting) first.
+  void checkDeferredIndexErrors(bool wait);
+
   // RuntimeOptions::outputs_on_host from now on (benchmarks keep outputs on
   // the device, so a timed run() copies nothing).
   void setOutputsOnHost(bool on);
@@ -215,6 +231,9 @@ class FusionRuntime {
   // segmentation, and each group's scheduler. Throw InternalError before a run.
   const Fusion& lastFusion() const;
   const SegmentedFusion& lastSegmentation() const;
+  // The generated kernels of the last successful run, in run order
+  // (segments another kind of plan ran are left out).
+  std::vector<KernelSource> lastKernels() const;
   size_t cacheSize() const;            // input signatures
   size_t concretizationCount() const;  // first-level entries
 

@@ -74,6 +74,18 @@ struct EvaluatorOptions {
 void validateInputs(const Fusion& fusion, const std::vector<Argument>& inputs,
                     const EvaluatorOptions& options = {});
 
+// Checks each tensor input's strides against the contiguity its definition
+// declares (in allocation order, as nvFuser): a dim declared contiguous must
+// step exactly over the next inner non-broadcast dim (the innermost over one
+// element). Size-1 dims and empty tensors are not checked, as torch gives
+// them any stride. Kernels are made for the strides a call brings whatever
+// the declaration says, so this is a contract check for callers that want
+// the declaration kept (the Python module, as nvFuser refuses such inputs);
+// a UserError names the input, the dim and the stride expected. Call after
+// validateInputs (ranks and kinds are assumed right).
+void validateInputContiguity(const Fusion& fusion, const std::vector<Argument>& inputs,
+                             const EvaluatorOptions& options = {});
+
 // Runs the fusion. Outputs with a required stride order (or an allocation
 // domain) are allocated in that order; others are row-major. Every returned
 // tensor is freshly allocated, except an output aliased to an input

@@ -142,6 +142,63 @@ Tensor CudaBackendImpl::toHost(const Tensor& t) {
   return host;
 }
 
+namespace {
+
+// A copy into pinned host memory behind the stream's work, with an event
+// recorded after it: ready() asks the event, wait() waits for it.
+class CudaPendingRead final : public PendingRead {
+ public:
+  CudaPendingRead(std::shared_ptr<CudaDevice> device, const Tensor& t)
+      : device_(std::move(device)) {
+    const DriverApi& api = driver();
+    device_->makeCurrent();
+    const int64_t bytes = spanElements(t.sizes(), t.strides()) * t.elementSize();
+    void* pinned = nullptr;
+    check(api.memAllocHost(&pinned, static_cast<size_t>(std::max<int64_t>(bytes, 1))),
+          "cuMemAllocHost");
+    std::shared_ptr<CudaDevice> owner = device_;
+    host_ = Tensor::fromBlob(pinned, t.dtype(), t.sizes(), t.strides(), Device::Host,
+                             [owner](void* p) { driver().memFreeHost(p); });
+    check(api.memcpyDtoHAsync(pinned, reinterpret_cast<CUdeviceptr>(t.data()),
+                              static_cast<size_t>(bytes), device_->stream()),
+          fmt::format("copying {} from the GPU", t.describe()));
+    check(api.eventCreate(&event_, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+    check(api.eventRecord(event_, device_->stream()), "cuEventRecord");
+  }
+  ~CudaPendingRead() override {
+    if (event_ != nullptr) driver().eventDestroy(event_);
+  }
+  bool ready() override {
+    if (done_) return true;
+    CUresult r = driver().eventQuery(event_);
+    if (r == CUDA_ERROR_NOT_READY) return false;
+    check(r, "cuEventQuery");
+    done_ = true;
+    return true;
+  }
+  const Tensor& wait() override {
+    if (!done_) {
+      check(driver().eventSynchronize(event_), "cuEventSynchronize");
+      done_ = true;
+    }
+    return host_;
+  }
+
+ private:
+  std::shared_ptr<CudaDevice> device_;
+  Tensor host_;
+  CUevent event_ = nullptr;
+  bool done_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<PendingRead> CudaBackendImpl::readLater(const Tensor& t) {
+  FUSEBOX_USER_CHECK(t.defined() && t.device() == Device::Cuda, "readLater: {} is not a GPU tensor",
+                     t.defined() ? t.describe() : "undefined");
+  return std::make_unique<CudaPendingRead>(device_, t);
+}
+
 void CudaBackendImpl::memsetZero(const Tensor& t) {
   FUSEBOX_USER_CHECK(t.defined() && t.device() == Device::Cuda,
                      "memsetZero: {} is not a GPU tensor",
@@ -193,11 +250,13 @@ void* CudaBackendImpl::cublasHandle() {
     cublasHandle_t handle = nullptr;
     checkCublas(api.create(&handle), "cublasCreate");
     cublas_handle_ = handle;
-    checkCublas(api.setStream(handle, device_->stream()), "cublasSetStream");
     // Full float32 products (no TF32), as PyTorch does by default.
     checkCublas(api.setMathMode(handle, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
   });
   FUSEBOX_USER_CHECK(cublas_handle_ != nullptr, "cuBLAS could not be initialized earlier");
+  // On the device's current stream, which setCudaStream may have changed.
+  checkCublas(cublas().setStream(static_cast<cublasHandle_t>(cublas_handle_), device_->stream()),
+              "cublasSetStream");
   return cublas_handle_;
 }
 
@@ -243,6 +302,12 @@ DeviceAllocatorStats deviceAllocatorStats(Backend& backend) {
 
 void releaseCachedDeviceMemory(Backend& backend) {
   cuda::asCudaBackend(backend, "releaseCachedDeviceMemory").allocator().releaseCached();
+}
+
+void setCudaStream(Backend& backend, std::optional<uintptr_t> stream) {
+  CUstream s = nullptr;
+  if (stream) s = *stream == 0 ? CU_STREAM_LEGACY : reinterpret_cast<CUstream>(*stream);
+  cuda::asCudaBackend(backend, "setCudaStream").device().useStream(s);
 }
 
 }  // namespace fusebox

@@ -33,6 +33,7 @@ class CudaBackendImpl final : public Backend {
   void memsetZero(const Tensor& t) override;
   void copy(const Tensor& src, const Tensor& dst) override;
   void synchronize() override;
+  std::unique_ptr<PendingRead> readLater(const Tensor& t) override;
 
   CudaDevice& device() { return *device_; }
   DeviceAllocator& allocator() { return *allocator_; }

@@ -86,6 +86,13 @@ std::string CudaDevice::recentLaunches() const {
                      *last, count);
 }
 
+void CudaDevice::useStream(CUstream stream) {
+  if (stream == stream_) stream = nullptr;
+  if (stream == external_stream_) return;
+  synchronize("switching streams");
+  external_stream_ = stream;
+}
+
 void CudaDevice::synchronize(std::string_view what) {
   makeCurrent();
   CUresult result = driver().streamSynchronize(stream_);

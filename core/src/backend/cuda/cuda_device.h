@@ -27,7 +27,15 @@ class CudaDevice {
 
   // Makes the context current on the calling thread (cheap when it already is).
   void makeCurrent() const;
-  CUstream stream() const { return stream_; }
+  // The stream launches, copies and allocations go on: the device's own, or
+  // the one useStream set.
+  CUstream stream() const { return external_stream_ != nullptr ? external_stream_ : stream_; }
+  // Work goes on `stream` (another CUDA user's in the primary context, e.g.
+  // torch's current stream) from now on; nullptr: the device's own stream.
+  // Switching waits for the stream left first, so that memory its work used
+  // (the caching allocator's blocks) is free of it before work on the other
+  // stream reuses it.
+  void useStream(CUstream stream);
   CUdevice device() const { return device_; }
   int ordinal() const { return ordinal_; }
   // shared_memory_per_block is the opt-in maximum: the backend raises a
@@ -53,6 +61,7 @@ class CudaDevice {
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;
   CUstream stream_ = nullptr;
+  CUstream external_stream_ = nullptr;
   DeviceProperties properties_;
   int64_t total_memory_ = 0;
   std::mutex names_mutex_;

@@ -70,6 +70,9 @@ LoadResult loadDriver() {
   FUSEBOX_BIND(eventDestroy, cuEventDestroy);
   FUSEBOX_BIND(eventRecord, cuEventRecord);
   FUSEBOX_BIND(eventSynchronize, cuEventSynchronize);
+  FUSEBOX_BIND(eventQuery, cuEventQuery);
+  FUSEBOX_BIND(memAllocHost, cuMemAllocHost);
+  FUSEBOX_BIND(memFreeHost, cuMemFreeHost);
 #undef FUSEBOX_BIND
   // cuEventElapsedTime_v2 (CUDA 12.8+) has the same signature as the original;
   // older drivers have only the latter.

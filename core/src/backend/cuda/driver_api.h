@@ -50,6 +50,9 @@ struct DriverApi {
   decltype(&::cuEventDestroy) eventDestroy;
   decltype(&::cuEventRecord) eventRecord;
   decltype(&::cuEventSynchronize) eventSynchronize;
+  decltype(&::cuEventQuery) eventQuery;
+  decltype(&::cuMemAllocHost) memAllocHost;
+  decltype(&::cuMemFreeHost) memFreeHost;
   decltype(&::cuEventElapsedTime) eventElapsedTime;
 };
 

@@ -36,6 +36,9 @@ DeviceAllocatorStats deviceAllocatorStats(Backend&) {
 void releaseCachedDeviceMemory(Backend&) {
   fail();
 }
+void setCudaStream(Backend&, std::optional<uintptr_t>) {
+  fail();
+}
 void cublasMatmul(Backend&, const Tensor&, const Tensor&, const Tensor&) {
   fail();
 }

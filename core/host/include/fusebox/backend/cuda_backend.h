@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,5 +70,14 @@ struct DeviceAllocatorStats {
 DeviceAllocatorStats deviceAllocatorStats(Backend& backend);
 // Returns every cached (free) block to the driver.
 void releaseCachedDeviceMemory(Backend& backend);
+
+// The stream a cuda backend's launches, copies and allocations go on from
+// now on: `stream` is a CUstream of another CUDA user in the same (primary)
+// context, as an integer (torch's `cuda_stream`; 0 is the legacy default
+// stream), so that fusebox's kernels are ordered with that user's work;
+// nullopt: the backend's own non-blocking stream. Switching waits for the
+// stream left (its cached memory may then go to the other). The Python
+// module calls it with torch's current stream on each call.
+void setCudaStream(Backend& backend, std::optional<uintptr_t> stream);
 
 }  // namespace fusebox

@@ -1,0 +1,200 @@
+#include "torch_io.h"
+
+#include <dlpack/dlpack.h>
+#include <fmt/format.h>
+#include <fusebox/checked_math.h>
+
+#include <memory>
+
+namespace fusebox::python {
+namespace {
+
+std::string inputLabel(size_t k, const std::vector<std::string>& names) {
+  return k < names.size() ? fmt::format("input {} ({})", k, names[k]) : fmt::format("input {}", k);
+}
+
+Argument scalarArgument(py::handle item, const std::string& label) {
+  if (py::isinstance<py::bool_>(item)) return ScalarValue(item.cast<bool>());
+  if (py::isinstance<py::int_>(item)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(item.ptr(), &overflow);
+    FUSEBOX_USER_CHECK(overflow == 0, "{}: integer {} does not fit in int64", label,
+                       py::str(item).cast<std::string>());
+    return ScalarValue(static_cast<int64_t>(v));
+  }
+  if (py::isinstance<py::float_>(item)) return ScalarValue(item.cast<double>());
+  throw UserError(
+      fmt::format("{} is a Python {}, expected a torch tensor or a number", label,
+                  py::str(py::type::of(item).attr("__qualname__")).cast<std::string>()));
+}
+
+struct ManagedOutput {
+  Tensor tensor;  // keeps the storage alive while torch holds the capsule
+  std::vector<int64_t> shape, strides;
+  DLManagedTensor managed{};
+};
+
+void deleteManaged(DLManagedTensor* m) {
+  delete static_cast<ManagedOutput*>(m->manager_ctx);
+}
+
+DLDataType dlpackType(DataType t) {
+  switch (t) {
+    case DataType::Bool:
+      return {kDLUInt, 8, 1};
+    case DataType::Int32:
+      return {kDLInt, 32, 1};
+    case DataType::Int64:
+      return {kDLInt, 64, 1};
+    case DataType::Half:
+      return {kDLFloat, 16, 1};
+    case DataType::BFloat16:
+      return {kDLBfloat, 16, 1};
+    case DataType::Float:
+      return {kDLFloat, 32, 1};
+    case DataType::Double:
+      return {kDLFloat, 64, 1};
+  }
+  FUSEBOX_CHECK(false, "no DLPack type for dtype {}", static_cast<int>(t));
+}
+
+py::capsule toCapsule(const Tensor& t) {
+  auto owner = std::make_unique<ManagedOutput>();
+  owner->tensor = t;
+  owner->shape = t.sizes();
+  owner->strides = t.strides();
+  DLTensor& dl = owner->managed.dl_tensor;
+  dl.data = t.data();
+  dl.device = t.device() == Device::Cuda ? DLDevice{kDLCUDA, 0} : DLDevice{kDLCPU, 0};
+  dl.ndim = static_cast<int32_t>(t.dim());
+  dl.dtype = dlpackType(t.dtype());
+  dl.shape = owner->shape.data();
+  dl.strides = owner->strides.data();
+  dl.byte_offset = 0;
+  owner->managed.manager_ctx = owner.get();
+  owner->managed.deleter = deleteManaged;
+  DLManagedTensor* managed = &owner.release()->managed;
+  // A capsule nobody consumed (renamed "used_dltensor" by the consumer) frees the tensor.
+  return py::capsule(managed, "dltensor", [](PyObject* capsule) {
+    if (PyCapsule_IsValid(capsule, "dltensor")) {
+      auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, "dltensor"));
+      m->deleter(m);
+    }
+  });
+}
+
+}  // namespace
+
+CallInputs toCallInputs(py::list inputs, const std::vector<std::string>& names) {
+  FUSEBOX_USER_CHECK(inputs.size() == names.size(),
+                     "execute: the fusion takes {} input{} ({}), got {}", names.size(),
+                     names.size() == 1 ? "" : "s", fmt::join(names, ", "), inputs.size());
+  CallInputs call;
+  std::optional<int64_t> cuda_index;
+  std::optional<size_t> cpu_tensor;  // a CPU tensor of rank > 0
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const std::string label = inputLabel(k, names);
+    py::handle item = inputs[k];
+    if (!py::isinstance<py::tuple>(item)) {
+      call.arguments.push_back(scalarArgument(item, label));
+      continue;
+    }
+    auto t = item.cast<py::tuple>();
+    FUSEBOX_CHECK(t.size() == 7 && t[0].cast<std::string>() == "tensor",
+                  "{}: malformed tensor descriptor", label);
+    auto data = reinterpret_cast<void*>(t[1].cast<uintptr_t>());
+    auto sizes = t[2].cast<std::vector<int64_t>>();
+    auto strides = t[3].cast<std::vector<int64_t>>();
+    auto dtype_name = t[4].cast<std::string>();
+    std::optional<DataType> dtype = parseDataType(dtype_name);
+    FUSEBOX_USER_CHECK(dtype.has_value(),
+                       "{} has dtype {}, which fusebox does not support (supported: bool, int32, "
+                       "int64, float16, bfloat16, float32, float64)",
+                       label, dtype_name);
+    for (size_t d = 0; d < strides.size(); ++d)
+      FUSEBOX_USER_CHECK(strides[d] >= 0,
+                         "{} has a negative stride ({} in dim {}); fusebox takes "
+                         "tensors with non-negative strides (copy it with .contiguous())",
+                         label, strides[d], d);
+    const bool cuda = t[5].cast<std::string>() == "cuda";
+    if (cuda) {
+      int64_t index = t[6].cast<int64_t>();
+      FUSEBOX_USER_CHECK(!cuda_index || *cuda_index == index,
+                         "{} is on cuda:{}, an earlier input on cuda:{}; a fusion runs on one GPU",
+                         label, index, *cuda_index);
+      FUSEBOX_USER_CHECK(index == 0,
+                         "{} is on cuda:{}; fusebox runs on the first visible GPU (cuda:0): "
+                         "choose the GPU with CUDA_VISIBLE_DEVICES",
+                         label, index);
+      cuda_index = index;
+    } else if (!sizes.empty() && !cpu_tensor) {
+      cpu_tensor = k;
+    }
+    call.arguments.push_back(Tensor::fromBlob(data, *dtype, std::move(sizes), std::move(strides),
+                                              cuda ? Device::Cuda : Device::Host));
+  }
+  call.on_cuda = cuda_index.has_value();
+  FUSEBOX_USER_CHECK(!call.on_cuda || !cpu_tensor,
+                     "{} is a CPU tensor, other inputs are CUDA tensors; pass it on the GPU "
+                     "(.cuda()), or all inputs on the CPU (only 0-dim CPU tensors mix with CUDA "
+                     "ones)",
+                     inputLabel(cpu_tensor.value_or(0), names));
+  return call;
+}
+
+py::list toPythonOutputs(const Fusion& fusion, const std::vector<Argument>& outputs,
+                         const std::vector<Argument>& inputs) {
+  py::list result;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const Val* out = fusion.outputs().at(k);
+    if (fusion.aliasedInput(out) != nullptr) continue;  // written into its input, not returned
+    const std::string dtype(dtypeName(out->dtype()));
+    if (const auto* s = std::get_if<ScalarValue>(&outputs[k])) {
+      py::object value = std::visit([](auto v) { return py::cast(v); }, *s);
+      result.append(py::make_tuple("scalar", value, dtype));
+      continue;
+    }
+    const Tensor& t = std::get<Tensor>(outputs[k]);
+    size_t view_of = inputs.size();
+    for (size_t i = 0; i < inputs.size() && view_of == inputs.size(); ++i)
+      if (const auto* in = std::get_if<Tensor>(&inputs[i]))
+        if (in->storage() == t.storage()) view_of = i;
+    if (view_of < inputs.size() && std::get<Tensor>(inputs[view_of]).dtype() != t.dtype()) {
+      // A reinterpreting view of the caller's memory: a copy, since the
+      // capsule cannot keep the caller's tensor alive.
+      FUSEBOX_USER_CHECK(t.device() == Device::Host,
+                         "output {} views input {} as another dtype, which the module cannot "
+                         "return for CUDA tensors yet",
+                         k, view_of);
+      result.append(py::make_tuple("dlpack", toCapsule(t.clone()), dtype));
+      continue;
+    }
+    if (view_of < inputs.size()) {
+      const Tensor& in = std::get<Tensor>(inputs[view_of]);
+      int64_t offset = t.storageOffset() - in.storageOffset();
+      result.append(py::make_tuple("view", view_of, t.sizes(), t.strides(), offset, dtype));
+      continue;
+    }
+    result.append(py::make_tuple("dlpack", toCapsule(t), dtype));
+  }
+  return result;
+}
+
+py::list toPythonArguments(const std::vector<Argument>& arguments) {
+  py::list result;
+  for (const Argument& a : arguments) {
+    if (const auto* s = std::get_if<ScalarValue>(&a)) {
+      py::object value = std::visit([](auto v) { return py::cast(v); }, *s);
+      const char* dtype = std::holds_alternative<bool>(*s)      ? "bool"
+                          : std::holds_alternative<int64_t>(*s) ? "int64"
+                                                                : "double";
+      result.append(py::make_tuple("scalar", value, dtype));
+      continue;
+    }
+    const Tensor& t = std::get<Tensor>(a);
+    result.append(py::make_tuple("dlpack", toCapsule(t), std::string(dtypeName(t.dtype()))));
+  }
+  return result;
+}
+
+}  // namespace fusebox::python

@@ -1,0 +1,156 @@
+"""Fusions defined in Python and run on torch tensors, each checked against
+eager torch computing the same math."""
+
+import pytest
+import torch
+
+from fusebox import DataType, FusionDefinition
+from conftest import tolerance
+
+
+def test_pointwise_float(device):
+    x = torch.randn(33, 65, device=device)
+    y = torch.randn(33, 65, device=device)
+    with FusionDefinition() as fd:
+        t0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+        t1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+        t2 = fd.ops.mul(fd.ops.exp(t0), t1)
+        t3 = fd.ops.add(t2, 0.5)
+        fd.add_output(t3)
+    (out,) = fd.execute([x, y])
+    assert out.device.type == device and out.shape == (33, 65) and out.dtype == torch.float32
+    rtol, atol = tolerance(torch.float32)
+    torch.testing.assert_close(out, torch.exp(x) * y + 0.5, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("dtype,nv", [(torch.bfloat16, DataType.BFloat16),
+                                      (torch.float16, DataType.Half)])
+def test_half_types_compute_in_float(device, dtype, nv):
+    x = torch.randn(7, 129, device=device).to(dtype)
+    b = torch.randn(129, device=device).to(dtype)
+    with FusionDefinition() as fd:
+        t0 = fd.define_tensor(shape=[-1, -1], dtype=nv)
+        t1 = fd.define_tensor(shape=[-1], dtype=nv)
+        t2 = fd.ops.broadcast_in_dim(t1, shape=t0.shape(), broadcast_dims=[1])
+        t3 = fd.ops.cast(fd.ops.add(fd.ops.cast(t0, DataType.Float), fd.ops.cast(t2, DataType.Float)), nv)
+        fd.add_output(fd.ops.relu(t3))
+    (out,) = fd.execute([x, b])
+    # (torch 1.13 has no CPU relu for float16: relu commutes with the rounding.)
+    expected = torch.relu(x.float() + b.float()).to(dtype)
+    assert out.dtype == dtype
+    rtol, atol = tolerance(dtype)
+    torch.testing.assert_close(out, expected, rtol=rtol, atol=atol)
+
+
+def test_sum_and_scalar_input(device):
+    x = torch.randn(16, 512, device=device)
+    with FusionDefinition() as fd:
+        t0 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Float)
+        s = fd.define_scalar(DataType.Double)
+        t1 = fd.ops.mul(t0, s)
+        fd.add_output(fd.ops.sum(t1, dims=[1]))
+    (out,) = fd.execute([x, 0.25])
+    rtol, atol = tolerance(torch.float32, accumulated=512)
+    torch.testing.assert_close(out, (x * 0.25).sum(1), rtol=rtol, atol=atol)
+    # Another value of the scalar: the same fusion, another result.
+    (out2,) = fd.execute([x, 2.0])
+    torch.testing.assert_close(out2, (x * 2.0).sum(1), rtol=rtol, atol=atol * 8)
+
+
+def test_var_mean_returns_two_tensors(device):
+    x = torch.randn(8, 300, device=device)
+    with FusionDefinition() as fd:
+        t0 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Float)
+        var, mean = fd.ops.var_mean(t0, dims=[1], correction=1)
+        fd.add_output(var)
+        fd.add_output(mean)
+    var, mean = fd.execute([x])
+    ev, em = torch.var_mean(x, dim=1, correction=1)
+    rtol, atol = tolerance(torch.float32, accumulated=300)
+    torch.testing.assert_close(mean, em, rtol=rtol, atol=atol)
+    torch.testing.assert_close(var, ev, rtol=rtol, atol=atol)
+
+
+def test_bool_and_int_outputs(device):
+    x = torch.randn(5, 9, device=device)
+    i = torch.randint(-5, 5, (5, 9), device=device)
+    with FusionDefinition() as fd:
+        t0 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Float)
+        t1 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Int)
+        fd.add_output(fd.ops.gt(t0, 0.0))
+        fd.add_output(fd.ops.mul(t1, 3))
+    mask, tripled = fd.execute([x, i])
+    assert mask.dtype == torch.bool and torch.equal(mask, x > 0)
+    assert tripled.dtype == torch.int64 and torch.equal(tripled, i * 3)
+
+
+def test_non_contiguous_input_as_declared(device):
+    base = torch.randn(12, 10, device=device)
+    x = base.t()  # strides (1, 10)
+    with FusionDefinition() as fd:
+        t0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float,
+                              stride_order=[0, 1])
+        fd.add_output(fd.ops.neg(t0))
+    (out,) = fd.execute([x])
+    assert torch.equal(out, -x)
+
+
+def test_output_view_shares_the_input(device):
+    x = torch.randn(4, 6, device=device)
+    with FusionDefinition() as fd:
+        t0 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Float)
+        fd.add_output(fd.ops.permute(t0, dims=[1, 0]))
+    (out,) = fd.execute([x])
+    assert torch.equal(out, x.t())
+    # A no_op view, as torch's own permute: it shares the input's memory.
+    x[0, 0] = 42.0
+    assert out[0, 0].item() == 42.0
+
+
+def test_alias_input_updates_in_place_and_is_not_returned(device):
+    p = torch.randn(64, 32, device=device)
+    g = torch.randn(64, 32, device=device)
+    before = p.clone()
+    with FusionDefinition() as fd:
+        t0 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Float)
+        t1 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Float)
+        t2 = fd.ops.sub(t0, fd.ops.mul(t1, 0.1))
+        fd.add_output(t2, alias_input=t0)
+        fd.add_output(fd.ops.sum(t0, dims=[0, 1]))
+    outs = fd.execute([p, g])
+    assert len(outs) == 1  # the aliased output is written into p, not returned
+    rtol, atol = tolerance(torch.float32, accumulated=64 * 32)
+    # Every read of p inside the fusion saw its old value.
+    torch.testing.assert_close(outs[0], before.sum(), rtol=rtol, atol=atol)
+    torch.testing.assert_close(p, before - g * 0.1, rtol=1e-6, atol=1e-6)
+
+
+def test_scalar_output_is_a_zero_dim_tensor(device):
+    x = torch.randn(3, 4, device=device)
+    with FusionDefinition() as fd:
+        t0 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Float)
+        fd.add_output(fd.ops.mul(t0.size(1), 2))
+    (out,) = fd.execute([x])
+    assert out.dim() == 0 and out.item() == 8
+
+
+def test_from_pytorch_and_define_vector(device):
+    x = torch.randn(6, 10, device=device)
+    with FusionDefinition() as fd:
+        t0 = fd.from_pytorch(x)
+        n = fd.define_vector(2)  # nvfuser_direct: two symbolic int inputs
+        t1 = fd.ops.reshape(t0, new_shape=n)
+        fd.add_output(t1)
+    (out,) = fd.execute([x, 3, 20])
+    assert torch.equal(out, x.reshape(3, 20))
+
+
+def test_dims_and_shape_queries():
+    with FusionDefinition() as fd:
+        t0 = fd.define_tensor(shape=[-1, 1, -1], dtype=DataType.Float)
+        assert t0.ndim == 3
+        shape = t0.shape()
+        assert len(shape) == 3
+        assert repr(t0) == "T0"
+        assert t0.dtype() == DataType.Float
+        fd.add_output(fd.ops.sum(t0, dims=[2]))
