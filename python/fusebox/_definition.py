@@ -158,6 +158,7 @@ class FusionDefinition:
         self._builder = None
         self._fusion = None
         self._settings = Settings(config, settings, disable_passes, disable_schedulers, dump)
+        self._native_settings = None
         self._selected_device = None
         self.ops = _Ops(self)
 
@@ -231,15 +232,22 @@ class FusionDefinition:
 
     def _prepare(self, what, inputs, device, call_settings, enable=(), disable=()):
         fusion = self._require_fusion(what)
-        described = _torch.describe_inputs(inputs, fusion.input_names())
-        _check_device(device, described)
-        run = self._settings.over(Settings(*call_settings)).with_nvfuser_options(enable, disable)
-        stream = 0
-        if any(isinstance(d, tuple) and d[5] == "cuda" for d in described):
-            # fusebox's kernels go on torch's current stream, queued after the
-            # work that makes the inputs; the call returns without waiting.
-            stream = _torch._torch().cuda.current_stream().cuda_stream
-        return fusion, described, run.native(), stream
+        described, cuda_index = _torch.describe_inputs(inputs, fusion)
+        if device is not None:
+            _check_device(device, described)
+        if enable or disable or any(s is not None for s in call_settings):
+            run = self._settings.over(Settings(*call_settings))
+            run = run.with_nvfuser_options(enable, disable).native()
+        else:
+            # The common call: the definition's own settings, made once.
+            if self._native_settings is None:
+                self._native_settings = self._settings.with_nvfuser_options((), ()).native()
+            run = self._native_settings
+        # On CUDA tensors fusebox's kernels go on torch's current stream,
+        # queued after the work that makes the inputs; the call returns
+        # without waiting.
+        stream = 0 if cuda_index is None else _torch.current_stream(cuda_index)
+        return fusion, described, run, stream
 
     def execute(self, inputs, *, device=None, save_repro_inputs=False, _enable_options=(),
                 _disable_options=(), config=None, settings=None, disable_passes=None,

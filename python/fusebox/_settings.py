@@ -104,10 +104,5 @@ class Settings:
         return s
 
     def native(self):
-        r = _fusebox._RunSettings()
-        r.config = self.config_file
-        r.settings = self.settings
-        r.disabled_passes = self.disabled_passes
-        r.disabled_schedulers = self.disabled_schedulers
-        r.dumps = self.dumps
-        return r
+        return _fusebox._RunSettings(self.config_file, self.settings, self.disabled_passes,
+                                     self.disabled_schedulers, self.dumps)

@@ -7,41 +7,67 @@ import sys
 from . import _fusebox
 
 
+_torch_module = None
+_dtype_names = {}
+
+
 def _torch():
-    import torch
+    global _torch_module
+    if _torch_module is None:
+        import torch
 
-    return torch
+        _torch_module = torch
+        for name in ("bool", "int32", "int64", "float16", "bfloat16", "float32", "float64"):
+            _dtype_names[getattr(torch, name)] = name
+    return _torch_module
 
 
-def _describe_input(value, index, names):
+def _label(index, fusion):
+    names = fusion.input_names()
+    return f"input {index} ({names[index]})" if index < len(names) else f"input {index}"
+
+
+def describe_inputs(inputs, fusion):
+    """The extension's descriptors of `inputs`, and the CUDA device index of
+    the first CUDA tensor (None when there is none). A tensor is handed over
+    by its data pointer, sizes, strides, dtype and device (a bool tensor like
+    any other: the extension never asks torch for a DLPack capsule of an
+    input)."""
     torch = _torch()
-    if isinstance(value, torch.Tensor):
-        # A bool tensor is passed by its data pointer like any other: the
-        # extension never asks torch for a DLPack capsule of an input.
-        device = value.device
-        return (
-            "tensor",
-            value.data_ptr(),
-            tuple(value.shape),
-            tuple(value.stride()),
-            str(value.dtype).replace("torch.", ""),
-            device.type,
-            device.index if device.index is not None else 0,
-        )
-    if isinstance(value, (bool, int, float)):
-        return value
-    label = f"input {index} ({names[index]})" if index < len(names) else f"input {index}"
-    raise _fusebox.FuseboxError(
-        f"{label} is a Python {type(value).__qualname__}, expected a torch tensor or a number"
-    )
-
-
-def describe_inputs(inputs, names):
     if not isinstance(inputs, (list, tuple)):
         raise _fusebox.FuseboxError(
             f"execute takes a list of inputs, got a Python {type(inputs).__qualname__}"
         )
-    return [_describe_input(v, i, names) for i, v in enumerate(inputs)]
+    described = []
+    cuda_index = None
+    tensor = torch.Tensor
+    for i, value in enumerate(inputs):
+        if isinstance(value, tensor):
+            device = value.device
+            index = device.index or 0
+            if cuda_index is None and device.type == "cuda":
+                cuda_index = index
+            dtype = _dtype_names.get(value.dtype) or str(value.dtype).replace("torch.", "")
+            described.append(("tensor", value.data_ptr(), value.shape, value.stride(), dtype,
+                              device.type, index))
+        elif isinstance(value, (bool, int, float)):
+            described.append(value)
+        else:
+            raise _fusebox.FuseboxError(
+                f"{_label(i, fusion)} is a Python {type(value).__qualname__}, expected a torch "
+                "tensor or a number"
+            )
+    return described, cuda_index
+
+
+def current_stream(index):
+    """torch's current stream on cuda:`index` as an integer (0: the legacy
+    default stream), the cheap way where this torch has it."""
+    torch = _torch()
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw(index)
+    return torch.cuda.current_stream(index).cuda_stream
 
 
 _DTYPES = {

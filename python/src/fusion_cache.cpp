@@ -17,28 +17,34 @@ std::vector<NamedSetting> named(const std::vector<std::string>& names, const cha
   return out;
 }
 
-}  // namespace
-
-std::vector<std::string> inputNames(const Fusion& fusion) {
+std::vector<std::string> namesOfInputs(const Fusion& fusion) {
   std::vector<std::string> names;
   for (const Val* v : fusion.inputs()) names.push_back(handleName(v));
   return names;
 }
 
-std::string RunSettings::key() const {
-  return fmt::format("config={}\nset={}\npasses-={}\nschedulers-={}\ndump={}", config,
+}  // namespace
+
+const std::string& RunSettings::key() const {
+  if (!key_.empty()) return key_;
+  key_ = fmt::format("config={}\nset={}\npasses-={}\nschedulers-={}\ndump={}", config,
                      fmt::join(settings, "\x1f"), fmt::join(disabled_passes, ","),
                      fmt::join(disabled_schedulers, ","), fmt::join(dumps, "\x1f"));
+  return key_;
 }
 
 CachedFusion::CachedFusion(int64_t id, std::unique_ptr<Fusion> fusion)
     : id_(id),
       fusion_(std::move(fusion)),
+      input_names_(namesOfInputs(*fusion_)),
       dump_(std::make_unique<std::ostringstream>()),
       diagnostics_(std::make_unique<std::ostringstream>()) {}
 
 FusionRuntime& CachedFusion::runtime(const RunSettings& settings, BackendChoice backend) {
-  std::string key = fmt::format("{}\nbackend={}", settings.key(), static_cast<int>(backend));
+  // Each (settings, backend) pair has its runtime; the backend goes first in
+  // the key so that the settings' cached text is used as it is.
+  std::string key = backend == BackendChoice::Cuda ? "cuda\n" : "host\n";
+  key += settings.key();
   auto found = runtimes_.find(key);
   if (found != runtimes_.end()) return *found->second;
 
@@ -63,7 +69,7 @@ FusionRuntime& CachedFusion::runtime(const RunSettings& settings, BackendChoice 
   for (const auto& d : registry.diagnostics()) *diagnostics_ << "warning: " << d.message << "\n";
 
   RuntimeOptions runtime;
-  runtime.input_names = inputNames(*fusion_);
+  runtime.input_names = input_names_;
   runtime.backend = backend;
   runtime.outputs_on_host = false;  // device outputs stay on the device, as torch's do
   // On the GPU a call does not wait for its kernels: index errors surface at

@@ -16,9 +16,6 @@
 
 namespace fusebox::python {
 
-// The fusion's inputs as the module's handles name them (handleName: "T0", "S1").
-std::vector<std::string> inputNames(const Fusion& fusion);
-
 // What decides a runtime besides the fusion: the config and the switches a
 // definition or a call sets. Equal keys share a runtime.
 struct RunSettings {
@@ -27,7 +24,12 @@ struct RunSettings {
   std::vector<std::string> disabled_passes;
   std::vector<std::string> disabled_schedulers;
   std::vector<std::string> dumps;  // [dump] options, as --dump ("kernel_source", "print_after=all")
-  std::string key() const;
+  // Canonical text of the above, made at the first call: the Python side
+  // makes a RunSettings once and does not change it afterwards.
+  const std::string& key() const;
+
+ private:
+  mutable std::string key_;
 };
 
 class CachedFusion {
@@ -36,6 +38,8 @@ class CachedFusion {
 
   int64_t id() const { return id_; }
   const Fusion& fusion() const { return *fusion_; }
+  // The fusion's inputs as the module's handles name them (handleName: "T0", "S1").
+  const std::vector<std::string>& inputNames() const { return input_names_; }
   // The runtime for these settings on this backend (Host or Cuda), made at
   // first use. Config errors are UserErrors.
   FusionRuntime& runtime(const RunSettings& settings, BackendChoice backend);
@@ -55,6 +59,7 @@ class CachedFusion {
  private:
   int64_t id_;
   std::unique_ptr<Fusion> fusion_;
+  std::vector<std::string> input_names_;
   std::map<std::string, std::unique_ptr<FusionRuntime>> runtimes_;
   FusionRuntime* last_ = nullptr;
   std::unique_ptr<std::ostringstream> dump_, diagnostics_;

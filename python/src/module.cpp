@@ -149,24 +149,31 @@ PYBIND11_MODULE(_fusebox, m) {
       .def("finish", [](DefinitionBuilder& b) { return FusionCache::get().intern(b.release()); });
 
   py::class_<RunSettings>(m, "_RunSettings")
-      .def(py::init<>())
-      .def_readwrite("config", &RunSettings::config)
-      .def_readwrite("settings", &RunSettings::settings)
-      .def_readwrite("disabled_passes", &RunSettings::disabled_passes)
-      .def_readwrite("disabled_schedulers", &RunSettings::disabled_schedulers)
-      .def_readwrite("dumps", &RunSettings::dumps);
+      .def(py::init([](std::string config, std::vector<std::string> settings,
+                       std::vector<std::string> disabled_passes,
+                       std::vector<std::string> disabled_schedulers,
+                       std::vector<std::string> dumps) {
+        // Fixed once made: its key is computed at the first call and kept.
+        RunSettings r;
+        r.config = std::move(config);
+        r.settings = std::move(settings);
+        r.disabled_passes = std::move(disabled_passes);
+        r.disabled_schedulers = std::move(disabled_schedulers);
+        r.dumps = std::move(dumps);
+        return r;
+      }))
+      .def_property_readonly("key", &RunSettings::key);
 
   py::class_<CachedFusion, std::shared_ptr<CachedFusion>>(m, "_CachedFusion")
       .def_property_readonly("id", &CachedFusion::id)
       .def("python", [](const CachedFusion& c) { return pythonText(c.fusion()); })
       .def("fusion_ir", [](const CachedFusion& c) { return printFusion(c.fusion()); })
-      .def("input_names", [](const CachedFusion& c) { return inputNames(c.fusion()); })
+      .def("input_names", &CachedFusion::inputNames)
       .def("execute",
            [](CachedFusion& c, py::list inputs, const RunSettings& settings, uintptr_t stream) {
-             std::vector<std::string> names = inputNames(c.fusion());
-             CallInputs call = toCallInputs(inputs, names);
+             CallInputs call = toCallInputs(inputs, c.inputNames());
              EvaluatorOptions named;
-             named.input_names = names;
+             named.input_names = c.inputNames();
              // The runtime checks kinds, dtypes and ranks (on a new signature);
              // the declared contiguity is the module's contract, as nvFuser's.
              validateInputContiguity(c.fusion(), call.arguments, named);
@@ -202,7 +209,7 @@ PYBIND11_MODULE(_fusebox, m) {
       .def("benchmark",
            [](CachedFusion& c, py::list inputs, const RunSettings& settings, uintptr_t stream,
               int iterations, bool flush_l2) {
-             CallInputs call = toCallInputs(inputs, inputNames(c.fusion()));
+             CallInputs call = toCallInputs(inputs, c.inputNames());
              FusionRuntime& runtime =
                  c.runtime(settings, call.on_cuda ? BackendChoice::Cuda : BackendChoice::Host);
              if (call.on_cuda) setCudaStream(*runtime.backend(), stream);

@@ -95,7 +95,7 @@ void CudaDevice::useStream(CUstream stream) {
 
 void CudaDevice::synchronize(std::string_view what) {
   makeCurrent();
-  CUresult result = driver().streamSynchronize(stream_);
+  CUresult result = driver().streamSynchronize(stream());
   if (result != CUDA_SUCCESS) {
     std::string launches = recentLaunches();
     launches_since_sync_.store(0, std::memory_order_relaxed);

@@ -1,0 +1,92 @@
+// RuntimeOptions::defer_index_errors: a kernel's index-error record is read
+// in the background (Backend::readLater), so the call that met an index out
+// of range returns; the next call, or checkDeferredIndexErrors, raises it
+// once. On the host backend the read is done at once, so the deferral itself
+// (what is raised, when, and only once) is tested here; the GPU's background
+// read is run by the Python suite on CUDA tensors.
+#include <fusebox/config.h>
+#include <fusebox/frontend/python_definition.h>
+
+#include <gmock/gmock.h>
+
+#include "runtime/runtime_test_util.h"
+
+namespace fusebox {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace runtime_testing;
+
+PythonDefinition gatherRows() {
+  return parsePythonDefinition(
+      "from nvfuser import FusionDefinition, DataType\n"
+      "with FusionDefinition() as fd:\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)\n"
+      "    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Int)\n"
+      "    T2 = fd.ops.index_select(T0, T1, dim=0)\n"
+      "    fd.add_output(T2)\n",
+      "deferred_index_errors_test.py");
+}
+
+std::unique_ptr<FusionRuntime> runtimeFor(const PythonDefinition& def, Captured& captured,
+                                          bool defer) {
+  RuntimeOptions o = captured.options();
+  o.input_names = def.input_names;
+  o.defer_index_errors = defer;
+  return std::make_unique<FusionRuntime>(def.fusion->clone(), loadConfigFile(defaultConfigFile()),
+                                         builtinPlugins(), Options(), o);
+}
+
+Tensor table() {
+  Tensor t = Tensor::empty(DataType::Float, {4, 8});
+  for (int64_t i = 0; i < t.numel(); ++i) static_cast<float*>(t.data())[i] = static_cast<float>(i);
+  return t;
+}
+
+Tensor indices(std::vector<int64_t> values) {
+  Tensor t = Tensor::empty(DataType::Int64, {static_cast<int64_t>(values.size())});
+  for (size_t i = 0; i < values.size(); ++i) static_cast<int64_t*>(t.data())[i] = values[i];
+  return t;
+}
+
+TEST(DeferredIndexErrors, TheNextCallRaisesItOnce) {
+  const PythonDefinition def = gatherRows();
+  Captured captured;
+  auto rt = runtimeFor(def, captured, /*defer=*/true);
+  EXPECT_NO_THROW(rt->run({table(), indices({1, 7})}));  // 7: the table has 4 rows
+  try {
+    rt->run({table(), indices({3, 0})});
+    FAIL() << "the next call did not raise the earlier call's index error";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("an earlier call of this fusion: index_select"));
+    EXPECT_THAT(e.what(), HasSubstr("index 7 is out of range for dim 0"));
+    EXPECT_THAT(e.what(), HasSubstr("that call's outputs hold element 0"));
+  }
+  // Raised once: the same call now runs, with the right rows.
+  std::vector<Argument> out = rt->run({table(), indices({3, 0})});
+  const Tensor& rows = std::get<Tensor>(out.at(0));
+  EXPECT_EQ(rows.getDouble({0, 5}), 3 * 8 + 5);
+  EXPECT_EQ(rows.getDouble({1, 2}), 2);
+}
+
+TEST(DeferredIndexErrors, CheckingRaisesItWithoutAnotherCall) {
+  const PythonDefinition def = gatherRows();
+  Captured captured;
+  auto rt = runtimeFor(def, captured, /*defer=*/true);
+  rt->run({table(), indices({-5})});
+  EXPECT_THROW(rt->checkDeferredIndexErrors(/*wait=*/true), UserError);
+  EXPECT_NO_THROW(rt->checkDeferredIndexErrors(/*wait=*/true));
+  rt->run({table(), indices({2})});
+  EXPECT_NO_THROW(rt->checkDeferredIndexErrors(/*wait=*/true));
+}
+
+TEST(DeferredIndexErrors, WithoutTheOptionTheCallItselfFails) {
+  const PythonDefinition def = gatherRows();
+  Captured captured;
+  auto rt = runtimeFor(def, captured, /*defer=*/false);
+  EXPECT_THROW(rt->run({table(), indices({1, 7})}), UserError);
+  EXPECT_NO_THROW(rt->run({table(), indices({1, 2})}));
+}
+
+}  // namespace
+}  // namespace fusebox
