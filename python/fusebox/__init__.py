@@ -63,6 +63,8 @@ def clear_fusion_cache():
 
 def fusion_by_id(fusion_id):
     """The cached fusion with this id (FusionDefinition.id()), or None."""
+    if not isinstance(fusion_id, int) or isinstance(fusion_id, bool) or not 0 <= fusion_id < 2**63:
+        return None
     return _fusebox.fusion_by_id(fusion_id)
 
 

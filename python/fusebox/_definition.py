@@ -159,6 +159,7 @@ class FusionDefinition:
         self._fusion = None
         self._settings = Settings(config, settings, disable_passes, disable_schedulers, dump)
         self._native_settings = None
+        self._aliased = None  # positions of the inputs written in place
         self._selected_device = None
         self.ops = _Ops(self)
 
@@ -233,8 +234,14 @@ class FusionDefinition:
     def _prepare(self, what, inputs, device, call_settings, enable=(), disable=()):
         fusion = self._require_fusion(what)
         described, cuda_index = _torch.describe_inputs(inputs, fusion)
+        want_cuda = False
         if device is not None:
-            _check_device(device, described)
+            kind, index = _parse_device(device)
+            _check_device(device, kind, index, described)
+            if kind == "cuda":
+                # On the GPU even without tensor inputs (outputs made there).
+                want_cuda = True
+                cuda_index = index
         if enable or disable or any(s is not None for s in call_settings):
             run = self._settings.over(Settings(*call_settings))
             run = run.with_nvfuser_options(enable, disable).native()
@@ -247,7 +254,7 @@ class FusionDefinition:
         # queued after the work that makes the inputs; the call returns
         # without waiting.
         stream = 0 if cuda_index is None else _torch.current_stream(cuda_index)
-        return fusion, described, run, stream
+        return fusion, described, run, stream, want_cuda
 
     def execute(self, inputs, *, device=None, save_repro_inputs=False, _enable_options=(),
                 _disable_options=(), config=None, settings=None, disable_passes=None,
@@ -257,12 +264,18 @@ class FusionDefinition:
         written into an input with add_output(alias_input=) are not returned,
         as in nvFuser). On CUDA tensors it queues the kernels on torch's
         current stream and returns without waiting for them."""
-        fusion, described, run, stream = self._prepare(
+        fusion, described, run, stream, want_cuda = self._prepare(
             "execute", inputs, device,
             (config, settings, disable_passes, disable_schedulers, dump),
             _enable_options, _disable_options)
-        items, dump_text, diagnostics = fusion.execute(described, run, stream)
+        items, dump_text, diagnostics = fusion.execute(described, run, stream, want_cuda)
         _torch.write_streams(dump_text, diagnostics)
+        if self._aliased is None:
+            self._aliased = _fusebox.aliased_inputs(fusion)
+        for k in self._aliased:
+            # Written in place: torch's autograd must see the tensor changed,
+            # as after its own in-place ops.
+            _torch.bump_version(inputs[k])
         if save_repro_inputs:
             self._repro_inputs = list(inputs)
         return _torch.make_outputs(items, inputs)
@@ -274,13 +287,15 @@ class FusionDefinition:
         flushed before each launch unless flush_l2=False; wall time on the
         host), as `fusebox run --bench`. Returns one dict per kernel: group,
         kernel, median_ms, bytes_moved, gb_per_s."""
-        fusion, described, run, stream = self._prepare(
+        if (not isinstance(iterations, int) or isinstance(iterations, bool) or iterations < 1
+                or iterations > 1_000_000):
+            raise _fusebox.FuseboxError(
+                f"benchmark: iterations must be an int from 1 to 1000000, got {iterations!r}")
+        fusion, described, run, stream, want_cuda = self._prepare(
             "benchmark", inputs, None,
             (config, settings, disable_passes, disable_schedulers, dump))
-        if not isinstance(iterations, int) or iterations < 1:
-            raise _fusebox.FuseboxError(f"benchmark: iterations must be an int >= 1, got {iterations!r}")
-        kernels, dump_text, diagnostics = fusion.benchmark(described, run, stream, iterations,
-                                                           bool(flush_l2))
+        kernels, dump_text, diagnostics = fusion.benchmark(described, run, stream, want_cuda,
+                                                           iterations, bool(flush_l2))
         _torch.write_streams(dump_text, diagnostics)
         return kernels
 
@@ -337,16 +352,26 @@ class FusionDefinition:
         return repr(self)
 
 
-def _check_device(device, described):
-    """execute(device=...): every tensor input of rank > 0 must be there."""
-    if device is None:
-        return
+def _parse_device(device):
+    """("cuda", 0) from 0, "cuda", "cuda:0" or torch.device("cuda:0"); ("cpu", 0) from "cpu"."""
+    if isinstance(device, bool) or not isinstance(device, (int, str)) and not hasattr(device, "type"):
+        raise _fusebox.FuseboxError(
+            f"execute(device={device!r}): expected an int, a string such as 'cuda:0' or a "
+            "torch.device")
     if isinstance(device, int):
-        kind, index = "cuda", device
-    else:
-        kind, _, index_text = str(device).partition(":")
-        index = int(index_text) if index_text else 0
-    wanted = f"{kind}:{index}" if kind == "cuda" else kind
+        return "cuda", device
+    if not isinstance(device, str):
+        return device.type, device.index or 0
+    kind, _, index = device.partition(":")
+    if kind not in ("cpu", "cuda") or (index and not index.isdigit()):
+        raise _fusebox.FuseboxError(
+            f"execute(device={device!r}): expected 'cpu', 'cuda' or 'cuda:N'")
+    return kind, int(index) if index else 0
+
+
+def _check_device(device, kind, index, described):
+    """execute(device=...): every tensor input of rank > 0 must be there."""
+    wanted = f"cuda:{index}" if kind == "cuda" else kind
     for i, d in enumerate(described):
         if not isinstance(d, tuple) or not d[2]:
             continue

@@ -43,6 +43,11 @@ def describe_inputs(inputs, fusion):
     tensor = torch.Tensor
     for i, value in enumerate(inputs):
         if isinstance(value, tensor):
+            if value.is_neg() or value.is_conj():
+                # torch keeps the negation as a flag beside the memory.
+                raise _fusebox.FuseboxError(
+                    f"{_label(i, fusion)} is a lazily negated or conjugated view; pass "
+                    "x.resolve_neg() (or x.resolve_conj())")
             device = value.device
             index = device.index or 0
             if cuda_index is None and device.type == "cuda":
@@ -58,6 +63,19 @@ def describe_inputs(inputs, fusion):
                 "tensor or a number"
             )
     return described, cuda_index
+
+
+def bump_version(t):
+    """Marks `t` as changed in place for autograd, as torch's in-place ops do
+    (a tensor saved for backward then raises instead of giving a wrong
+    gradient)."""
+    torch = _torch()
+    increment = getattr(torch.autograd.graph, "increment_version", None)
+    if increment is not None:
+        increment(t)
+    else:  # torch < 2.1: an in-place op that changes nothing
+        with torch.no_grad():
+            t.copy_(t)
 
 
 def current_stream(index):

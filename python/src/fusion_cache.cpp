@@ -6,6 +6,7 @@
 #include <fusebox/options.h>
 #include <fusebox/plugin/plugin_registry.h>
 
+#include <iostream>
 #include <sstream>
 
 namespace fusebox::python {
@@ -84,8 +85,18 @@ FusionRuntime& CachedFusion::runtime(const RunSettings& settings, BackendChoice 
   return *runtimes_.emplace(key, std::move(made)).first->second;
 }
 
-void CachedFusion::checkDeferredIndexErrors() {
-  for (auto& [key, runtime] : runtimes_) runtime->checkDeferredIndexErrors(/*wait=*/true);
+void CachedFusion::checkDeferredIndexErrors(bool wait) {
+  for (auto& [key, runtime] : runtimes_) runtime->checkDeferredIndexErrors(wait);
+}
+
+CachedFusion::~CachedFusion() {
+  for (auto& [key, runtime] : runtimes_) {
+    try {
+      runtime->checkDeferredIndexErrors(/*wait=*/true);
+    } catch (const std::exception& e) {
+      std::cerr << "fusebox: a freed fusion's earlier call failed: " << e.what() << "\n";
+    }
+  }
 }
 
 std::string CachedFusion::takeDump() {
@@ -114,11 +125,14 @@ std::shared_ptr<CachedFusion> FusionCache::intern(std::unique_ptr<Fusion> fusion
   auto entry = std::make_shared<CachedFusion>(next_id_++, std::move(fusion));
   by_hash_.emplace(hash, entries_.size());
   entries_.push_back(entry);
+  made_.push_back(entry);
   return entry;
 }
 
 void FusionCache::checkDeferredIndexErrors() {
-  for (const auto& entry : entries_) entry->checkDeferredIndexErrors();
+  std::erase_if(made_, [](const std::weak_ptr<CachedFusion>& w) { return w.expired(); });
+  for (const auto& weak : made_)
+    if (std::shared_ptr<CachedFusion> entry = weak.lock()) entry->checkDeferredIndexErrors(true);
 }
 
 void FusionCache::clear() {

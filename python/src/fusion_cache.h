@@ -35,6 +35,9 @@ struct RunSettings {
 class CachedFusion {
  public:
   CachedFusion(int64_t id, std::unique_ptr<Fusion> fusion);
+  // Index errors still pending are written to stderr: nothing is left to
+  // raise them from.
+  ~CachedFusion();
 
   int64_t id() const { return id_; }
   const Fusion& fusion() const { return *fusion_; }
@@ -48,9 +51,10 @@ class CachedFusion {
   void setLastRuntime(FusionRuntime* runtime) { last_ = runtime; }
   size_t runtimeCount() const { return runtimes_.size(); }
 
-  // Waits for every call's kernels and raises the first index error they
-  // found (RuntimeOptions::defer_index_errors).
-  void checkDeferredIndexErrors();
+  // Raises the first index error an earlier call's kernel found, on any of
+  // this fusion's runtimes (RuntimeOptions::defer_index_errors); with
+  // `wait`, waits for every call's kernels first.
+  void checkDeferredIndexErrors(bool wait);
 
   // Dumps and warnings the runtimes write, drained after each call.
   std::string takeDump();
@@ -74,11 +78,13 @@ class FusionCache {
   // Forgets every entry (definitions holding one keep it; ids go on counting).
   void clear();
   std::shared_ptr<CachedFusion> byId(int64_t id) const;
-  // CachedFusion::checkDeferredIndexErrors of every entry.
+  // CachedFusion::checkDeferredIndexErrors(wait) of every fusion still alive,
+  // in the cache or only in a definition (after clear()).
   void checkDeferredIndexErrors();
 
  private:
   std::vector<std::shared_ptr<CachedFusion>> entries_;
+  std::vector<std::weak_ptr<CachedFusion>> made_;  // every entry made, cleared or not
   std::unordered_multimap<uint64_t, size_t> by_hash_;
   int64_t next_id_ = 0;  // ids are not reused after clear()
 };

@@ -11,6 +11,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+
 #include "fusion_cache.h"
 #include "script_reader.h"
 #include "torch_io.h"
@@ -118,6 +120,7 @@ PYBIND11_MODULE(_fusebox, m) {
           s.kind = DefinitionValue::Kind::Scalar;
           s.val = x;
           s.name = handleName(x);
+          s.owner = v.owner;
           items.append(py::cast(s));
         }
         return items;
@@ -170,8 +173,12 @@ PYBIND11_MODULE(_fusebox, m) {
       .def("fusion_ir", [](const CachedFusion& c) { return printFusion(c.fusion()); })
       .def("input_names", &CachedFusion::inputNames)
       .def("execute",
-           [](CachedFusion& c, py::list inputs, const RunSettings& settings, uintptr_t stream) {
+           [](CachedFusion& c, py::list inputs, const RunSettings& settings, uintptr_t stream,
+              bool want_cuda) {
              CallInputs call = toCallInputs(inputs, c.inputNames());
+             call.on_cuda |= want_cuda;
+             // Index errors of earlier calls on any of this fusion's runtimes.
+             c.checkDeferredIndexErrors(/*wait=*/false);
              EvaluatorOptions named;
              named.input_names = c.inputNames();
              // The runtime checks kinds, dtypes and ranks (on a new signature);
@@ -208,8 +215,12 @@ PYBIND11_MODULE(_fusebox, m) {
       .def("last_run", [](const CachedFusion& c) { return lastRunDict(lastRuntime(c)); })
       .def("benchmark",
            [](CachedFusion& c, py::list inputs, const RunSettings& settings, uintptr_t stream,
-              int iterations, bool flush_l2) {
+              bool want_cuda, int iterations, bool flush_l2) {
              CallInputs call = toCallInputs(inputs, c.inputNames());
+             call.on_cuda |= want_cuda;
+             EvaluatorOptions named;
+             named.input_names = c.inputNames();
+             validateInputContiguity(c.fusion(), call.arguments, named);
              FusionRuntime& runtime =
                  c.runtime(settings, call.on_cuda ? BackendChoice::Cuda : BackendChoice::Host);
              if (call.on_cuda) setCudaStream(*runtime.backend(), stream);
@@ -237,6 +248,15 @@ PYBIND11_MODULE(_fusebox, m) {
         });
   m.def("read_script", &readScript, py::arg("path"), py::arg("seed") = 0, py::arg("run") = true);
   m.def("check_deferred_index_errors", [] { FusionCache::get().checkDeferredIndexErrors(); });
+  m.def("aliased_inputs", [](const CachedFusion& c) {
+    // Positions of the inputs outputs are written into (alias_input).
+    std::vector<int64_t> positions;
+    const auto& inputs = c.fusion().inputs();
+    for (const Val* out : c.fusion().outputs())
+      if (const Val* in = c.fusion().aliasedInput(out))
+        positions.push_back(std::find(inputs.begin(), inputs.end(), in) - inputs.begin());
+    return positions;
+  });
   m.def("num_fusions", [] { return FusionCache::get().size(); });
   m.def("clear_cache", [] { FusionCache::get().clear(); });
   m.def("fusion_by_id", [](int64_t id) { return FusionCache::get().byId(id); });

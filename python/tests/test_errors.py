@@ -188,3 +188,56 @@ def test_index_out_of_range(device):
     (out,) = fd.execute([x, good])
     fusebox.synchronize()
     torch.testing.assert_close(out, x[good])
+
+
+def test_handles_outlive_their_definition_and_stay_in_it():
+    def make():
+        with FusionDefinition() as fd:
+            t = fd.define_tensor(shape=[-1, -1], dtype=DataType.Float)
+            fd.add_output(fd.ops.exp(t))
+        return t
+
+    make()
+    t = make()  # an equal fusion is cached already: this one's is not kept by the cache
+    assert t.ndim == 2 and t.dtype() == DataType.Float
+    with pytest.raises(FuseboxError, match=r"T0 belongs to another FusionDefinition"):
+        with FusionDefinition() as other:
+            u = other.define_tensor(shape=[-1, -1], dtype=DataType.Float)
+            other.ops.add(u, t)
+    with pytest.raises(ValueError):
+        with FusionDefinition() as broken:
+            kept = broken.define_tensor(shape=[-1], dtype=DataType.Half)
+            raise ValueError("the user's own error")
+    assert kept.ndim == 1 and kept.dtype() == DataType.Half
+    with pytest.raises(FuseboxError, match="belongs to another FusionDefinition"):
+        with FusionDefinition() as fresh:
+            fresh.add_output(kept)
+
+
+def test_negated_views_are_refused():
+    fd = _exp_fusion()
+    with pytest.raises(FuseboxError, match=r"input 0 \(T0\) is a lazily negated or conjugated view"):
+        fd.execute([torch._neg_view(torch.randn(2, 3))])
+
+
+def test_reshape_beyond_int64_elements():
+    with FusionDefinition() as fd:
+        t0 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Float)
+        n = fd.define_vector(2)
+        fd.add_output(fd.ops.reshape(t0, new_shape=n))
+    with pytest.raises(FuseboxError, match=r"the number of elements overflows int64"):
+        fd.execute([torch.randn(6, 10), 2**62, 4])
+
+
+def test_bad_device_and_benchmark_arguments():
+    fd = _exp_fusion()
+    x = torch.randn(2, 3)
+    with pytest.raises(FuseboxError, match=r"expected 'cpu', 'cuda' or 'cuda:N'"):
+        fd.execute([x], device="cuda:x")
+    with pytest.raises(FuseboxError, match=r"iterations must be an int from 1 to 1000000"):
+        fd.benchmark([x], iterations=True)
+    with pytest.raises(FuseboxError, match=r"iterations must be an int"):
+        fd.benchmark([x], iterations=2**40)
+    with pytest.raises(FuseboxError, match=r"contiguous"):
+        fd.benchmark([torch.randn(6, 4).t()], iterations=1)
+    assert fusebox.fusion_by_id(10**30) is None

@@ -154,3 +154,70 @@ def test_dims_and_shape_queries():
         assert repr(t0) == "T0"
         assert t0.dtype() == DataType.Float
         fd.add_output(fd.ops.sum(t0, dims=[2]))
+
+
+def test_erfcinv(device):
+    # Where 1 - x is exact (x in [0.5, 1.5]), erfcinv(x) == erfinv(1 - x).
+    x = torch.linspace(0.5, 1.5, 257, device=device, dtype=torch.float64)
+    with FusionDefinition() as fd:
+        t0 = fd.define_tensor(shape=[-1], dtype=DataType.Double)
+        fd.add_output(fd.ops.erfcinv(t0))
+    (out,) = fd.execute([x])
+    torch.testing.assert_close(out, torch.erfinv(1 - x), rtol=1e-14, atol=1e-15)
+    # The tail, where 1 - x would round to 1: erfc(erfcinv(x)) == x.
+    tail = torch.tensor([1e-300, 1e-100, 1e-20, 1e-8], device=device, dtype=torch.float64)
+    (y,) = fd.execute([tail])
+    # erfc's relative slope is 2y: a few ulp of y are ~2y^2 ulp of erfc(y).
+    rtol = float((1e-15 * (4 + 8 * y * y)).max())
+    torch.testing.assert_close(torch.special.erfc(y), tail, rtol=rtol, atol=0)
+
+
+def test_in_place_update_is_seen_by_autograd(device):
+    with FusionDefinition() as fd:
+        t0 = fd.define_tensor(shape=[-1], dtype=DataType.Float)
+        fd.add_output(fd.ops.add(t0, 1.0), alias_input=t0)
+    w = torch.ones(3, device=device, requires_grad=True)
+    y = w.exp()  # exp saves its output for backward
+    before = y._version
+    fd.execute([y.detach()])
+    assert y._version > before
+    # As after torch's own y.detach().add_(1): backward refuses the changed tensor.
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+def test_device_without_tensor_inputs(device):
+    with FusionDefinition() as fd:
+        s = fd.define_scalar(DataType.Double)
+        fd.add_output(fd.ops.full(shape=[4], fill_value=s, dtype=DataType.Float))
+    (out,) = fd.execute([2.5], device=device)
+    assert out.device.type == device
+    assert torch.equal(out.cpu(), torch.full((4,), 2.5))
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
+def test_memory_reused_on_another_stream_waits_for_its_own():
+    import fusebox
+
+    if not fusebox.cuda_available()[0]:
+        pytest.skip("fusebox sees no GPU")
+    with FusionDefinition() as fd:
+        t0 = fd.define_tensor(shape=[-1], dtype=DataType.Float)
+        fd.add_output(fd.ops.mul(t0, 2.0))
+    a = torch.ones(1 << 20, device="cuda")
+    b = torch.full_like(a, 7.0)
+    s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
+    s1.wait_stream(torch.cuda.current_stream())
+    s2.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s1):
+        first = fd.execute([a])[0]
+    with torch.cuda.stream(s2):
+        fd.execute([a])
+    with torch.cuda.stream(s1):
+        torch.cuda._sleep(200_000_000)  # the clone below runs long after
+        kept = first.clone()
+        del first  # its block goes back to fusebox while s1 still reads it
+    with torch.cuda.stream(s2):
+        fd.execute([b])  # may take that block: must wait for s1 first
+    torch.cuda.synchronize()
+    assert torch.all(kept == 2.0)

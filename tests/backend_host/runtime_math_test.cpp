@@ -367,6 +367,8 @@ double runtimeUnary(UnaryOpType op, double x) {
       return op::erfc(x);
     case U::Erfinv:
       return op::erfinv(x);
+    case U::Erfcinv:
+      return op::erfcinv(x);
     case U::Lgamma:
       return op::lgamma(x);
     case U::Floor:
@@ -443,7 +445,8 @@ TEST(RuntimeMath, FloatOverloadsStayCloseToTheDoubleResult) {
         CASE(Tan, tan) CASE(Asin, asin) CASE(Acos, acos) CASE(Atan, atan) CASE(Sinh, sinh)
         CASE(Cosh, cosh) CASE(Tanh, tanh) CASE(Asinh, asinh) CASE(Acosh, acosh)
         CASE(Atanh, atanh) CASE(Sigmoid, sigmoid) CASE(Relu, relu) CASE(Silu, silu)
-        CASE(Erf, erf) CASE(Erfc, erfc) CASE(Erfinv, erfinv) CASE(Lgamma, lgamma)
+        CASE(Erf, erf) CASE(Erfc, erfc) CASE(Erfinv, erfinv) CASE(Erfcinv, erfcinv)
+        CASE(Lgamma, lgamma)
         CASE(Floor, floor) CASE(Ceil, ceil) CASE(Round, round) CASE(Trunc, trunc)
         CASE(Frac, frac) CASE(Sign, sign) CASE(LogicalNot, logical_not)
         CASE(IsFinite, isfinite) CASE(IsInf, isinf) CASE(IsNan, isnan)

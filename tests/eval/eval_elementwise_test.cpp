@@ -167,6 +167,22 @@ TEST(EvalElementwise, Erfinv) {
   EXPECT_NEAR(ys[xs.size() - 2], 1e-10 * std::sqrt(std::numbers::pi) / 2, 1e-25);
 }
 
+TEST(EvalElementwise, Erfcinv) {
+  // erfcinv(x) = erfinv(1 - x) where 1 - x is exact, and the tabulated values.
+  expectNear(unary(UnaryOpType::Erfcinv, DataType::Double, {1, 0.5, 1.5, 0.001}),
+             {0, 0.4769362762044699, -0.4769362762044699, 2.326753765513525}, 1e-14);
+  expectNear(unary(UnaryOpType::Erfcinv, DataType::Double, {0, 2, -0.5, 2.5}),
+             {kInf, -kInf, kNan, kNan});
+  // erfc(erfcinv(x)) == x over the whole range and deep into the tail where
+  // 1 - x would round to 1, to what y's own rounding allows: erfc's relative
+  // slope is 2y there, so a few ulp of y move erfc(y) by ~2y^2 ulp.
+  std::vector<double> xs = {1e-300, 1e-200, 1e-100, 1e-30, 1e-17, 1e-10, 1e-5, 0.01};
+  for (double x = 0.03125; x < 2.0; x += 0.0625) xs.push_back(x);
+  auto ys = unary(UnaryOpType::Erfcinv, DataType::Double, xs);
+  for (size_t i = 0; i < xs.size(); ++i)
+    EXPECT_NEAR(std::erfc(ys[i]) / xs[i], 1.0, 1e-15 * (4 + 8 * ys[i] * ys[i])) << xs[i];
+}
+
 TEST(EvalElementwise, IntegerOpsPromoteMathToFloat) {
   DataType t;
   auto v = unary(UnaryOpType::Sqrt, DataType::Int64, {4, 9}, &t);

@@ -137,7 +137,8 @@ const std::vector<UnaryOpType> kFloatingMath = {
     UnaryOpType::Tan,   UnaryOpType::Asin,       UnaryOpType::Acos,    UnaryOpType::Atan,
     UnaryOpType::Sinh,  UnaryOpType::Cosh,       UnaryOpType::Tanh,    UnaryOpType::Asinh,
     UnaryOpType::Acosh, UnaryOpType::Atanh,      UnaryOpType::Sigmoid, UnaryOpType::Silu,
-    UnaryOpType::Erf,   UnaryOpType::Erfc,       UnaryOpType::Erfinv,  UnaryOpType::Lgamma};
+    UnaryOpType::Erf,   UnaryOpType::Erfc,       UnaryOpType::Erfinv,  UnaryOpType::Erfcinv,
+    UnaryOpType::Lgamma};
 const std::vector<UnaryOpType> kKeepType = {
     UnaryOpType::Abs,  UnaryOpType::Relu,  UnaryOpType::Sign, UnaryOpType::Floor,
     UnaryOpType::Ceil, UnaryOpType::Round, UnaryOpType::Trunc};

@@ -88,6 +88,8 @@ bool integerOverflows(BinaryOpType op, const Number& a, const Number& b);
 double roundHalfToEven(double x);
 // Inverse error function on [-1, 1] (nan outside).
 double erfinv(double x);
+// The inverse of erfc on [0, 2]: erfcinv(erfc(y)) = y, tails included.
+double erfcinv(double x);
 
 // Whether a dim of size 1 at run time may stretch to another operand's size:
 // declared broadcast, of unknown kind (Symbolic), or of constant extent 1. An

@@ -155,6 +155,8 @@ Number floatMath(UnaryOpType op, double x) {
       return Number::ofFloat(std::erfc(x));
     case UnaryOpType::Erfinv:
       return Number::ofFloat(erfinv(x));
+    case UnaryOpType::Erfcinv:
+      return Number::ofFloat(erfcinv(x));
     case UnaryOpType::Lgamma:
       return Number::ofFloat(std::lgamma(x));
     default:
@@ -200,6 +202,31 @@ double erfinv(double x) {
     if (std::fabs(step) <= 1e-17 * std::fabs(y)) break;
   }
   return std::copysign(y, x);
+}
+
+double erfcinv(double x) {
+  if (std::isnan(x) || x < 0.0 || x > 2.0) return kNan;
+  if (x == 0.0) return std::numeric_limits<double>::infinity();
+  if (x == 2.0) return -std::numeric_limits<double>::infinity();
+  // erfcinv(x) = -erfcinv(2 - x), and 2 - x is exact for x in [1, 2].
+  if (x > 1.0) return -erfcinv(2.0 - x);
+  // From erfinv(1 - x), which is exact enough from x = 0.5 on; below it 1 - x
+  // drops x's low bits (or rounds to 1), so Newton steps on log(erfc(y)) =
+  // log(x) finish the job: log keeps the relative precision of the tail,
+  // where erfc(y) falls like exp(-y^2), and its curve is gentle there.
+  double y = x >= 1e-300 ? erfinv(1.0 - x) : 26.5;
+  if (!std::isfinite(y)) y = std::sqrt(-std::log(x));
+  const double log_x = std::log(x);
+  const double two_over_sqrt_pi = 2.0 / std::sqrt(std::numbers::pi);
+  for (int iter = 0; iter < 50; ++iter) {
+    const double c = std::erfc(y);
+    if (c <= 0.0) break;
+    // d/dy log(erfc(y)) = -slope / erfc(y)
+    const double step = (std::log(c) - log_x) / (-two_over_sqrt_pi * std::exp(-y * y) / c);
+    y -= step;
+    if (std::fabs(step) <= 1e-16 * std::fabs(y)) break;
+  }
+  return y;
 }
 
 Number applyUnary(UnaryOpType op, const Number& x) {

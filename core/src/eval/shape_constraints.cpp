@@ -8,6 +8,8 @@
 // enough.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "eval/eval_internal.h"
 
 namespace fusebox::eval_detail {
@@ -239,6 +241,15 @@ class ShapeChecker {
     checkInferredSize(e);
     auto in = numel(e->input(0));
     auto out = numel(e->output(0));
+    // Known sizes whose product does not fit int64: no tensor has that many.
+    for (const Val* v : {e->input(0), e->output(0)}) {
+      auto s = sizes(v);
+      const bool known =
+          std::all_of(s.begin(), s.end(), [](const auto& x) { return x.has_value(); });
+      FUSEBOX_USER_CHECK(!known || numel(v).has_value(),
+                         "{}: the number of elements overflows int64 (sizes [{}])", describeExpr(e),
+                         joinSizes(v));
+    }
     if (!in || !out) return;
     FUSEBOX_USER_CHECK(*in == *out,
                        "{}: cannot reshape {} elements into {} (input sizes [{}], output sizes "

@@ -56,7 +56,7 @@ PyValue toPyValue(const DefinitionValue& v, const SourceLocation& where) {
   return p;
 }
 
-DefinitionValue fromPyValue(const PyValue& p) {
+DefinitionValue fromPyValue(const PyValue& p, const std::shared_ptr<const Fusion>& owner) {
   using K = DefinitionValue::Kind;
   DefinitionValue v;
   switch (p.kind) {
@@ -67,20 +67,23 @@ DefinitionValue fromPyValue(const PyValue& p) {
       v.val = p.val;
       v.stride_order = frontend::strideOrderOf(p);
       v.name = handleName(p.val);
+      v.owner = owner;
       return v;
     case PyValue::Kind::Scalar:
       v.kind = K::Scalar;
       v.val = p.val;
       v.name = handleName(p.val);
+      v.owner = owner;
       return v;
     case PyValue::Kind::Vector:
       v.kind = K::Vector;
       v.vec = p.vec;
+      v.owner = owner;
       return v;
     case PyValue::Kind::Tuple:
     case PyValue::Kind::List:
       v.kind = p.kind == PyValue::Kind::Tuple ? K::Tuple : K::List;
-      for (const PyValue& item : p.items) v.items.push_back(fromPyValue(item));
+      for (const PyValue& item : p.items) v.items.push_back(fromPyValue(item, owner));
       return v;
     default:
       // The builder's calls return handles, tuples of them, or None.
@@ -145,34 +148,64 @@ DefinitionValue DefinitionValue::list(std::vector<int64_t> values) {
   return d;
 }
 
-DefinitionBuilder::DefinitionBuilder() : fusion_(std::make_unique<Fusion>()) {}
+DefinitionBuilder::DefinitionBuilder() : fusion_(std::make_shared<Fusion>()) {}
 DefinitionBuilder::~DefinitionBuilder() = default;
 DefinitionBuilder::DefinitionBuilder(DefinitionBuilder&&) noexcept = default;
 DefinitionBuilder& DefinitionBuilder::operator=(DefinitionBuilder&&) noexcept = default;
 
+namespace {
+
+void checkOwner(const DefinitionValue& v, const Fusion* fusion, const SourceLocation& where) {
+  using K = DefinitionValue::Kind;
+  if (v.kind == K::List || v.kind == K::Tuple)
+    for (const DefinitionValue& item : v.items) checkOwner(item, fusion, where);
+  if ((v.kind == K::Tensor || v.kind == K::Scalar || v.kind == K::Vector) &&
+      v.owner.get() != fusion)
+    throw UserError(where, fmt::format("{} belongs to another FusionDefinition (or to one whose "
+                                       "`with` block was left); a definition uses the values it "
+                                       "defined",
+                                       v.name.empty() ? "a vector" : v.name));
+}
+
+}  // namespace
+
+void DefinitionBuilder::checkOwners(const DefinitionCall& call) const {
+  for (const DefinitionValue& v : call.positional) checkOwner(v, fusion_.get(), call.where);
+  for (const auto& [key, v] : call.keywords) checkOwner(v, fusion_.get(), call.where);
+}
+
 DefinitionValue DefinitionBuilder::method(std::string_view name, const DefinitionCall& call) {
   FUSEBOX_USER_CHECK(fusion_ != nullptr, "{}: this definition is already finished",
                      call.where.str());
+  checkOwners(call);
   if (name == "from_pytorch")
     throw UserError(call.where,
                     "fd.from_pytorch needs the tensor itself; the builder takes its sizes, "
                     "strides and dtype through fd.define_tensor");
   fusion_->setOriginOfNewExprs(call.where);
   return fromPyValue(
-      frontend::callFdMethod(*fusion_, "fd", nameToken(name, call.where), toCallArgs(call)));
+      frontend::callFdMethod(*fusion_, "fd", nameToken(name, call.where), toCallArgs(call)),
+      fusion_);
 }
 
 DefinitionValue DefinitionBuilder::op(std::string_view name, const DefinitionCall& call) {
   FUSEBOX_USER_CHECK(fusion_ != nullptr, "{}: this definition is already finished",
                      call.where.str());
+  checkOwners(call);
   fusion_->setOriginOfNewExprs(call.where);
-  return fromPyValue(frontend::callFdOp(*fusion_, nameToken(name, call.where), toCallArgs(call)));
+  return fromPyValue(frontend::callFdOp(*fusion_, nameToken(name, call.where), toCallArgs(call)),
+                     fusion_);
 }
 
 DefinitionValue DefinitionBuilder::valueMethod(const DefinitionValue& self, std::string_view name,
                                                const DefinitionCall& call) {
+  FUSEBOX_USER_CHECK(fusion_ != nullptr, "{}: this definition is already finished",
+                     call.where.str());
+  checkOwner(self, fusion_.get(), call.where);
+  checkOwners(call);
   return fromPyValue(frontend::callValueMethod(toPyValue(self, call.where),
-                                               nameToken(name, call.where), toCallArgs(call)));
+                                               nameToken(name, call.where), toCallArgs(call)),
+                     fusion_);
 }
 
 const Fusion& DefinitionBuilder::fusion() const {
@@ -183,7 +216,9 @@ const Fusion& DefinitionBuilder::fusion() const {
 std::unique_ptr<Fusion> DefinitionBuilder::release() {
   FUSEBOX_CHECK(fusion_ != nullptr, "the definition was released");
   fusion_->setOriginOfNewExprs({});
-  return std::move(fusion_);
+  std::unique_ptr<Fusion> copy = fusion_->clone();
+  fusion_.reset();
+  return copy;
 }
 
 std::vector<std::string> DefinitionBuilder::opNames() {

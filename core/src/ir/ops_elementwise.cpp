@@ -42,6 +42,7 @@ bool isFloatingMath(UnaryOpType op) {
     case UnaryOpType::Erf:
     case UnaryOpType::Erfc:
     case UnaryOpType::Erfinv:
+    case UnaryOpType::Erfcinv:
     case UnaryOpType::Lgamma:
       return true;
     default:

@@ -43,6 +43,7 @@ bool isTranscendental(const Expr* e) {
     case UnaryOpType::Erf:
     case UnaryOpType::Erfc:
     case UnaryOpType::Erfinv:
+    case UnaryOpType::Erfcinv:
     case UnaryOpType::Lgamma:
       return true;
     default:

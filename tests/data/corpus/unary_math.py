@@ -1,7 +1,7 @@
 # Transcendental unary ops on a float tensor, one output each.
 # expect-inputs: 1
-# expect-outputs: 24
-# expect-ops: unary=24
+# expect-outputs: 25
+# expect-ops: unary=25
 import torch
 from nvfuser import FusionDefinition, DataType
 
@@ -31,6 +31,7 @@ def nvfuser_fusion_id0(fd : FusionDefinition) -> None :
     T22 = fd.ops.atanh(T0)
     T23 = fd.ops.erfinv(T0)
     T24 = fd.ops.lgamma(T0)
+    T25 = fd.ops.erfcinv(T0)
     fd.add_output(T1)
     fd.add_output(T2)
     fd.add_output(T3)
@@ -55,6 +56,7 @@ def nvfuser_fusion_id0(fd : FusionDefinition) -> None :
     fd.add_output(T22)
     fd.add_output(T23)
     fd.add_output(T24)
+    fd.add_output(T25)
 
 inputs = [
     torch.rand(4, 5, device="cuda"),

@@ -289,6 +289,27 @@ inline double erfinv(double x) {
   }
   return std::copysign(y, x);
 }
+// erfcinv as the reference evaluator computes it: from erfinv(1 - x), then
+// Newton steps on log(erfc(y)) = log(x), which keep the tail's precision.
+inline double erfcinv(double x) {
+  if (std::isnan(x) || x < 0.0 || x > 2.0) return NAN;
+  if (x == 0.0) return INFINITY;
+  if (x == 2.0) return -INFINITY;
+  if (x > 1.0) return -erfcinv(2.0 - x);
+  double y = x >= 1e-300 ? erfinv(1.0 - x) : 26.5;
+  if (!std::isfinite(y)) y = std::sqrt(-std::log(x));
+  const double log_x = std::log(x);
+  const double two_over_sqrt_pi = 2.0 / std::sqrt(3.14159265358979323846);
+  for (int iter = 0; iter < 50; ++iter) {
+    const double c = std::erfc(y);
+    if (c <= 0.0) break;
+    const double step = (std::log(c) - log_x) / (-two_over_sqrt_pi * std::exp(-y * y) / c);
+    y -= step;
+    if (std::fabs(step) <= 1e-16 * std::fabs(y)) break;
+  }
+  return y;
+}
 // clang-format off
 inline float erfinvf(float x) { return static_cast<float>(erfinv(static_cast<double>(x))); }
+inline float erfcinvf(float x) { return static_cast<float>(erfcinv(static_cast<double>(x))); }
 // clang-format on

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <mutex>
 #include <optional>
 #include <sstream>
 
@@ -142,31 +143,85 @@ Tensor CudaBackendImpl::toHost(const Tensor& t) {
   return host;
 }
 
+// Pinned host slots and events for background reads, reused: cuMemFreeHost
+// waits for the whole device, so a read per launch cannot free its own.
+class ReadSlots {
+ public:
+  static constexpr int64_t kSlotBytes = 256;
+  ~ReadSlots() {
+    const DriverApi& api = driver();
+    for (CUevent e : events_) api.eventDestroy(e);
+    for (void* chunk : chunks_) api.memFreeHost(chunk);
+  }
+  void* takeSlot() {
+    std::lock_guard lock(mutex_);
+    if (slots_.empty()) {
+      constexpr int64_t kSlots = 64;
+      void* chunk = nullptr;
+      check(driver().memAllocHost(&chunk, static_cast<size_t>(kSlots * kSlotBytes)),
+            "cuMemAllocHost");
+      chunks_.push_back(chunk);
+      for (int64_t i = 0; i < kSlots; ++i)
+        slots_.push_back(static_cast<char*>(chunk) + i * kSlotBytes);
+    }
+    void* slot = slots_.back();
+    slots_.pop_back();
+    return slot;
+  }
+  void giveSlot(void* slot) {
+    std::lock_guard lock(mutex_);
+    slots_.push_back(slot);
+  }
+  CUevent takeEvent() {
+    std::lock_guard lock(mutex_);
+    if (!events_free_.empty()) {
+      CUevent e = events_free_.back();
+      events_free_.pop_back();
+      return e;
+    }
+    CUevent e = nullptr;
+    check(driver().eventCreate(&e, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+    events_.push_back(e);
+    return e;
+  }
+  void giveEvent(CUevent e) {
+    std::lock_guard lock(mutex_);
+    events_free_.push_back(e);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<void*> chunks_, slots_;
+  std::vector<CUevent> events_, events_free_;
+};
+
 namespace {
 
-// A copy into pinned host memory behind the stream's work, with an event
-// recorded after it: ready() asks the event, wait() waits for it.
+// A copy into a pinned slot behind the stream's work, with an event recorded
+// after it: ready() asks the event, wait() waits for it.
 class CudaPendingRead final : public PendingRead {
  public:
-  CudaPendingRead(std::shared_ptr<CudaDevice> device, const Tensor& t)
-      : device_(std::move(device)) {
+  CudaPendingRead(std::shared_ptr<CudaDevice> device, std::shared_ptr<ReadSlots> slots,
+                  const Tensor& t)
+      : device_(std::move(device)), slots_(std::move(slots)) {
     const DriverApi& api = driver();
     device_->makeCurrent();
     const int64_t bytes = spanElements(t.sizes(), t.strides()) * t.elementSize();
-    void* pinned = nullptr;
-    check(api.memAllocHost(&pinned, static_cast<size_t>(std::max<int64_t>(bytes, 1))),
-          "cuMemAllocHost");
-    std::shared_ptr<CudaDevice> owner = device_;
-    host_ = Tensor::fromBlob(pinned, t.dtype(), t.sizes(), t.strides(), Device::Host,
-                             [owner](void* p) { driver().memFreeHost(p); });
-    check(api.memcpyDtoHAsync(pinned, reinterpret_cast<CUdeviceptr>(t.data()),
+    FUSEBOX_CHECK(bytes <= ReadSlots::kSlotBytes, "readLater of {} bytes (at most {})", bytes,
+                  ReadSlots::kSlotBytes);
+    slot_ = slots_->takeSlot();
+    host_ = Tensor::fromBlob(slot_, t.dtype(), t.sizes(), t.strides(), Device::Host);
+    event_ = slots_->takeEvent();
+    check(api.memcpyDtoHAsync(slot_, reinterpret_cast<CUdeviceptr>(t.data()),
                               static_cast<size_t>(bytes), device_->stream()),
           fmt::format("copying {} from the GPU", t.describe()));
-    check(api.eventCreate(&event_, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
     check(api.eventRecord(event_, device_->stream()), "cuEventRecord");
   }
   ~CudaPendingRead() override {
-    if (event_ != nullptr) driver().eventDestroy(event_);
+    // The slot goes back only once the copy into it has landed.
+    if (!done_) driver().eventSynchronize(event_);
+    slots_->giveEvent(event_);
+    slots_->giveSlot(slot_);
   }
   bool ready() override {
     if (done_) return true;
@@ -186,6 +241,8 @@ class CudaPendingRead final : public PendingRead {
 
  private:
   std::shared_ptr<CudaDevice> device_;
+  std::shared_ptr<ReadSlots> slots_;
+  void* slot_ = nullptr;
   Tensor host_;
   CUevent event_ = nullptr;
   bool done_ = false;
@@ -196,7 +253,8 @@ class CudaPendingRead final : public PendingRead {
 std::unique_ptr<PendingRead> CudaBackendImpl::readLater(const Tensor& t) {
   FUSEBOX_USER_CHECK(t.defined() && t.device() == Device::Cuda, "readLater: {} is not a GPU tensor",
                      t.defined() ? t.describe() : "undefined");
-  return std::make_unique<CudaPendingRead>(device_, t);
+  std::call_once(read_slots_once_, [this] { read_slots_ = std::make_shared<ReadSlots>(); });
+  return std::make_unique<CudaPendingRead>(device_, read_slots_, t);
 }
 
 void CudaBackendImpl::memsetZero(const Tensor& t) {

@@ -17,6 +17,8 @@
 
 namespace fusebox::cuda {
 
+class ReadSlots;  // pinned memory and events of readLater (cuda_backend.cpp)
+
 class CudaBackendImpl final : public Backend {
  public:
   explicit CudaBackendImpl(const CudaBackendOptions& options);
@@ -46,6 +48,9 @@ class CudaBackendImpl final : public Backend {
   NvrtcCompiler compiler_;
   KernelCache cache_;  // loaded kernels (memory) and cubins (disk)
   std::once_flag cublas_once_;
+  // Pinned slots and events of readLater, made at its first use.
+  std::once_flag read_slots_once_;
+  std::shared_ptr<ReadSlots> read_slots_;
   void* cublas_handle_ = nullptr;
 };
 

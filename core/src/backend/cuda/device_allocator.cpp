@@ -2,6 +2,8 @@
 
 #include <fusebox/error.h>
 
+#include <algorithm>
+
 namespace fusebox::cuda {
 namespace {
 
@@ -37,15 +39,21 @@ CUdeviceptr DeviceAllocator::allocate(int64_t bytes) {
     auto it = free_blocks_.lower_bound(size);
     const int64_t slack = size <= kSmallLimit ? 0 : size / 4;
     if (it != free_blocks_.end() && it->first <= size + slack) {
-      CUdeviceptr ptr = it->second.back();
-      int64_t block = it->first;
+      Block block = it->second.back();
       it->second.pop_back();
       if (it->second.empty()) free_blocks_.erase(it);
-      in_use_.emplace(ptr, block);
+      const CUstream stream = device_->stream();
+      if (block.stream != stream) {
+        device_->makeCurrent();
+        check(driver().streamSynchronize(block.stream),
+              "waiting for a reused block's earlier stream");
+        block.stream = stream;
+      }
+      in_use_.emplace(block.ptr, block);
       stats_.reused++;
-      stats_.bytes_cached -= block;
-      stats_.bytes_in_use += block;
-      return ptr;
+      stats_.bytes_cached -= block.size;
+      stats_.bytes_in_use += block.size;
+      return block.ptr;
     }
   }
   device_->makeCurrent();
@@ -66,7 +74,7 @@ CUdeviceptr DeviceAllocator::allocate(int64_t bytes) {
         bytes, device_->properties().name, errorText(result), stats_.bytes_in_use, free_bytes,
         total_bytes));
   }
-  in_use_.emplace(ptr, size);
+  in_use_.emplace(ptr, Block{ptr, size, device_->stream()});
   stats_.driver_allocations++;
   stats_.bytes_in_use += size;
   return ptr;
@@ -79,16 +87,16 @@ void DeviceAllocator::free(CUdeviceptr ptr) {
   FUSEBOX_CHECK(it != in_use_.end(),
                 "freeing device pointer {:#x} that this allocator did not hand out",
                 static_cast<uint64_t>(ptr));
-  int64_t size = it->second;
+  const Block block = it->second;
   in_use_.erase(it);
-  stats_.bytes_in_use -= size;
+  stats_.bytes_in_use -= block.size;
   if (closed_) {
     device_->makeCurrent();
     driver().memFree(ptr);  // errors ignored: nothing useful to do at teardown
     return;
   }
-  free_blocks_[size].push_back(ptr);
-  stats_.bytes_cached += size;
+  free_blocks_[block.size].push_back(block);
+  stats_.bytes_cached += block.size;
 }
 
 void DeviceAllocator::releaseCached() {
@@ -100,10 +108,17 @@ void DeviceAllocator::releaseCachedLocked() {
   if (free_blocks_.empty()) return;
   device_->makeCurrent();
   const DriverApi& api = driver();
-  // A freed block may still be used by queued kernels; cuMemFree does not wait for them.
-  api.streamSynchronize(device_->stream());
+  // A freed block may still be used by queued kernels; cuMemFree does not wait
+  // for them. Each stream the blocks were used on is waited for once.
+  std::vector<CUstream> waited;
   for (auto& [size, blocks] : free_blocks_)
-    for (CUdeviceptr ptr : blocks) api.memFree(ptr);
+    for (const Block& b : blocks)
+      if (std::find(waited.begin(), waited.end(), b.stream) == waited.end()) {
+        api.streamSynchronize(b.stream);
+        waited.push_back(b.stream);
+      }
+  for (auto& [size, blocks] : free_blocks_)
+    for (const Block& b : blocks) api.memFree(b.ptr);
   free_blocks_.clear();
   stats_.bytes_cached = 0;
 }

@@ -30,7 +30,10 @@ class DeviceAllocator {
   // retried once; then UserError.
   CUdeviceptr allocate(int64_t bytes);
   // Returns a block from allocate() to its free list (or to the driver once
-  // close() was called).
+  // close() was called). A block remembers the stream it was allocated on
+  // (CudaDevice::stream() then): reused on another stream, that stream is
+  // waited for first, since work the block's last user queued there (torch,
+  // on its stream, before it freed the tensor) may still read it.
   void free(CUdeviceptr ptr);
   // Returns every free block to the driver.
   void releaseCached();
@@ -47,8 +50,13 @@ class DeviceAllocator {
 
   std::shared_ptr<CudaDevice> device_;
   mutable std::mutex mutex_;
-  std::map<int64_t, std::vector<CUdeviceptr>> free_blocks_;  // by size class
-  std::unordered_map<CUdeviceptr, int64_t> in_use_;          // block -> size class
+  struct Block {
+    CUdeviceptr ptr = 0;
+    int64_t size = 0;           // size class
+    CUstream stream = nullptr;  // the stream it was allocated on
+  };
+  std::map<int64_t, std::vector<Block>> free_blocks_;  // by size class
+  std::unordered_map<CUdeviceptr, Block> in_use_;
   DeviceAllocatorStats stats_;
   bool closed_ = false;
 };

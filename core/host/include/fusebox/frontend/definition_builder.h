@@ -44,6 +44,10 @@ struct DefinitionValue {
   std::vector<int64_t> stride_order;
   // How messages name the value ("T3"); empty: described by kind.
   std::string name;
+  // Tensor, Scalar, Vector: the fusion the value lives in, kept alive by the
+  // handle (a definition's fusion goes when its builder and every handle
+  // have gone). A call refuses handles of another builder's fusion.
+  std::shared_ptr<const Fusion> owner;
 
   static DefinitionValue none() { return {}; }
   static DefinitionValue integer(int64_t v);
@@ -89,14 +93,18 @@ class DefinitionBuilder {
                               const DefinitionCall& call);
 
   const Fusion& fusion() const;
-  // The fusion built so far; the builder is empty afterwards.
+  // A copy of the fusion built so far; the builder is finished afterwards
+  // (its handles keep reading the original).
   std::unique_ptr<Fusion> release();
 
   // Every fd.ops name, sorted (for dir() and messages).
   static std::vector<std::string> opNames();
 
  private:
-  std::unique_ptr<Fusion> fusion_;
+  // The handles among a call's arguments must be this builder's.
+  void checkOwners(const DefinitionCall& call) const;
+
+  std::shared_ptr<Fusion> fusion_;
 };
 
 }  // namespace fusebox
