@@ -93,8 +93,10 @@ CachedFusion::~CachedFusion() {
   for (auto& [key, runtime] : runtimes_) {
     try {
       runtime->checkDeferredIndexErrors(/*wait=*/true);
-    } catch (const std::exception& e) {
+    } catch (const UserError& e) {
       std::cerr << "fusebox: a freed fusion's earlier call failed: " << e.what() << "\n";
+    } catch (...) {
+      // The driver is shutting down (interpreter exit): nothing to report.
     }
   }
 }
@@ -112,8 +114,10 @@ std::string CachedFusion::takeDiagnostics() {
 }
 
 FusionCache& FusionCache::get() {
-  static FusionCache cache;
-  return cache;
+  // Never destroyed: its entries' runtimes hold CUDA state, which must not
+  // outlive the driver's own statics at process exit.
+  static FusionCache* cache = new FusionCache;
+  return *cache;
 }
 
 std::shared_ptr<CachedFusion> FusionCache::intern(std::unique_ptr<Fusion> fusion) {

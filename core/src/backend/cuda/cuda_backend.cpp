@@ -149,9 +149,13 @@ class ReadSlots {
  public:
   static constexpr int64_t kSlotBytes = 256;
   ~ReadSlots() {
-    const DriverApi& api = driver();
-    for (CUevent e : events_) api.eventDestroy(e);
-    for (void* chunk : chunks_) api.memFreeHost(chunk);
+    // At process exit the driver may be gone already: nothing to release then.
+    try {
+      const DriverApi& api = driver();
+      for (CUevent e : events_) api.eventDestroy(e);
+      for (void* chunk : chunks_) api.memFreeHost(chunk);
+    } catch (...) {
+    }
   }
   void* takeSlot() {
     std::lock_guard lock(mutex_);
@@ -218,8 +222,12 @@ class CudaPendingRead final : public PendingRead {
     check(api.eventRecord(event_, device_->stream()), "cuEventRecord");
   }
   ~CudaPendingRead() override {
-    // The slot goes back only once the copy into it has landed.
-    if (!done_) driver().eventSynchronize(event_);
+    // The slot goes back only once the copy into it has landed (at process
+    // exit the driver may be gone: then it is not reused anyway).
+    try {
+      if (!done_) driver().eventSynchronize(event_);
+    } catch (...) {
+    }
     slots_->giveEvent(event_);
     slots_->giveSlot(slot_);
   }
