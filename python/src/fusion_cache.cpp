@@ -37,9 +37,10 @@ const std::string& RunSettings::key() const {
 CachedFusion::CachedFusion(int64_t id, std::unique_ptr<Fusion> fusion)
     : id_(id),
       fusion_(std::move(fusion)),
-      input_names_(namesOfInputs(*fusion_)),
       dump_(std::make_unique<std::ostringstream>()),
-      diagnostics_(std::make_unique<std::ostringstream>()) {}
+      diagnostics_(std::make_unique<std::ostringstream>()) {
+  eval_options_.input_names = namesOfInputs(*fusion_);
+}
 
 FusionRuntime& CachedFusion::runtime(const RunSettings& settings, BackendChoice backend) {
   // Each (settings, backend) pair has its runtime; the backend goes first in
@@ -70,7 +71,7 @@ FusionRuntime& CachedFusion::runtime(const RunSettings& settings, BackendChoice 
   for (const auto& d : registry.diagnostics()) *diagnostics_ << "warning: " << d.message << "\n";
 
   RuntimeOptions runtime;
-  runtime.input_names = input_names_;
+  runtime.input_names = inputNames();
   runtime.backend = backend;
   runtime.outputs_on_host = false;  // device outputs stay on the device, as torch's do
   // On the GPU a call does not wait for its kernels: index errors surface at

@@ -4,6 +4,7 @@
 // configuration. nvFuser users know it as FusionCache.
 #pragma once
 
+#include <fusebox/eval/evaluator.h>
 #include <fusebox/ir/fusion.h>
 #include <fusebox/runtime.h>
 
@@ -42,7 +43,9 @@ class CachedFusion {
   int64_t id() const { return id_; }
   const Fusion& fusion() const { return *fusion_; }
   // The fusion's inputs as the module's handles name them (handleName: "T0", "S1").
-  const std::vector<std::string>& inputNames() const { return input_names_; }
+  const std::vector<std::string>& inputNames() const { return eval_options_.input_names; }
+  // The evaluator's options naming them, for the checks of each call.
+  const EvaluatorOptions& evaluatorOptions() const { return eval_options_; }
   // The runtime for these settings on this backend (Host or Cuda), made at
   // first use. Config errors are UserErrors.
   FusionRuntime& runtime(const RunSettings& settings, BackendChoice backend);
@@ -63,7 +66,7 @@ class CachedFusion {
  private:
   int64_t id_;
   std::unique_ptr<Fusion> fusion_;
-  std::vector<std::string> input_names_;
+  EvaluatorOptions eval_options_;  // input_names: inputNames()
   std::map<std::string, std::unique_ptr<FusionRuntime>> runtimes_;
   FusionRuntime* last_ = nullptr;
   std::unique_ptr<std::ostringstream> dump_, diagnostics_;

@@ -61,6 +61,25 @@ py::dict lastRunDict(const FusionRuntime& runtime) {
   return d;
 }
 
+// What execute and benchmark share: the call's inputs, checked against the
+// declared contiguity (the module's contract, as nvFuser's; the runtime
+// checks kinds, dtypes and ranks on a new signature), and the runtime for
+// their backend, on torch's current stream when on the GPU (ordered with
+// the work that made the inputs and the work that reads the outputs).
+struct PreparedCall {
+  CallInputs call;
+  FusionRuntime* runtime = nullptr;
+};
+PreparedCall prepareCall(CachedFusion& c, py::list inputs, const RunSettings& settings,
+                         uintptr_t stream, bool want_cuda) {
+  PreparedCall p{toCallInputs(inputs, c.inputNames())};
+  p.call.on_cuda |= want_cuda;
+  validateInputContiguity(c.fusion(), p.call.arguments, c.evaluatorOptions());
+  p.runtime = &c.runtime(settings, p.call.on_cuda ? BackendChoice::Cuda : BackendChoice::Host);
+  if (p.call.on_cuda) setCudaStream(*p.runtime->backend(), stream);
+  return p;
+}
+
 const FusionRuntime& lastRuntime(const CachedFusion& c) {
   FUSEBOX_USER_CHECK(c.lastRuntime() != nullptr,
                      "the fusion has not run yet: call fd.execute(inputs) first");
@@ -175,20 +194,10 @@ PYBIND11_MODULE(_fusebox, m) {
       .def("execute",
            [](CachedFusion& c, py::list inputs, const RunSettings& settings, uintptr_t stream,
               bool want_cuda) {
-             CallInputs call = toCallInputs(inputs, c.inputNames());
-             call.on_cuda |= want_cuda;
              // Index errors of earlier calls on any of this fusion's runtimes.
              c.checkDeferredIndexErrors(/*wait=*/false);
-             EvaluatorOptions named;
-             named.input_names = c.inputNames();
-             // The runtime checks kinds, dtypes and ranks (on a new signature);
-             // the declared contiguity is the module's contract, as nvFuser's.
-             validateInputContiguity(c.fusion(), call.arguments, named);
-             FusionRuntime& runtime =
-                 c.runtime(settings, call.on_cuda ? BackendChoice::Cuda : BackendChoice::Host);
-             // On torch's current stream: ordered with the work that made the
-             // inputs and the work that reads the outputs, without waiting.
-             if (call.on_cuda) setCudaStream(*runtime.backend(), stream);
+             auto [call, prepared] = prepareCall(c, inputs, settings, stream, want_cuda);
+             FusionRuntime& runtime = *prepared;
              std::vector<Argument> outputs;
              try {
                outputs = runtime.run(call.arguments);
@@ -216,14 +225,8 @@ PYBIND11_MODULE(_fusebox, m) {
       .def("benchmark",
            [](CachedFusion& c, py::list inputs, const RunSettings& settings, uintptr_t stream,
               bool want_cuda, int iterations, bool flush_l2) {
-             CallInputs call = toCallInputs(inputs, c.inputNames());
-             call.on_cuda |= want_cuda;
-             EvaluatorOptions named;
-             named.input_names = c.inputNames();
-             validateInputContiguity(c.fusion(), call.arguments, named);
-             FusionRuntime& runtime =
-                 c.runtime(settings, call.on_cuda ? BackendChoice::Cuda : BackendChoice::Host);
-             if (call.on_cuda) setCudaStream(*runtime.backend(), stream);
+             auto [call, prepared] = prepareCall(c, inputs, settings, stream, want_cuda);
+             FusionRuntime& runtime = *prepared;
              std::vector<KernelBenchmark> bench = runtime.benchmarkKernels(
                  call.arguments, iterations, flush_l2 ? L2State::Flushed : L2State::Warm);
              c.setLastRuntime(&runtime);
