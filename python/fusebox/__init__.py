@@ -12,18 +12,22 @@ run it on torch tensors (docs/python.md).
 `nvfuser_direct` (and `nvfuser`) offer the same API under nvFuser's names."""
 
 from . import _fusebox
+from ._compare import CompareResult, VariantResult, compare
 from ._datatype import DataType
 from ._definition import FusionDefinition, Scalar, Tensor, Vector
 from ._fusebox import FuseboxError
 
 __all__ = [
+    "CompareResult",
     "DataType",
     "FuseboxError",
     "FusionDefinition",
     "Scalar",
     "Tensor",
     "Vector",
+    "VariantResult",
     "clear_fusion_cache",
+    "compare",
     "cuda_available",
     "fusion_by_id",
     "num_fusions",

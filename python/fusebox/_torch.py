@@ -43,18 +43,22 @@ def describe_inputs(inputs, fusion):
     tensor = torch.Tensor
     for i, value in enumerate(inputs):
         if isinstance(value, tensor):
-            if value.is_neg() or value.is_conj():
-                # torch keeps the negation as a flag beside the memory.
+            if value.is_neg():
+                # torch keeps the negation as a flag beside the memory. (A
+                # lazily conjugated view is complex, which no fusion takes:
+                # its dtype is refused.)
                 raise _fusebox.FuseboxError(
-                    f"{_label(i, fusion)} is a lazily negated or conjugated view; pass "
-                    "x.resolve_neg() (or x.resolve_conj())")
-            device = value.device
-            index = device.index or 0
-            if cuda_index is None and device.type == "cuda":
-                cuda_index = index
+                    f"{_label(i, fusion)} is a lazily negated view; pass x.resolve_neg()")
+            # The cheap attributes: value.device makes a Python object.
+            if value.is_cuda:
+                kind, index = "cuda", value.get_device()
+                if cuda_index is None:
+                    cuda_index = index
+            else:
+                kind, index = "cpu", 0
             dtype = _dtype_names.get(value.dtype) or str(value.dtype).replace("torch.", "")
             described.append(("tensor", value.data_ptr(), value.shape, value.stride(), dtype,
-                              device.type, index))
+                              kind, index))
         elif isinstance(value, (bool, int, float)):
             described.append(value)
         else:
@@ -125,11 +129,13 @@ def torch_dtype(name):
 
 def make_outputs(items, inputs):
     torch = _torch()
+    # torch.utils.dlpack.from_dlpack is a Python wrapper of this one.
+    from_dlpack = getattr(torch._C, "_from_dlpack", None) or torch.utils.dlpack.from_dlpack
     outputs = []
     for item in items:
         kind = item[0]
         if kind == "dlpack":
-            t = torch.utils.dlpack.from_dlpack(item[1])
+            t = from_dlpack(item[1])
             if item[2] == "bool":  # DLPack 0.6 carried it as uint8
                 t = t.view(torch.bool)
             outputs.append(t)

@@ -43,12 +43,11 @@ CachedFusion::CachedFusion(int64_t id, std::unique_ptr<Fusion> fusion)
 }
 
 FusionRuntime& CachedFusion::runtime(const RunSettings& settings, BackendChoice backend) {
-  // Each (settings, backend) pair has its runtime; the backend goes first in
-  // the key so that the settings' cached text is used as it is.
-  std::string key = backend == BackendChoice::Cuda ? "cuda\n" : "host\n";
-  key += settings.key();
-  auto found = runtimes_.find(key);
-  if (found != runtimes_.end()) return *found->second;
+  // Each (settings, backend) pair has its runtime, found by the settings'
+  // cached text (no string is made on a call).
+  const size_t slot = backend == BackendChoice::Cuda ? 1 : 0;
+  auto found = runtimes_.find(settings.key());
+  if (found != runtimes_.end() && found->second[slot]) return *found->second[slot];
 
   // As the CLI's --config/--set/--dump: config < environment < these settings.
   Config config =
@@ -83,21 +82,29 @@ FusionRuntime& CachedFusion::runtime(const RunSettings& settings, BackendChoice 
       std::make_unique<FusionRuntime>(fusion_->clone(), config, registry, options, runtime,
                                       named(settings.disabled_passes, "disabled passes"),
                                       named(settings.disabled_schedulers, "disabled schedulers"));
-  return *runtimes_.emplace(key, std::move(made)).first->second;
+  std::unique_ptr<FusionRuntime>& stored = runtimes_[settings.key()][slot];
+  stored = std::move(made);
+  ++runtime_count_;
+  return *stored;
 }
 
 void CachedFusion::checkDeferredIndexErrors(bool wait) {
-  for (auto& [key, runtime] : runtimes_) runtime->checkDeferredIndexErrors(wait);
+  for (auto& [key, pair] : runtimes_)
+    for (auto& runtime : pair)
+      if (runtime) runtime->checkDeferredIndexErrors(wait);
 }
 
 CachedFusion::~CachedFusion() {
-  for (auto& [key, runtime] : runtimes_) {
-    try {
-      runtime->checkDeferredIndexErrors(/*wait=*/true);
-    } catch (const UserError& e) {
-      std::cerr << "fusebox: a freed fusion's earlier call failed: " << e.what() << "\n";
-    } catch (...) {
-      // The driver is shutting down (interpreter exit): nothing to report.
+  for (auto& [key, pair] : runtimes_) {
+    for (auto& runtime : pair) {
+      if (!runtime) continue;
+      try {
+        runtime->checkDeferredIndexErrors(/*wait=*/true);
+      } catch (const UserError& e) {
+        std::cerr << "fusebox: a freed fusion's earlier call failed: " << e.what() << "\n";
+      } catch (...) {
+        // The driver is shutting down (interpreter exit): nothing to report.
+      }
     }
   }
 }

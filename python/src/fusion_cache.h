@@ -8,6 +8,7 @@
 #include <fusebox/ir/fusion.h>
 #include <fusebox/runtime.h>
 
+#include <array>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -52,7 +53,7 @@ class CachedFusion {
   // The runtime of the last call that ran; nullptr before any.
   FusionRuntime* lastRuntime() const { return last_; }
   void setLastRuntime(FusionRuntime* runtime) { last_ = runtime; }
-  size_t runtimeCount() const { return runtimes_.size(); }
+  size_t runtimeCount() const { return runtime_count_; }
 
   // Raises the first index error an earlier call's kernel found, on any of
   // this fusion's runtimes (RuntimeOptions::defer_index_errors); with
@@ -67,7 +68,9 @@ class CachedFusion {
   int64_t id_;
   std::unique_ptr<Fusion> fusion_;
   EvaluatorOptions eval_options_;  // input_names: inputNames()
-  std::map<std::string, std::unique_ptr<FusionRuntime>> runtimes_;
+  // By settings key: the host runtime, then the cuda one (made at first use).
+  std::map<std::string, std::array<std::unique_ptr<FusionRuntime>, 2>, std::less<>> runtimes_;
+  size_t runtime_count_ = 0;
   FusionRuntime* last_ = nullptr;
   std::unique_ptr<std::ostringstream> dump_, diagnostics_;
 };

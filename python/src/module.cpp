@@ -13,6 +13,7 @@
 
 #include <algorithm>
 
+#include "compare.h"
 #include "fusion_cache.h"
 #include "script_reader.h"
 #include "torch_io.h"
@@ -48,6 +49,7 @@ py::dict lastRunDict(const FusionRuntime& runtime) {
     d["group"] = s.group;
     d["scheduler"] = s.scheduler;
     d["kernel"] = s.kernel;
+    d["params_hash"] = fmt::format("{:016x}", s.params_hash);
     d["milliseconds"] = s.milliseconds;
     segments.append(d);
   }
@@ -242,6 +244,7 @@ PYBIND11_MODULE(_fusebox, m) {
              }
              return py::make_tuple(result, c.takeDump(), c.takeDiagnostics());
            })
+      .def("check_outputs", &checkOutputs)
       .def("runtime_count", &CachedFusion::runtimeCount);
 
   m.def("compute_tensor_descriptor",
@@ -260,6 +263,7 @@ PYBIND11_MODULE(_fusebox, m) {
         positions.push_back(std::find(inputs.begin(), inputs.end(), in) - inputs.begin());
     return positions;
   });
+  bindCompareStatistics(m);
   m.def("num_fusions", [] { return FusionCache::get().size(); });
   m.def("clear_cache", [] { FusionCache::get().clear(); });
   m.def("fusion_by_id", [](int64_t id) { return FusionCache::get().byId(id); });

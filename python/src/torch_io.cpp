@@ -13,19 +13,50 @@ std::string inputLabel(size_t k, const std::vector<std::string>& names) {
   return k < names.size() ? fmt::format("input {} ({})", k, names[k]) : fmt::format("input {}", k);
 }
 
-Argument scalarArgument(py::handle item, const std::string& label) {
+Argument scalarArgument(py::handle item, size_t k, const std::vector<std::string>& names) {
   if (py::isinstance<py::bool_>(item)) return ScalarValue(item.cast<bool>());
   if (py::isinstance<py::int_>(item)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(item.ptr(), &overflow);
-    FUSEBOX_USER_CHECK(overflow == 0, "{}: integer {} does not fit in int64", label,
+    FUSEBOX_USER_CHECK(overflow == 0, "{}: integer {} does not fit in int64", inputLabel(k, names),
                        py::str(item).cast<std::string>());
     return ScalarValue(static_cast<int64_t>(v));
   }
   if (py::isinstance<py::float_>(item)) return ScalarValue(item.cast<double>());
   throw UserError(
-      fmt::format("{} is a Python {}, expected a torch tensor or a number", label,
+      fmt::format("{} is a Python {}, expected a torch tensor or a number", inputLabel(k, names),
                   py::str(py::type::of(item).attr("__qualname__")).cast<std::string>()));
+}
+
+bool isAscii(py::handle s, const char* text) {
+  return PyUnicode_Check(s.ptr()) && PyUnicode_CompareWithASCIIString(s.ptr(), text) == 0;
+}
+
+// The dtype names the Python side sends (torch's, without "torch.").
+std::optional<DataType> torchDataType(py::handle name) {
+  static constexpr std::pair<const char*, DataType> kNames[] = {
+      {"float32", DataType::Float}, {"bfloat16", DataType::BFloat16}, {"float16", DataType::Half},
+      {"int64", DataType::Int64},   {"int32", DataType::Int32},       {"bool", DataType::Bool},
+      {"float64", DataType::Double}};
+  for (const auto& [text, dtype] : kNames)
+    if (isAscii(name, text)) return dtype;
+  // Other spellings parseDataType knows ("float", "long"); others are refused.
+  return PyUnicode_Check(name.ptr()) ? parseDataType(name.cast<std::string>()) : std::nullopt;
+}
+
+// torch.Size or a tuple of ints.
+std::vector<int64_t> int64List(py::handle seq) {
+  if (!PyTuple_Check(seq.ptr())) return seq.cast<std::vector<int64_t>>();
+  const Py_ssize_t n = PyTuple_GET_SIZE(seq.ptr());
+  std::vector<int64_t> out(static_cast<size_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(seq.ptr(), i), &overflow);
+    if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+    FUSEBOX_CHECK(overflow == 0, "a size or stride beyond int64");
+    out[static_cast<size_t>(i)] = v;
+  }
+  return out;
 }
 
 struct ManagedOutput {
@@ -90,42 +121,44 @@ CallInputs toCallInputs(py::list inputs, const std::vector<std::string>& names) 
                      "execute: the fusion takes {} input{} ({}), got {}", names.size(),
                      names.size() == 1 ? "" : "s", fmt::join(names, ", "), inputs.size());
   CallInputs call;
+  call.arguments.reserve(inputs.size());
   std::optional<int64_t> cuda_index;
   std::optional<size_t> cpu_tensor;  // a CPU tensor of rank > 0
   for (size_t k = 0; k < inputs.size(); ++k) {
-    const std::string label = inputLabel(k, names);
+    // Made only for a message: every call passes here (docs/perf.md, the
+    // Python module's overhead).
+    auto label = [&] { return inputLabel(k, names); };
     py::handle item = inputs[k];
-    if (!py::isinstance<py::tuple>(item)) {
-      call.arguments.push_back(scalarArgument(item, label));
+    if (!PyTuple_Check(item.ptr())) {
+      call.arguments.push_back(scalarArgument(item, k, names));
       continue;
     }
-    auto t = item.cast<py::tuple>();
-    FUSEBOX_CHECK(t.size() == 7 && t[0].cast<std::string>() == "tensor",
-                  "{}: malformed tensor descriptor", label);
+    auto t = py::reinterpret_borrow<py::tuple>(item);
+    FUSEBOX_CHECK(t.size() == 7 && isAscii(t[0], "tensor"), "{}: malformed tensor descriptor",
+                  label());
     auto data = reinterpret_cast<void*>(t[1].cast<uintptr_t>());
-    auto sizes = t[2].cast<std::vector<int64_t>>();
-    auto strides = t[3].cast<std::vector<int64_t>>();
-    auto dtype_name = t[4].cast<std::string>();
-    std::optional<DataType> dtype = parseDataType(dtype_name);
+    auto sizes = int64List(t[2]);
+    auto strides = int64List(t[3]);
+    std::optional<DataType> dtype = torchDataType(t[4]);
     FUSEBOX_USER_CHECK(dtype.has_value(),
                        "{} has dtype {}, which fusebox does not support (supported: bool, int32, "
                        "int64, float16, bfloat16, float32, float64)",
-                       label, dtype_name);
+                       label(), py::str(t[4]).cast<std::string>());
     for (size_t d = 0; d < strides.size(); ++d)
       FUSEBOX_USER_CHECK(strides[d] >= 0,
                          "{} has a negative stride ({} in dim {}); fusebox takes "
                          "tensors with non-negative strides (copy it with .contiguous())",
-                         label, strides[d], d);
-    const bool cuda = t[5].cast<std::string>() == "cuda";
+                         label(), strides[d], d);
+    const bool cuda = isAscii(t[5], "cuda");
     if (cuda) {
       int64_t index = t[6].cast<int64_t>();
       FUSEBOX_USER_CHECK(!cuda_index || *cuda_index == index,
                          "{} is on cuda:{}, an earlier input on cuda:{}; a fusion runs on one GPU",
-                         label, index, *cuda_index);
+                         label(), index, *cuda_index);
       FUSEBOX_USER_CHECK(index == 0,
                          "{} is on cuda:{}; fusebox runs on the first visible GPU (cuda:0): "
                          "choose the GPU with CUDA_VISIBLE_DEVICES",
-                         label, index);
+                         label(), index);
       cuda_index = index;
     } else if (!sizes.empty() && !cpu_tensor) {
       cpu_tensor = k;

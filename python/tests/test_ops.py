@@ -172,6 +172,81 @@ def test_erfcinv(device):
     torch.testing.assert_close(torch.special.erfc(y), tail, rtol=rtol, atol=0)
 
 
+def _distinct(shape, device, dtype=torch.float32):
+    # Distinct quarters around 0, exact in bfloat16 for up to 512 elements: no
+    # ties, so torch's order is the only one.
+    n = 1
+    for d in shape:
+        n *= d
+    return ((torch.randperm(n, device=device).reshape(shape) - n // 2) * 0.25).to(dtype)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_argsort_of_computed_values(device, descending):
+    x = _distinct((6, 37), device)
+    with FusionDefinition() as fd:
+        t0 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Float)
+        t1 = fd.ops.mul(t0, 2.0)
+        fd.add_output(fd.ops.argsort(t1, dim=1, descending=descending))
+        fd.add_output(fd.ops.argsort(t0, 0, descending=descending, stable=True))
+    rows, cols = fd.execute([x])
+    assert rows.dtype == torch.int64 and rows.device.type == device
+    torch.testing.assert_close(rows, torch.argsort(x * 2.0, dim=1, descending=descending), rtol=0, atol=0)
+    torch.testing.assert_close(cols, torch.argsort(x, dim=0, descending=descending), rtol=0, atol=0)
+    # Ties: fusebox always sorts stably, as torch's stable sort does.
+    ties = torch.tensor([[2, 1, 2, 1, 3, 2]], device=device)
+    with FusionDefinition() as fd:
+        t0 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Int)
+        fd.add_output(fd.ops.argsort(t0, dim=-1, descending=descending))
+    (out,) = fd.execute([ties])
+    expected = torch.sort(ties.cpu(), dim=-1, descending=descending, stable=True).indices
+    assert out.cpu().tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("dtype,nv", [(torch.float32, DataType.Float),
+                                      (torch.bfloat16, DataType.BFloat16),
+                                      (torch.int32, DataType.Int32)])
+def test_topk_values_and_indices(device, dtype, nv):
+    x = _distinct((9, 50), device, dtype=torch.float64)
+    x = (x * 4).to(dtype) if dtype == torch.int32 else x.to(dtype)
+    with FusionDefinition() as fd:
+        t0 = fd.define_tensor(shape=[-1, -1], dtype=nv)
+        k = fd.define_scalar(DataType.Int)
+        values, indices = fd.ops.topk(t0, k, dim=-1, largest=True, sorted=True)
+        low, low_at = fd.ops.topk(t0, 2, 0, largest=False)
+        fd.add_output(values)
+        fd.add_output(indices)
+        fd.add_output(low)
+        fd.add_output(low_at)
+    v, i, lv, li = fd.execute([x, 5])
+    ev, ei = torch.topk(x.cpu().double(), 5, dim=-1, largest=True, sorted=True)
+    assert v.dtype == dtype and v.shape == (9, 5) and i.dtype == torch.int64
+    assert v.cpu().double().tolist() == ev.tolist() and i.cpu().tolist() == ei.tolist()
+    elv, eli = torch.topk(x.cpu().double(), 2, dim=0, largest=False, sorted=True)
+    assert lv.cpu().double().tolist() == elv.tolist() and li.cpu().tolist() == eli.tolist()
+    # Another k: the same fusion, outputs of another size.
+    v3, i3, _, _ = fd.execute([x, 3])
+    assert v3.shape == (9, 3) and v3.cpu().double().tolist() == ev[:, :3].tolist()
+
+
+def test_topk_k_out_of_range_is_an_error(device):
+    from fusebox import FuseboxError
+    x = torch.randn(4, 6, device=device)
+    with FusionDefinition() as fd:
+        t0 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Float)
+        k = fd.define_scalar(DataType.Int)
+        values, _ = fd.ops.topk(t0, k)
+        fd.add_output(values)
+    with pytest.raises(FuseboxError, match=r"k is 7 but dim 1 of"):
+        fd.execute([x, 7])
+    (out,) = fd.execute([x, 6])  # the cache stays usable
+    assert out.shape == (4, 6)
+    with pytest.raises(FuseboxError, match=r"fd.ops.topk: k is 9 but dim 0 of"):
+        with FusionDefinition() as fd:
+            t0 = fd.define_tensor(shape=[4, 6], dtype=DataType.Float)
+            fd.ops.topk(t0, 9, dim=0)
+
+
 def test_in_place_update_is_seen_by_autograd(device):
     with FusionDefinition() as fd:
         t0 = fd.define_tensor(shape=[-1], dtype=DataType.Float)

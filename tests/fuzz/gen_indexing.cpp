@@ -1,5 +1,6 @@
 // Op families that read at indices or along a dim: index_select, select,
-// gather, take_along_axis, scatter, embedding_fwd, the scans and triu.
+// gather, take_along_axis, scatter, embedding_fwd, the scans, argsort, topk
+// and triu.
 // Indices are made in the script from iota (0..n-1, its reverse, or one index
 // repeated), broadcast to the shape an op wants, so every index is in range by
 // construction: a refusal is a finding.
@@ -124,6 +125,25 @@ bool Generator::genScan() {
     return false;
   return tryTensor(fmt::format("fd.ops.{}({}, dim={})", op, x->name, dimText(*this, d, x->rank())),
                    {tensorOperand(*x)}, exact, true);
+}
+
+bool Generator::genSort() {
+  // Exact values only: values rounded differently by a kernel could tie or
+  // trade places where the evaluator's do not.
+  const TensorVar* x = pickTensor([](const TensorVar& t) { return t.rank() > 0 && t.exact; });
+  if (x == nullptr) return false;
+  const int64_t d = between(0, x->rank() - 1);
+  const Operand o = tensorOperand(*x);
+  auto flag = [&] { return chance(0.5) ? "True" : "False"; };
+  if (chance(0.5))
+    return tryTensor(fmt::format("fd.ops.argsort({}, dim={}, descending={}, stable={})", x->name,
+                                 dimText(*this, d, x->rank()), flag(), flag()),
+                     {o}, true, true);
+  const int64_t k = between(0, x->sizes[static_cast<size_t>(d)]);
+  NewVar values = resultOf(newName('T'), {o}, true), indices = resultOf(newName('T'), {o}, true);
+  return tryStatement({values, indices},
+                      fmt::format("fd.ops.topk({}, {}, dim={}, largest={}, sorted={})", x->name, k,
+                                  dimText(*this, d, x->rank()), flag(), flag()));
 }
 
 bool Generator::genTriu() {

@@ -51,6 +51,7 @@ const std::vector<FeatureInfo>& generatorFeatures() {
        "index_select, select, gather, take_along_axis, scatter, embedding_fwd at indices made "
        "in range from iota"},
       {"scan", "cumsum, cumprod, cummax, cummin"},
+      {"sort", "argsort, topk (of exact values)"},
       {"triu", "triu"},
       {"masked",
        "where(mask, -inf/inf/0, x) masks, the softmax over a -inf mask, log of a "
@@ -419,6 +420,7 @@ GeneratedCase Generator::run() {
       {"matmul", &Generator::genMatmul, 1},
       {"indexing", &Generator::genIndexing, 3},
       {"scan", &Generator::genScan, 2},
+      {"sort", &Generator::genSort, 1},
       {"triu", &Generator::genTriu, 1},
       {"masked", &Generator::genMasked, 2},
   };

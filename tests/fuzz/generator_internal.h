@@ -157,6 +157,7 @@ class Generator {
   // (gen_indexing.cpp)
   bool genIndexing();
   bool genScan();
+  bool genSort();
   bool genTriu();
   // (gen_hostile.cpp)
   bool genMasked();

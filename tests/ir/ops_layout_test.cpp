@@ -60,6 +60,10 @@ struct EveryOp {
     out(scatter(x, index, x, 0));
     out(scatter(x, index, s, 1));
     out(scan(ReductionOpType::Sum, x, 1));
+    out(argsort(x, 1, true, false));
+    auto top = topk(x, k(2), 0, true, true);
+    out(top.values);
+    out(top.indices);
   }
 };
 
@@ -159,6 +163,15 @@ std::string layoutProblem(Expr* e) {
     case OpType::Scan:
       return expect(in.size() == 1 && tensorIn(0) && std::holds_alternative<ScanAttr>(e->attrs()),
                     "T");
+    case OpType::Argsort:
+      return expect(in.size() == 1 && tensorIn(0) && std::holds_alternative<SortAttr>(e->attrs()) &&
+                        e->output(0)->dtype() == DataType::Int64,
+                    "T -> T (int64)");
+    case OpType::TopK:
+      return expect(in.size() == 2 && tensorIn(0) && in[1]->isScalar() &&
+                        e->outputs().size() == 2 && e->output(1)->dtype() == DataType::Int64 &&
+                        std::holds_alternative<TopKAttr>(e->attrs()),
+                    "T, S -> T, T (int64)");
   }
   return "unknown op";
 }
@@ -170,8 +183,8 @@ TEST(OpsLayout, EveryOpTypeFollowsTheDocumentedOperandLayout) {
     seen.insert(e->op());
     EXPECT_EQ(layoutProblem(e), "") << "expr " << e->name() << " (" << e->opName() << ")";
   }
-  // OpType's enumerators run from Set to Scan.
-  for (int op = static_cast<int>(OpType::Set); op <= static_cast<int>(OpType::Scan); ++op)
+  // OpType's enumerators run from Set to TopK.
+  for (int op = static_cast<int>(OpType::Set); op <= static_cast<int>(OpType::TopK); ++op)
     EXPECT_TRUE(seen.count(static_cast<OpType>(op))) << toString(static_cast<OpType>(op));
 }
 

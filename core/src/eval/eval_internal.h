@@ -157,6 +157,7 @@ void evalMatmul(EvalContext& ctx, const Expr* e);     // Matmul, Linear
 void evalIndexing(EvalContext& ctx, const Expr* e);   // IndexSelect, Select, Gather,
                                                       // TakeAlongAxis, Scatter
 void evalScan(EvalContext& ctx, const Expr* e);       // Scan
+void evalSort(EvalContext& ctx, const Expr* e);       // Argsort, TopK
 // The sizes an indexing op's tensor operands must have whatever the index
 // values: gather's and scatter's index no larger than the input outside the
 // indexed dim (and than scatter's src everywhere), take_along_axis's index

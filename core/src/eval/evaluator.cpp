@@ -112,6 +112,10 @@ void evalTensorExpr(EvalContext& ctx, const Expr* e) {
     case OpType::Scan:
       evalScan(ctx, e);
       return;
+    case OpType::Argsort:
+    case OpType::TopK:
+      evalSort(ctx, e);
+      return;
   }
   throw InternalError(fmt::format("no evaluator for {}", describeExpr(e)));
 }

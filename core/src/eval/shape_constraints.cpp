@@ -46,6 +46,9 @@ class ShapeChecker {
       case OpType::Reduction:
         checkExtremum(e);
         return;
+      case OpType::TopK:
+        checkTopK(e);
+        return;
       case OpType::IndexSelect:
       case OpType::Gather:
       case OpType::TakeAlongAxis:
@@ -133,6 +136,19 @@ class ShapeChecker {
                          "{}: {} of an empty set: {} (max and min need at least one element)",
                          describeExpr(e), toString(attr.op), dimText(in, a, 0));
     }
+  }
+
+  // topk picks k of the dim's elements: 0 <= k <= its size.
+  void checkTopK(const Expr* e) {
+    const Val* in = e->input(0);
+    const int64_t dim = e->attr<TopKAttr>().dim;
+    auto s = sizes(in);
+    auto k = ee_.evaluate(e->input(1));
+    if (!k || dim < 0 || dim >= static_cast<int64_t>(s.size()) || !s[dim]) return;
+    const int64_t value = toInt(*k);
+    FUSEBOX_USER_CHECK(value >= 0 && value <= *s[dim],
+                       "{}: k is {} but {} has {} elements; expected 0 <= k <= {}", describeExpr(e),
+                       value, dimText(in, dim, *s[dim]), *s[dim], *s[dim]);
   }
 
   // The index operand's sizes against the input's (and scatter's src's):

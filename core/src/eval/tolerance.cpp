@@ -95,6 +95,8 @@ bool isMovement(OpType op) {
     case OpType::Slice:
     case OpType::Pad:
     case OpType::Cat:
+    case OpType::Argsort:  // positions of values, and values picked, unchanged
+    case OpType::TopK:
       return true;
     default:
       return isIndexingOp(op);  // values picked at indices, unchanged

@@ -330,6 +330,26 @@ void addCreation(OpMap& t) {
   }
 }
 
+// argsort and topk with nvFuser's names and defaults (topk's k: a number or
+// an integer scalar, such as a scalar input).
+void addSorts(OpMap& t) {
+  t["argsort"] = {{req({"arg"}), req({"dim"}), opt({"descending"}), opt({"stable"})},
+                  [](Fusion&, const BoundArgs& a) {
+                    return result(
+                        argsort(asTensor(a.at(0), a.context(0)), asInt(a.at(1), a.context(1)),
+                                boolOr(a, 2, false), boolOr(a, 3, false)),
+                        a);
+                  }};
+  t["topk"] = {{req({"arg"}), req({"k"}), opt({"dim"}), opt({"largest"}), opt({"sorted"})},
+               [](Fusion& f, const BoundArgs& a) {
+                 const int64_t dim = a.has(2) ? asInt(a.at(2), a.context(2)) : -1;
+                 TopKResult r =
+                     topk(asTensor(a.at(0), a.context(0)), asScalar(f, a.at(1), a.context(1)), dim,
+                          boolOr(a, 3, true), boolOr(a, 4, false));
+                 return tuple({r.values, r.indices}, a);
+               }};
+}
+
 void addMatmulAndQueries(OpMap& t) {
   t["matmul"] = {{req({"arg1"}), req({"arg2"})}, [](Fusion&, const BoundArgs& a) {
                    return result(
@@ -374,6 +394,7 @@ const OpMap& opTable() {
     addResize(t);
     addCreation(t);
     addMatmulAndQueries(t);
+    addSorts(t);
     addIndexingAndScans(t);
     addCompositeAndLayout(t);
     return t;

@@ -375,6 +375,18 @@ class PythonPrinter {
       case OpType::Scan:
         return emit(
             e, call(e->opName(), fmt::format("{}, dim={}", ref(in[0]), e->attr<ScanAttr>().dim)));
+      case OpType::Argsort: {
+        const auto& a = e->attr<SortAttr>();
+        return emit(
+            e, call("argsort", fmt::format("{}, dim={}, descending={}, stable={}", ref(in[0]),
+                                           a.dim, boolText(a.descending), boolText(a.stable))));
+      }
+      case OpType::TopK: {
+        const auto& a = e->attr<TopKAttr>();
+        std::string x = ref(in[0]), k = ref(in[1]);
+        return emit(e, call("topk", fmt::format("{}, {}, dim={}, largest={}, sorted={}", x, k,
+                                                a.dim, boolText(a.largest), boolText(a.sorted))));
+      }
     }
     throw InternalError(fmt::format("python printer: unhandled op {}", e->opName()));
   }

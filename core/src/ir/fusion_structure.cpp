@@ -33,6 +33,10 @@ std::string attrsString(const ExprAttrs& attrs) {
           return fmt::format("dim {}", a.dim);
         } else if constexpr (std::is_same_v<A, ScanAttr>) {
           return fmt::format("{} dim {}", scanName(a.op), a.dim);
+        } else if constexpr (std::is_same_v<A, SortAttr>) {
+          return fmt::format("dim {} descending {} stable {}", a.dim, a.descending, a.stable);
+        } else if constexpr (std::is_same_v<A, TopKAttr>) {
+          return fmt::format("dim {} largest {} sorted {}", a.dim, a.largest, a.sorted);
         } else {
           static_assert(std::is_same_v<A, RandAttr>);
           return fmt::format("{} seed {}", toString(a.dist), a.has_seed);

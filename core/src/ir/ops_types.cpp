@@ -128,7 +128,7 @@ constexpr std::array<std::pair<R, std::string_view>, 4> kReduction = {{
 }};
 
 using O = OpType;
-constexpr std::array<std::pair<O, std::string_view>, 29> kOp = {{
+constexpr std::array<std::pair<O, std::string_view>, 31> kOp = {{
     {O::Set, "set"},
     {O::SegmentSet, "segment_set"},
     {O::Unary, "unary"},
@@ -158,6 +158,8 @@ constexpr std::array<std::pair<O, std::string_view>, 29> kOp = {{
     {O::TakeAlongAxis, "take_along_axis"},
     {O::Scatter, "scatter"},
     {O::Scan, "scan"},
+    {O::Argsort, "argsort"},
+    {O::TopK, "topk"},
 }};
 
 constexpr std::array<std::pair<R, std::string_view>, 4> kScan = {{

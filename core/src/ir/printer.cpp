@@ -121,6 +121,16 @@ std::string rhs(const Expr* e) {
     case OpType::Scan:
       return fmt::format("{}( {}, dim = {} )", e->opName(), operand(in[0]),
                          e->attr<ScanAttr>().dim);
+    case OpType::Argsort: {
+      const auto& a = e->attr<SortAttr>();
+      return fmt::format("argsort( {}, dim = {}, descending = {}, stable = {} )", operand(in[0]),
+                         a.dim, a.descending, a.stable);
+    }
+    case OpType::TopK: {
+      const auto& a = e->attr<TopKAttr>();
+      return fmt::format("topk( {}, k = {}, dim = {}, largest = {}, sorted = {} )", operand(in[0]),
+                         operand(in[1]), a.dim, a.largest, a.sorted);
+    }
   }
   return "?";
 }

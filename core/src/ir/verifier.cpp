@@ -154,7 +154,9 @@ class Verifier {
       case OpType::Gather:
       case OpType::TakeAlongAxis: expectCounts(e, 2, 2, 1); break;
       case OpType::Scatter: expectCounts(e, 3, 3, 1); break;
-      case OpType::Scan: expectCounts(e, 1, 1, 1); break;
+      case OpType::Scan:
+      case OpType::Argsort: expectCounts(e, 1, 1, 1); break;
+      case OpType::TopK: expectCounts(e, 2, 2, 2); break;
     }
     checkIndexing(e);
     if (e->op() == OpType::Permute && e->output(0)->isTensor()) {
@@ -178,17 +180,22 @@ class Verifier {
     }
   }
 
-  // Indexing ops and scans: the dim is one of the input's, indices are
-  // integers, and the output has the rank the op gives.
+  // Indexing ops, scans and sorts: the dim is one of the input's, indices
+  // are integers, and the output has the rank the op gives.
   void checkIndexing(Expr* e) {
     const bool indexing = std::holds_alternative<IndexAttr>(e->attrs());
-    const bool scan = std::holds_alternative<ScanAttr>(e->attrs());
+    const bool scan = std::holds_alternative<ScanAttr>(e->attrs()) ||
+                      std::holds_alternative<SortAttr>(e->attrs()) ||
+                      std::holds_alternative<TopKAttr>(e->attrs());
     if (!indexing && !scan) return;
     if (e->inputs().empty() || e->outputs().empty() || !e->input(0)->isTensor() ||
         !e->output(0)->isTensor())
       return problem("expr {} ({}) needs a tensor input and output", e->name(), e->opName());
     const int64_t rank = e->input(0)->as<TensorView>()->nDims();
-    const int64_t dim = indexing ? e->attr<IndexAttr>().dim : e->attr<ScanAttr>().dim;
+    const int64_t dim = indexing                     ? e->attr<IndexAttr>().dim
+                        : e->op() == OpType::Argsort ? e->attr<SortAttr>().dim
+                        : e->op() == OpType::TopK    ? e->attr<TopKAttr>().dim
+                                                     : e->attr<ScanAttr>().dim;
     if (dim < 0 || dim >= rank)
       problem("expr {} ({}) indexes dim {} of a rank-{} input", e->name(), e->opName(), dim, rank);
     const int64_t out_rank = e->output(0)->as<TensorView>()->nDims();

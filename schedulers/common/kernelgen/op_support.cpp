@@ -17,6 +17,11 @@ std::string unsupportedOpProblem(const Expr* e, IndirectLoads indirect) {
         "{} reads at run-time indices; this scheduler's kernels have no indirect loads (the "
         "pointwise scheduler's do)",
         what);
+  if (e->op() == OpType::Argsort || e->op() == OpType::TopK)
+    return fmt::format(
+        "{} sorts its lines; generated kernels do not sort yet (it runs on expr_eval, a segment "
+        "of its own)",
+        what);
   if (e->op() == OpType::Scan)
     return fmt::format(
         "{} is a scan: the scan scheduler's along the innermost dim, expr_eval's along another",

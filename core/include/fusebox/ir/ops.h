@@ -161,6 +161,21 @@ TensorView* scan(ReductionOpType op, TensorView* x, int64_t dim);
 // its last two dims zeroed; built from iota, a comparison and where.
 TensorView* triu(TensorView* x, Val* diagonal);
 
+// ---- sorting (ops_sort.cpp) -------------------------------------------------------------
+// torch.argsort: the int64 indices that sort x along `dim` (ascending, or
+// descending). Equal elements keep their input order whether or not `stable`
+// is asked for; NaN sorts above every number, as in torch.
+TensorView* argsort(TensorView* x, int64_t dim, bool descending, bool stable);
+// torch.topk: the k largest (or smallest) elements of x along `dim` and their
+// int64 indices; `k` is an integral scalar, 0 <= k <= the dim's size (checked
+// here when both are constants, else when the fusion runs). The elements come
+// back in order whether or not `sorted` is asked for.
+struct TopKResult {
+  TensorView* values;
+  TensorView* indices;
+};
+TopKResult topk(TensorView* x, Val* k, int64_t dim, bool largest, bool sorted);
+
 // ---- helpers -----------------------------------------------------------------------------
 // Normalizes a possibly negative dim against rank; throws UserError naming `what`.
 int64_t normalizeDim(int64_t dim, int64_t rank, const char* what);

@@ -40,6 +40,9 @@ namespace fusebox {
 //   TakeAlongAxis     T (input), T (index: int)      -> T (broadcast)      attr IndexAttr
 //   Scatter           T (self), T (index: int), T|S (src) -> T (self's shape)  attr IndexAttr
 //   Scan              T                              -> T     attr ScanAttr
+//   Argsort           T                              -> T (int64 indices)  attr SortAttr
+//   TopK              T, S (k: int)                  -> T (values), T (int64 indices)
+//                                                               attr TopKAttr
 enum class OpType {
   Set,
   SegmentSet,
@@ -70,6 +73,8 @@ enum class OpType {
   TakeAlongAxis,
   Scatter,
   Scan,
+  Argsort,
+  TopK,
 };
 
 // Ops whose output element at a position is computed from their operands'
@@ -181,6 +186,23 @@ struct ScanAttr {
   int64_t dim;
   bool operator==(const ScanAttr&) const = default;
 };
+// argsort along `dim`, normalized. `stable` keeps equal elements in input
+// order (fusebox's sort always does; the flag is kept for printing back).
+struct SortAttr {
+  int64_t dim;
+  bool descending = false;
+  bool stable = false;
+  bool operator==(const SortAttr&) const = default;
+};
+// topk along `dim`, normalized: the k largest (or smallest) elements and
+// their indices. `sorted` asks for them in order (fusebox always returns them
+// in order; the flag is kept for printing back).
+struct TopKAttr {
+  int64_t dim;
+  bool largest = true;
+  bool sorted = false;
+  bool operator==(const TopKAttr&) const = default;
+};
 struct RandAttr {
   RandomDistribution dist;
   bool has_seed = false;  // seed and offset operands present
@@ -188,8 +210,8 @@ struct RandAttr {
 };
 
 using ExprAttrs = std::variant<std::monostate, UnaryOpType, BinaryOpType, TernaryOpType,
-                               BroadcastAttr, SqueezeAttr, PermuteAttr, ReductionAttr,
-                               VarianceAttr, CatAttr, RandAttr, IndexAttr, ScanAttr>;
+                               BroadcastAttr, SqueezeAttr, PermuteAttr, ReductionAttr, VarianceAttr,
+                               CatAttr, RandAttr, IndexAttr, ScanAttr, SortAttr, TopKAttr>;
 
 // Names as nvFuser's Python frontend spells them (fd.ops.<name>).
 std::string_view toString(OpType t);
