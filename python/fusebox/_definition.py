@@ -242,7 +242,10 @@ class FusionDefinition:
                 # On the GPU even without tensor inputs (outputs made there).
                 want_cuda = True
                 cuda_index = index
-        if enable or disable or any(s is not None for s in call_settings):
+        # (No generator here: this runs on every call.)
+        config, settings, passes, schedulers, dump = call_settings
+        if (enable or disable or config is not None or settings is not None or passes is not None
+                or schedulers is not None or dump is not None):
             run = self._settings.over(Settings(*call_settings))
             run = run.with_nvfuser_options(enable, disable).native()
         else:

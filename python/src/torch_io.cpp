@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 #include <fusebox/checked_math.h>
 
+#include <map>
 #include <memory>
+#include <string_view>
 
 namespace fusebox::python {
 namespace {
@@ -175,13 +177,27 @@ CallInputs toCallInputs(py::list inputs, const std::vector<std::string>& names) 
   return call;
 }
 
+namespace {
+
+// The item kinds and dtype names as Python strings made once (every call
+// returns some), never freed: they may outlive the interpreter's teardown.
+const py::str& pythonText(std::string_view text) {
+  static auto* made = new std::map<std::string, py::str, std::less<>>();
+  auto found = made->find(text);
+  if (found == made->end())
+    found = made->emplace(std::string(text), py::str(text.data(), text.size())).first;
+  return found->second;
+}
+
+}  // namespace
+
 py::list toPythonOutputs(const Fusion& fusion, const std::vector<Argument>& outputs,
                          const std::vector<Argument>& inputs) {
   py::list result;
   for (size_t k = 0; k < outputs.size(); ++k) {
     const Val* out = fusion.outputs().at(k);
     if (fusion.aliasedInput(out) != nullptr) continue;  // written into its input, not returned
-    const std::string dtype(dtypeName(out->dtype()));
+    const py::str& dtype = pythonText(dtypeName(out->dtype()));
     if (const auto* s = std::get_if<ScalarValue>(&outputs[k])) {
       py::object value = std::visit([](auto v) { return py::cast(v); }, *s);
       result.append(py::make_tuple("scalar", value, dtype));
@@ -208,7 +224,7 @@ py::list toPythonOutputs(const Fusion& fusion, const std::vector<Argument>& outp
       result.append(py::make_tuple("view", view_of, t.sizes(), t.strides(), offset, dtype));
       continue;
     }
-    result.append(py::make_tuple("dlpack", toCapsule(t), dtype));
+    result.append(py::make_tuple(pythonText("dlpack"), toCapsule(t), dtype));
   }
   return result;
 }

@@ -43,5 +43,25 @@ TEST(RuntimePlanFit, LessAlignmentThanPlannedDoesNotFit) {
   EXPECT_TRUE(fitsPlan({floats({8}, {1}, 4)}, {floats({8}, {1}, 16)}));
 }
 
+TEST(RuntimePlanFit, ArgumentsAreComparedAsTheirInfos) {
+  // A cache hit compares the call's arguments themselves: the same rule.
+  Tensor dense = Tensor::empty(DataType::Float, {7, 2});
+  const int64_t alignment = recordedAlignment(dense.data());
+  const std::vector<ArgumentInfo> plan{floats({7, 2}, {2, 1}, alignment), ScalarValue(int64_t{3})};
+  EXPECT_TRUE(argumentsFitPlan(plan, {dense, ScalarValue(int64_t{9})}));
+  EXPECT_EQ(argumentsFitPlan(plan, {dense, ScalarValue(int64_t{9})}),
+            fitsPlan(plan, {argumentInfo(dense), ScalarValue(int64_t{9})}));
+  Tensor expanded = dense.asStrided({7, 2}, {0, 1}, 0);
+  EXPECT_FALSE(argumentsFitPlan(plan, {expanded, ScalarValue(int64_t{9})}));
+  EXPECT_FALSE(argumentsFitPlan(plan, {Tensor::empty(DataType::Half, {7, 2}), ScalarValue(1.0)}));
+  EXPECT_FALSE(argumentsFitPlan(plan, {dense}));
+  EXPECT_FALSE(argumentsFitPlan(plan, {ScalarValue(1.0), ScalarValue(1.0)}));
+  // One element in: less aligned than planned (a float's 4 bytes at most).
+  Tensor shifted = dense.asStrided({6, 2}, {2, 1}, 1);
+  const std::vector<ArgumentInfo> six{floats({6, 2}, {2, 1}, alignment), ScalarValue(int64_t{3})};
+  EXPECT_TRUE(argumentsFitPlan(six, {dense.asStrided({6, 2}, {2, 1}, 0), ScalarValue(int64_t{9})}));
+  EXPECT_FALSE(argumentsFitPlan(six, {shifted, ScalarValue(int64_t{9})}));
+}
+
 }  // namespace
 }  // namespace fusebox::runtime_detail

@@ -123,18 +123,22 @@ void validateInputContiguity(const Fusion& fusion, const std::vector<Argument>& 
     const Val* in = fusion.inputs()[i];
     if (t == nullptr || !in->isTensor() || t->numel() == 0) continue;
     const auto* tv = in->as<TensorView>();
-    const std::vector<int64_t> order = tv->strideOrder();
-    const std::vector<int64_t> perm = strideOrderToAllocationPermutation(order);
     const auto& contiguity = tv->contiguity();
-    if (perm.size() != contiguity.size() || static_cast<int64_t>(perm.size()) != t->dim()) continue;
-    const std::string name =
-        i < options.input_names.size() ? options.input_names[i] : fmt::format("#{}", i);
+    // Allocation axis k is logical dim perm[k]; without an allocation domain
+    // the identity, made without the two vectors (every call passes here).
+    std::vector<int64_t> perm;
+    if (tv->hasAllocation()) perm = strideOrderToAllocationPermutation(tv->strideOrder());
+    const size_t rank = tv->hasAllocation() ? perm.size() : static_cast<size_t>(tv->nDims());
+    if (rank != contiguity.size() || static_cast<int64_t>(rank) != t->dim()) continue;
+    auto name = [&] {  // for the message only: every call of the module passes here
+      return i < options.input_names.size() ? options.input_names[i] : fmt::format("#{}", i);
+    };
     // From the innermost allocation axis outward: the stride a contiguous
     // dim must have is the extent of what lies inside it.
     int64_t expected = 1;
-    for (size_t k = perm.size(); k-- > 0;) {
+    for (size_t k = rank; k-- > 0;) {
       if (!contiguity[k].has_value()) continue;  // broadcast
-      const auto d = static_cast<size_t>(perm[k]);
+      const auto d = perm.empty() ? k : static_cast<size_t>(perm[k]);
       const int64_t size = t->sizes()[d];
       const int64_t stride = t->strides()[d];
       if (size == 1) continue;
@@ -143,7 +147,7 @@ void validateInputContiguity(const Fusion& fusion, const std::vector<Argument>& 
           "input {}: dim {} has stride {}, but the definition declares it contiguous (stride {} "
           "expected, stride order [{}]); pass a tensor in that layout (.contiguous()) or declare "
           "the dim non-contiguous",
-          name, d, stride, expected, fmt::join(order, ", "));
+          name(), d, stride, expected, fmt::join(tv->strideOrder(), ", "));
       expected = checked::mul(stride, size).value_or(std::numeric_limits<int64_t>::max());
     }
   }

@@ -47,29 +47,48 @@ std::vector<bool> shapeScalarInputs(const Fusion& fusion) {
   return out;
 }
 
+namespace {
+
+// "4, 8" into `key`, without a format string (every call makes a signature).
+void appendInts(std::string& key, const std::vector<int64_t>& values) {
+  for (size_t d = 0; d < values.size(); ++d) {
+    if (d > 0) key += ", ";
+    key += fmt::format_int(values[d]).c_str();
+  }
+}
+
+}  // namespace
+
 std::string inputSignature(const std::vector<Argument>& inputs,
                            const std::vector<bool>& shape_scalars) {
-  fmt::memory_buffer key;
+  std::string key;
+  key.reserve(48 * inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (i > 0) fmt::format_to(std::back_inserter(key), "; ");
+    if (i > 0) key += "; ";
     if (const auto* s = std::get_if<ScalarValue>(&inputs[i])) {
       static constexpr const char* kKinds[] = {"bool", "int", "double"};
-      fmt::format_to(std::back_inserter(key), "{}", kKinds[s->index()]);
-      if (i < shape_scalars.size() && shape_scalars[i])
-        fmt::format_to(std::back_inserter(key), "={}", toString(*s));
+      key += kKinds[s->index()];
+      if (i < shape_scalars.size() && shape_scalars[i]) {
+        key += '=';
+        key += toString(*s);
+      }
       continue;
     }
     const Tensor& t = std::get<Tensor>(inputs[i]);
     if (!t.defined()) {
-      fmt::format_to(std::back_inserter(key), "undefined");
+      key += "undefined";
       continue;
     }
-    fmt::format_to(std::back_inserter(key), "{}{}[{}]{{{}}}@{}",
-                   t.device() == Device::Cuda ? "cuda " : "", dtypeName(t.dtype()),
-                   fmt::join(t.sizes(), ", "), fmt::join(t.strides(), ", "),
-                   recordedAlignment(t.data()));
+    if (t.device() == Device::Cuda) key += "cuda ";
+    key += dtypeName(t.dtype());
+    key += '[';
+    appendInts(key, t.sizes());
+    key += "]{";
+    appendInts(key, t.strides());
+    key += "}@";
+    key += fmt::format_int(recordedAlignment(t.data())).c_str();
   }
-  return fmt::to_string(key);
+  return key;
 }
 
 }  // namespace fusebox

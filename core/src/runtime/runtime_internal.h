@@ -158,6 +158,9 @@ void scheduleAhead(CacheEntry& entry, const std::vector<Argument>& inputs, Execu
 // `made_for`: same dtypes, sizes and strides, alignment at least as large.
 // Scalars are not compared (those that feed shapes are in the cache key).
 bool fitsPlan(const std::vector<ArgumentInfo>& made_for, const std::vector<ArgumentInfo>& actual);
+// The same against a call's arguments (what argumentInfo would make of them).
+bool argumentsFitPlan(const std::vector<ArgumentInfo>& made_for,
+                      const std::vector<Argument>& actual);
 
 // Gives a scheduled KernelPlan (one segment of `entry`) its kernel: one of the
 // concretization's kernels when its heuristics and source match, else

@@ -279,14 +279,12 @@ std::vector<Argument> executeEntry(CacheEntry& entry, const std::vector<Argument
     for (const auto& s : steps.inputs) args.push_back(fetch(s));
 
     ScheduledSegment& scheduled = entry.scheduled[g];
-    std::vector<ArgumentInfo> infos;
-    infos.reserve(args.size());
-    for (const auto& a : args) infos.push_back(argumentInfo(a));
     // A plan made ahead for predicted inputs (an earlier group's output) is
     // made again when the inputs turn out otherwise: a kernel compiled for
-    // other strides would read the wrong elements.
+    // other strides would read the wrong elements. (Compared with the
+    // arguments themselves: a cache hit makes no ArgumentInfo.)
     if ((scheduled.ready() || scheduled.kernel_plan != nullptr) &&
-        !fitsPlan(scheduled.made_for, infos)) {
+        !argumentsFitPlan(scheduled.made_for, args)) {
       entry.log.push_back({"scheduling",
                            {groups[g].id},
                            {},
@@ -295,6 +293,9 @@ std::vector<Argument> executeEntry(CacheEntry& entry, const std::vector<Argument
       scheduled = ScheduledSegment();
     }
     if (!scheduled.ready()) {
+      std::vector<ArgumentInfo> infos;
+      infos.reserve(args.size());
+      for (const auto& a : args) infos.push_back(argumentInfo(a));
       if (scheduled.kernel_plan == nullptr) scheduled = scheduleGroup(entry, g, infos, ctx);
       if (scheduled.kernel_plan != nullptr && scheduled.kernel == nullptr)
         compileKernel(entry, scheduled, ctx);

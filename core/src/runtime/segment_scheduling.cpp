@@ -208,6 +208,23 @@ bool fitsPlan(const std::vector<ArgumentInfo>& made_for, const std::vector<Argum
   return true;
 }
 
+bool argumentsFitPlan(const std::vector<ArgumentInfo>& made_for,
+                      const std::vector<Argument>& actual) {
+  if (made_for.size() != actual.size()) return false;
+  for (size_t i = 0; i < actual.size(); ++i) {
+    const auto* want = std::get_if<TensorArgInfo>(&made_for[i]);
+    const auto* have = std::get_if<Tensor>(&actual[i]);
+    if ((want == nullptr) != (have == nullptr)) return false;
+    if (want == nullptr) continue;
+    const int64_t alignment =
+        have->defined() ? recordedAlignment(have->data()) : kMaxRecordedAlignment;
+    if (want->dtype != have->dtype() || want->sizes != have->sizes() ||
+        want->strides != have->strides() || alignment < want->alignment)
+      return false;
+  }
+  return true;
+}
+
 namespace {
 
 bool sameSource(const KernelSource& a, const KernelSource& b) {

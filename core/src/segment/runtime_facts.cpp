@@ -19,11 +19,13 @@ namespace fusebox {
 namespace {
 
 // Strides with 0 on the expanded broadcast dims of `tv`; true when any changed.
+// `sizes`: the value's, for the message (every segment boundary of every call
+// passes here, so nothing is formatted unless it fails).
 bool zeroExpandedStrides(const TensorView* tv, std::vector<int64_t>& strides,
-                         const std::string& value) {
+                         const std::vector<int64_t>& sizes) {
   const auto dims = tv->logicalNoReductions();
-  FUSEBOX_CHECK(dims.size() == strides.size(), "{} has {} dims, its value {}", tv->toString(),
-                dims.size(), value);
+  FUSEBOX_CHECK(dims.size() == strides.size(), "{} has {} dims, its value sizes [{}]",
+                tv->toString(), dims.size(), fmt::join(sizes, ", "));
   bool changed = false;
   for (size_t d = 0; d < dims.size(); ++d)
     if (dims[d]->hasExpandedExtent() && strides[d] != 0) {
@@ -36,13 +38,23 @@ bool zeroExpandedStrides(const TensorView* tv, std::vector<int64_t>& strides,
 }  // namespace
 
 Tensor boundaryView(const TensorView* tv, const Tensor& value) {
+  // The common case, no expanded dim, without copies (every call's every
+  // segment output passes here).
+  bool expanded = false;
+  int64_t rank = 0;
+  for (const IterDomain* id : tv->logical()) {
+    if (id->isReduction()) continue;
+    expanded = expanded || id->hasExpandedExtent();
+    ++rank;
+  }
+  if (!expanded && rank == value.dim()) return value;
   std::vector<int64_t> strides = value.strides();
-  if (!zeroExpandedStrides(tv, strides, value.describe())) return value;
+  if (!zeroExpandedStrides(tv, strides, value.sizes())) return value;
   return value.asStrided(value.sizes(), strides, value.storageOffset());
 }
 
 TensorArgInfo boundaryInfo(const TensorView* tv, TensorArgInfo info) {
-  zeroExpandedStrides(tv, info.strides, fmt::format("sizes [{}]", fmt::join(info.sizes, ", ")));
+  zeroExpandedStrides(tv, info.strides, info.sizes);
   return info;
 }
 
