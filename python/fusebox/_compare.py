@@ -5,6 +5,7 @@ says whether B is faster or slower than A: the Mann-Whitney U test, the ratio
 of typical times with its 95% interval, as the CLI computes them (the same
 C++ statistics)."""
 
+import os
 import shlex
 import time
 
@@ -17,7 +18,10 @@ _FLAGS = "--config FILE, --set KEY=VALUE, --disable-pass NAME, --disable-schedul
 def _flags_to_keywords(text, what):
     """`fusebox compare --variant`'s FLAGS as execute()'s keywords."""
     keywords = {"settings": [], "disable_passes": [], "disable_schedulers": []}
-    tokens = shlex.split(text)
+    try:
+        tokens = shlex.split(text)
+    except ValueError as e:
+        raise _fusebox.FuseboxError(f"{what} '{text}': {e} (a variant's flags are {_FLAGS})")
     i = 0
     while i < len(tokens):
         token = tokens[i]
@@ -32,8 +36,10 @@ def _flags_to_keywords(text, what):
             if i == len(tokens):
                 raise _fusebox.FuseboxError(f"{what} '{text}': {flag} needs a value")
             value = tokens[i]
+        if not value:
+            raise _fusebox.FuseboxError(f"{what} '{text}': {flag} needs a value, got an empty one")
         if flag == "--config":
-            keywords["config"] = value
+            keywords["config"] = os.path.expanduser(value)
         elif flag == "--set":
             keywords["settings"].append(value)
         elif flag == "--disable-pass":
@@ -127,7 +133,8 @@ class CompareResult:
         self.backend = backend
         self.same_decision = a.segments == b.segments
         self.checked = checked
-        self.outputs_ok = not a.output_problems and not b.output_problems
+        # None when nothing was checked (check=False).
+        self.outputs_ok = (not a.output_problems and not b.output_problems) if checked else None
 
     def __str__(self):
         lines = [f"compare: A {self.a.flags} (baseline), B {self.b.flags}; {self.backend}, "
@@ -221,6 +228,17 @@ def compare(fd, inputs, a=None, b=None, *, repetitions=20, warmup=3, min_sample_
     both variants), after `warmup` untimed calls; the variants alternate
     A B, B A, ... With `check`, each variant's first outputs are checked
     against the reference evaluator (on host copies) first."""
+    from ._definition import FusionDefinition
+
+    if not isinstance(fd, FusionDefinition):
+        raise _fusebox.FuseboxError(
+            f"fusebox.compare: fd must be a FusionDefinition, got a Python {type(fd).__qualname__}")
+    if fd._fusion is None:
+        raise _fusebox.FuseboxError(
+            "fusebox.compare: the definition is not finished (define it inside "
+            "`with FusionDefinition() as fd:` first)")
+    if not isinstance(check, bool):
+        raise _fusebox.FuseboxError(f"compare: check must be True or False, got {check!r}")
     repetitions = _int_in(repetitions, 2, 100000, "repetitions")
     warmup = _int_in(warmup, 0, 100000, "warmup")
     min_sample_ms = _number_in(min_sample_ms, 0.0, 60000.0, "min_sample_ms")

@@ -29,15 +29,22 @@ py::dict summaryDict(const bench::Summary& s) {
 }
 
 // A scalar output comes back to Python as a 0-dim tensor: compared as the
-// scalar the evaluator gives.
+// scalar the evaluator gives (integers read as integers: a double holds 53
+// bits).
 Argument asExpectedKind(const Argument& actual, const Argument& expected) {
   const auto* t = std::get_if<Tensor>(&actual);
   const auto* s = std::get_if<ScalarValue>(&expected);
   if (t == nullptr || s == nullptr || t->numel() != 1) return actual;
   if (std::holds_alternative<double>(*s)) return ScalarValue(t->getDoubleLinear(0));
-  const double v = t->getDoubleLinear(0);
-  if (std::holds_alternative<bool>(*s)) return ScalarValue(v != 0.0);
-  return ScalarValue(static_cast<int64_t>(std::llround(v)));
+  const std::vector<int64_t> first(static_cast<size_t>(t->dim()), 0);
+  if (isFloatingType(t->dtype())) {
+    const double v = t->getDoubleLinear(0);
+    if (std::holds_alternative<bool>(*s)) return ScalarValue(v != 0.0);
+    return ScalarValue(static_cast<int64_t>(std::llround(v)));
+  }
+  const int64_t v = t->getInt(first);
+  if (std::holds_alternative<bool>(*s)) return ScalarValue(v != 0);
+  return ScalarValue(v);
 }
 
 }  // namespace

@@ -53,7 +53,7 @@ def test_variants_as_dicts_and_flags_reach_the_runtime():
                         b="--set schedulers.pointwise.unroll=2", check=False, **FAST)
     assert r.a.segments[0]["scheduler"] == "expr_eval"
     assert r.b.segments[0]["scheduler"] == "pointwise"
-    assert not r.checked
+    assert not r.checked and r.outputs_ok is None
 
 
 def test_compare_leaves_inputs_written_in_place_alone(device):
@@ -89,6 +89,10 @@ def test_check_outputs_finds_a_wrong_output():
     (dict(b="--frobnicate"), r"unknown flag '--frobnicate'"),
     (dict(a="--no-passes"), r"unknown flag '--no-passes' \(from Python, name the passes"),
     (dict(b="--disable-pass"), r"--disable-pass needs a value"),
+    (dict(b="--set="), r"--set needs a value, got an empty one"),
+    (dict(b="--disable-scheduler ''"), r"--disable-scheduler needs a value, got an empty one"),
+    (dict(b="'unterminated"), r"compare: b ''unterminated': No closing quotation"),
+    (dict(check="no"), r"check must be True or False, got 'no'"),
     (dict(b=3), r"compare: b: expected None, a dict"),
     (dict(repetitions=1), r"repetitions must be an int from 2 to 100000, got 1"),
     (dict(alpha=1.0), r"alpha must be a number in \(0.0, 1.0\)"),
@@ -98,6 +102,24 @@ def test_bad_arguments(kwargs, message):
     fd = _gelu_fusion()
     with pytest.raises(FuseboxError, match=message):
         fusebox.compare(fd, [torch.randn(4, 4)], **kwargs)
+
+
+def test_what_is_compared_must_be_a_finished_definition():
+    with pytest.raises(FuseboxError, match=r"fd must be a FusionDefinition, got a Python NoneType"):
+        fusebox.compare(None, [torch.randn(2)])
+    with pytest.raises(FuseboxError, match=r"fusebox.compare: the definition is not finished"):
+        fusebox.compare(FusionDefinition(), [torch.randn(2)])
+
+
+def test_integer_scalar_outputs_are_compared_as_integers():
+    # 2**60 + 1 has no double: read through a double it would differ by 2.
+    with FusionDefinition() as fd:
+        s0 = fd.define_scalar(DataType.Int)
+        t0 = fd.define_tensor(shape=[-1], dtype=DataType.Float)
+        fd.add_output(fd.ops.add(s0, 1))
+        fd.add_output(fd.ops.mul(t0, 2.0))
+    r = fusebox.compare(fd, [2**60 + 1, torch.randn(3)], **FAST)
+    assert r.outputs_ok, str(r)
 
 
 def test_an_unknown_scheduler_is_an_error_and_the_cache_stays_usable():
