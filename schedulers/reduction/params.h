@@ -80,6 +80,7 @@ struct HeuristicInputs {
   bool welford = false;           // some state is a Welford state (var, var_mean)
   int forced_splits = 0;          // the grid_splits option; 0 = heuristic
   int max_vector_width = 0;       // the max_vector_width option; 0 = no cap
+  int row_lanes = 0;              // the row_lanes option (inner); 0 = heuristic
 };
 
 ReductionParams computeReductionParams(const HeuristicInputs& in, const DeviceProperties& device);

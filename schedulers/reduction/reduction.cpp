@@ -40,13 +40,23 @@ class ReductionScheduler final : public Scheduler {
             {"max_vector_width", OptionType::Int, int64_t{0},
              "Most elements a thread loads at once along the fastest dim (0: as many as 16 bytes "
              "hold, 4 for an outer Welford reduction; otherwise a further cap, rounded down to a "
-             "power of two)"}};
+             "power of two)"},
+            {"row_lanes", OptionType::Int, int64_t{0},
+             "Inner reductions: threads that share a row, a power of two from 1 to 512 (0: the "
+             "heuristic decides; each thread then reads up to 4 vectors of the row per step)"}};
   }
 
   void configure(const OptionSettings& settings) override {
     Configurable::configure(settings);
     requireIntInRange(settings, "grid_splits", 0, 65535, " (0: the heuristic decides)");
     requireIntInRange(settings, "max_vector_width", 0, 16, " (0: the widest the dtype allows)");
+    requireIntInRange(settings, "row_lanes", 0, 512, " (0: the heuristic decides)");
+    const int64_t lanes = option<int64_t>("row_lanes");
+    if ((lanes & (lanes - 1)) != 0)
+      throw UserError(whereSet(settings, "row_lanes"),
+                      fmt::format("scheduler 'reduction': option 'row_lanes' = {}: expected 0 or "
+                                  "a power of two",
+                                  lanes));
   }
 
   Answer propose(const Fusion& segment, RuntimeInfo& info, CompileTimeCache&) override {
@@ -181,6 +191,7 @@ class ReductionScheduler final : public Scheduler {
     in.accumulators = static_cast<int>(st.reductions.size());
     in.forced_splits = static_cast<int>(option<int64_t>("grid_splits"));
     in.max_vector_width = static_cast<int>(option<int64_t>("max_vector_width"));
+    in.row_lanes = static_cast<int>(option<int64_t>("row_lanes"));
     ReductionParams p = computeReductionParams(in, info.device());
     p.index32 &= accesses.epilogue_max_offset < (int64_t{1} << 31) - 1;
     p.shape_mode = info.shapeMode();

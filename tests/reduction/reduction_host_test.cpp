@@ -157,6 +157,22 @@ TEST(ReductionOptions, MaxVectorWidthOutOfRangeNamesTheSettingAndCapsTheWidth) {
   }
 }
 
+TEST(ReductionOptions, RowLanesOutOfRangeOrNotAPowerOfTwoNamesTheSetting) {
+  expectOutOfRange("row_lanes", 1024, 4, 12, "[0, 512]");
+  auto s = builtinScheduler("reduction");
+  OptionSettings settings;
+  settings["row_lanes"] = OptionSetting{OptionValue(int64_t{12}), {"cfg.toml", 5, 3}};
+  try {
+    s->configure(settings);
+    FAIL() << "accepted row_lanes = 12";
+  } catch (const UserError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("cfg.toml:5:3"), std::string::npos) << what;
+    EXPECT_NE(what.find("'row_lanes' = 12: expected 0 or a power of two"), std::string::npos)
+        << what;
+  }
+}
+
 TEST(ReductionParamsTest, H100ShapesOfTheBenchmarks) {
   // Heuristics only: what the benchmark workloads get on a 132-SM GPU.
   struct Case {
