@@ -167,6 +167,35 @@ TEST(InnerPersistentHeuristics, RowsTooWideForTheRegistersGoToSharedMemory) {
   EXPECT_EQ(paramLine(params, "buffer_placement").rfind("none: every pass reads", 0), 0u) << params;
 }
 
+// Rows keeping two loaded inputs (softmax backward's gradient and output)
+// get one chunk a thread from 128 chunks to 1024; rows of one input keep
+// four, and so do rows that also keep a computed value (softmax forward).
+TEST(InnerPersistentHeuristics, RowsOfTwoLoadedBuffersTakeOneChunkAThread) {
+  DeviceProperties h200;
+  h200.multiprocessor_count = 132;
+  h200.shared_memory_per_block = 227 * 1024;
+  auto shape = [&](Norm norm, int64_t width) {
+    PythonDefinition def = normDefinition(norm, DataType::BFloat16);
+    auto s = builtinScheduler("inner_persistent");
+    s->configure({});
+    std::vector<ArgumentInfo> inputs;
+    for (size_t i = 0; i < def.fusion->inputs().size(); ++i) {
+      const auto* tv = def.fusion->inputs()[i]->as<TensorView>();
+      inputs.push_back(tv->nDims() == 2 ? tensorInfo(DataType::BFloat16, {8192, width})
+                                        : tensorInfo(tv->dtype(), {width}));
+    }
+    RuntimeInfo info(*def.fusion, inputs, h200);
+    EXPECT_TRUE(runTimeDecision(*s, *def.fusion, info).accepted());
+    const std::string params = paramsOf(*s, *def.fusion, info)->toString();
+    return paramLine(params, "batch") + " x " + paramLine(params, "block");
+  };
+  EXPECT_EQ(shape(Norm::SoftmaxBwd, 1024), "1 x [128, 2, 1]");
+  EXPECT_EQ(shape(Norm::SoftmaxBwd, 4096), "1 x [512, 1, 1]");
+  EXPECT_EQ(shape(Norm::SoftmaxBwd, 8192), "1 x [1024, 1, 1]");
+  EXPECT_EQ(shape(Norm::LayerNormFwd, 4096), "4 x [128, 2, 1]");
+  EXPECT_EQ(shape(Norm::SoftmaxFwd, 4096), "4 x [128, 2, 1]");
+}
+
 // With clusters (an H100's 8 blocks), rows kept on chip (persistent_buffers
 // = "registers") too wide for one block spread over a cluster's blocks,
 // each keeping its share in registers: a float row of 65536 and a bf16 row

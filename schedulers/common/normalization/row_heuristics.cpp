@@ -237,6 +237,20 @@ std::string chooseRowShape(const RowFacts& facts, const RowAccesses& accesses,
   struct Phase {
     bool split, in_shared;
   };
+  // Rows that keep two loaded inputs or more and nothing computed (softmax
+  // backward's gradient and output): one chunk a thread, as many threads as
+  // the row has chunks, beat two or four at every width measured, where rows
+  // of one input want four, and so do rows that also keep a computed value.
+  // H200, bf16, µs: softmax backward 32768x1024 53.0 at 128 x 1 against 63.8
+  // at a warp x 4; 16384x4096 98.9 at 512 x 1 against 103.2 at 256 x 2;
+  // 8192x8192 104.3 at 1024 x 1 against 117.8 at 512 x 2. Layernorm forward
+  // 16384x4096 (one input): 78.5 at 128 x 4, 83.9 at 256 x 2, 96.6 at
+  // 512 x 1; softmax forward 16384x4096 (its input and exp(x - max)): 78.3
+  // at 128 x 4, 105.7 at 512 x 1.
+  const bool one_chunk_rows = !reload && plan.buffers.size() >= 2 &&
+                              plan.bytes_per_row == plan.loaded_bytes_per_row && chunks >= 128 &&
+                              chunks <= kMaxThreads && forced.threads_per_row == 0 &&
+                              forced.chunks_per_thread == 0;
   std::vector<Phase> phases;
   for (const bool split_phase : {false, true})
     for (const bool in_shared : {false, true}) phases.push_back({split_phase, in_shared});
@@ -279,7 +293,9 @@ std::string chooseRowShape(const RowFacts& facts, const RowAccesses& accesses,
       // in fewer steps.
       const int64_t slots = c.split * c.bx * c.b;
       const bool warp_row = c.split == 1 && c.bx <= 32 && c.b <= 4;
-      const bool in_range = warp_row || (c.bx >= 128 && c.bx <= (reload ? 1024 : 512));
+      const bool single_chunk = c.split == 1 && c.b == 1;
+      const bool in_range = warp_row || (c.bx >= 128 && c.bx <= (reload ? 1024 : 512)) ||
+                            (one_chunk_rows && single_chunk);
       const int64_t warps = residentWarps(c, rows, register_chunks, smem);
       const int64_t loads = c.b * v * loaded_bytes / (reload ? 2 : 1);
       // A row read once (cross-entropy's max and exp-sum in one pass) has
@@ -293,9 +309,9 @@ std::string chooseRowShape(const RowFacts& facts, const RowAccesses& accesses,
         if (in_flight > budget) l2_overflow = 10 + 10 * (in_flight / budget - 1);
       }
       const double score =
-          (in_range ? 0 : 1e9) + 20.0 * static_cast<double>(slots - chunks) / slots +
-          (warp_row ? 0 : 10) + loadPenalty(loads) + l2_overflow +
-          (reload && (c.bx & (c.bx - 1)) != 0 ? 0.5 : 0) +
+          (in_range ? 0 : 1e9) + (one_chunk_rows && !single_chunk ? 1e8 : 0) +
+          20.0 * static_cast<double>(slots - chunks) / slots + (warp_row ? 0 : 10) +
+          loadPenalty(loads) + l2_overflow + (reload && (c.bx & (c.bx - 1)) != 0 ? 0.5 : 0) +
           (warps >= 32 ? 0
                        : 2 * std::log2(32.0 / static_cast<double>(std::max<int64_t>(warps, 1)))) +
           std::log2(static_cast<double>(c.split));
