@@ -2,6 +2,9 @@
 // directions, ties kept in input order, NaN above every number, integers and
 // half types, empty and size-1 lines, k as a constant and a scalar input, and
 // k out of range.
+#include <fusebox/eval/tolerance.h>
+
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -113,6 +116,34 @@ TEST(EvalSort, KFromAScalarInputIsCheckedAgainstTheDim) {
   EXPECT_USER_ERROR(evaluateFusion(f, {in, ScalarValue(int64_t{4})}),
                     HasSubstr("k is 4 but dim 0 of"));
   EXPECT_USER_ERROR(evaluateFusion(f, {in, ScalarValue(int64_t{-1})}), HasSubstr("k is -1"));
+}
+
+TEST(EvalSort, TopKValuesOfSumsGetTheirLinesLargestBound) {
+  // Row sums carry bounds; topk of them along dim 0 gives each value the
+  // largest bound of its column, and the indices none.
+  Fusion f;
+  auto* x = defineTensor(f, {-1, -1, -1}, DataType::Float);
+  TensorView* sums = sum(x, {2});
+  TopKResult r = topk(sums, f.constantInt(2), 0, true, true);
+  f.addOutput(sums);
+  f.addOutput(r.values);
+  f.addOutput(r.indices);
+  std::vector<double> v;
+  for (int i = 0; i < 3 * 2 * 50; ++i) v.push_back(std::sin(i) * (1 + i % 7));
+  const std::vector<OutputTolerance> tol = outputTolerances(f, {makeFloat({3, 2, 50}, v)});
+  ASSERT_EQ(tol.size(), 3u);
+  ASSERT_TRUE(tol[0].bound.defined());
+  ASSERT_TRUE(tol[1].bound.defined());
+  EXPECT_EQ(tol[1].bound.sizes(), (std::vector<int64_t>{2, 2}));
+  for (int64_t col = 0; col < 2; ++col) {
+    double largest = 0;
+    for (int64_t row = 0; row < 3; ++row)
+      largest = std::max(largest, tol[0].bound.getDoubleLinear(row * 2 + col));
+    EXPECT_GT(largest, 0);
+    for (int64_t j = 0; j < 2; ++j) EXPECT_EQ(tol[1].bound.getDoubleLinear(j * 2 + col), largest);
+  }
+  EXPECT_FALSE(tol[2].bound.defined());
+  EXPECT_EQ(tol[2].allowed(0, 1.0), 0.0);
 }
 
 TEST(EvalSort, BuildersRefuseBadArguments) {

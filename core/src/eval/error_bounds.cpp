@@ -106,11 +106,13 @@ class BoundRun {
         setError(e->output(0), b, b.defined());
         return;
       }
-      case OpType::Argsort:  // indices: compared exactly (see topk)
+      case OpType::Argsort:  // indices: compared exactly (see topkErrorBound)
         return;
-      case OpType::TopK:
-        topk(e);
+      case OpType::TopK: {
+        Tensor b = topkErrorBound(e, error(e->input(0)), values_.tensor(e->output(0)));
+        setError(e->output(0), b, b.defined());
         return;
+      }
       default:
         // broadcast, squeeze, expand, reshape, permute, slice, pad, cat; the
         // indexing ops read their index as it is.
@@ -149,7 +151,6 @@ class BoundRun {
   void creation(const Expr* e);
   void movement(const Expr* e);
   void indexed(const Expr* e);
-  void topk(const Expr* e);
   // The evaluator's kernel for `e` run on float64 `operands` (one per input
   // tensor, in order); the output as it allocates it.
   Tensor moved(const Expr* e, const std::vector<Tensor>& operands, size_t output = 0);
@@ -427,32 +428,6 @@ void BoundRun::indexed(const Expr* e) {
     if (in->isTensor()) operands.push_back(k == 1 ? values_.tensor(in) : errorOrZeros(in));
   }
   setError(out, moved(e, operands).contiguous(), true);
-}
-
-// The j-th largest (or smallest) of a line moves by at most the line's
-// largest bound when every element moves within its own, whichever elements
-// trade places: each value of topk's output gets its line's largest bound.
-// The indices are compared exactly: inputs with bounds that tie within them
-// may trade places and fail the check (a flagged difference, never a hidden
-// one).
-void BoundRun::topk(const Expr* e) {
-  const Tensor err = error(e->input(0));
-  if (!err.defined()) return;
-  const int64_t d = e->attr<TopKAttr>().dim;
-  const Tensor& out = values_.tensor(e->output(0));
-  Tensor bound = Tensor::empty(DataType::Double, out.sizes());
-  std::vector<int64_t> lines = err.sizes();
-  const int64_t n = lines[d], k = out.sizes()[d];
-  lines[d] = n == 0 || k == 0 ? 0 : 1;
-  const auto* in = static_cast<const double*>(err.data());
-  auto* o = static_cast<double*>(bound.data());
-  for (detail::StridedWalk w(lines, {err.strides(), bound.strides()}); !w.done(); w.next()) {
-    double largest = 0;
-    for (int64_t j = 0; j < n; ++j)
-      largest = std::max(largest, in[w.offset(0) + j * err.strides()[d]]);
-    for (int64_t j = 0; j < k; ++j) o[w.offset(1) + j * bound.strides()[d]] = largest;
-  }
-  setError(e->output(0), std::move(bound), true);
 }
 
 // matmul and linear: the contraction of |A| and |B| (and of the bounds) by the

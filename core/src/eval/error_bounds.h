@@ -85,13 +85,20 @@ struct ReductionTotals {
 double reductionBound(ReductionOpType op, const ReductionTotals& t, double u_acc, DataType dtype,
                       double abs_y);
 
-// ---- scans (error_bounds_scan.cpp) ------------------------------------------
+// ---- scans and topk (error_bounds_scan.cpp) ---------------------------------
 // E of a scan's output (row-major float64): each element gets the bound of
 // the sum, product or extremum of its prefix; undefined when every element
 // is exact. `in_error` may be undefined (an exact input); u_acc is the unit
 // roundoff the scan accumulates with.
 Tensor scanErrorBound(const Expr* e, const Tensor& in, const Tensor& in_error, const Tensor& out,
                       double u_acc);
+// E of topk's values (row-major float64, `values`' sizes): each gets the
+// largest bound of its line of the input, as the j-th largest (or smallest)
+// moves by at most that whichever elements trade places; undefined when the
+// input is exact. The indices get none: compared exactly, inputs that tie
+// within their bounds may trade places and fail the check (a flagged
+// difference, never a hidden one).
+Tensor topkErrorBound(const Expr* e, const Tensor& in_error, const Tensor& values);
 
 // ---- whole tensors (error_bounds.cpp) ---------------------------------------
 // Per output of `fusion` that `wanted` selects: E for each element, as a

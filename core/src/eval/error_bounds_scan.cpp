@@ -6,9 +6,12 @@
 //   cumprod  E_j = prod(|x_i| + e_i) (1 + (K + 1) u_acc) - prod |x_i| + 2 u_d |y_j|
 //   cummax, cummin  E_j = max e_i
 // (over i <= j). A kernel may add the prefix in another order (a block scan
-// does), which these cover as the sum's bound covers any order.
+// does), which these cover as the sum's bound covers any order. topk's
+// values, a line's j-th largest or smallest, get the line's max e_i: each
+// moves by at most that whichever elements trade places.
 #include <fusebox/eval/tolerance.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "eval/error_bounds.h"
@@ -62,6 +65,24 @@ Tensor scanErrorBound(const Expr* e, const Tensor& in, const Tensor& in_error, c
     }
   }
   return nonzero ? bound : Tensor();
+}
+
+Tensor topkErrorBound(const Expr* e, const Tensor& in_error, const Tensor& values) {
+  if (!in_error.defined()) return Tensor();
+  const int64_t d = e->attr<TopKAttr>().dim;
+  Tensor bound = Tensor::empty(DataType::Double, values.sizes());
+  std::vector<int64_t> lines = in_error.sizes();
+  const int64_t n = lines[d], k = values.sizes()[d];
+  lines[d] = n == 0 || k == 0 ? 0 : 1;
+  const auto* in = static_cast<const double*>(in_error.data());
+  auto* dst = static_cast<double*>(bound.data());
+  for (detail::StridedWalk w(lines, {in_error.strides(), bound.strides()}); !w.done(); w.next()) {
+    double largest = 0;
+    for (int64_t j = 0; j < n; ++j)
+      largest = std::max(largest, in[w.offset(0) + j * in_error.strides()[d]]);
+    for (int64_t j = 0; j < k; ++j) dst[w.offset(1) + j * bound.strides()[d]] = largest;
+  }
+  return bound;
 }
 
 }  // namespace fusebox::eval_detail

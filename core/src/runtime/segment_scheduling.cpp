@@ -194,35 +194,45 @@ void addTimings(CompileReport& report, const CompileTimings& t) {
 
 }  // namespace
 
-bool fitsPlan(const std::vector<ArgumentInfo>& made_for, const std::vector<ArgumentInfo>& actual) {
+namespace {
+
+// The rule, once: same dtype, sizes and strides, at least the alignment.
+bool tensorFits(const TensorArgInfo& want, DataType dtype, const std::vector<int64_t>& sizes,
+                const std::vector<int64_t>& strides, int64_t alignment) {
+  return want.dtype == dtype && want.sizes == sizes && want.strides == strides &&
+         alignment >= want.alignment;
+}
+bool tensorFits(const TensorArgInfo& want, const TensorArgInfo& have) {
+  return tensorFits(want, have.dtype, have.sizes, have.strides, have.alignment);
+}
+bool tensorFits(const TensorArgInfo& want, const Tensor& have) {
+  return tensorFits(want, have.dtype(), have.sizes(), have.strides(),
+                    have.defined() ? recordedAlignment(have.data()) : kMaxRecordedAlignment);
+}
+
+// Every tensor of `actual` (TensorArgInfo or Tensor, what argumentInfo makes
+// of it) fits its plan; scalars are not compared.
+template <typename TensorKind, typename Actual>
+bool allFit(const std::vector<ArgumentInfo>& made_for, const std::vector<Actual>& actual) {
   if (made_for.size() != actual.size()) return false;
   for (size_t i = 0; i < actual.size(); ++i) {
     const auto* want = std::get_if<TensorArgInfo>(&made_for[i]);
-    const auto* have = std::get_if<TensorArgInfo>(&actual[i]);
+    const auto* have = std::get_if<TensorKind>(&actual[i]);
     if ((want == nullptr) != (have == nullptr)) return false;
-    if (want == nullptr) continue;
-    if (want->dtype != have->dtype || want->sizes != have->sizes ||
-        want->strides != have->strides || have->alignment < want->alignment)
-      return false;
+    if (want != nullptr && !tensorFits(*want, *have)) return false;
   }
   return true;
 }
 
+}  // namespace
+
+bool fitsPlan(const std::vector<ArgumentInfo>& made_for, const std::vector<ArgumentInfo>& actual) {
+  return allFit<TensorArgInfo>(made_for, actual);
+}
+
 bool argumentsFitPlan(const std::vector<ArgumentInfo>& made_for,
                       const std::vector<Argument>& actual) {
-  if (made_for.size() != actual.size()) return false;
-  for (size_t i = 0; i < actual.size(); ++i) {
-    const auto* want = std::get_if<TensorArgInfo>(&made_for[i]);
-    const auto* have = std::get_if<Tensor>(&actual[i]);
-    if ((want == nullptr) != (have == nullptr)) return false;
-    if (want == nullptr) continue;
-    const int64_t alignment =
-        have->defined() ? recordedAlignment(have->data()) : kMaxRecordedAlignment;
-    if (want->dtype != have->dtype() || want->sizes != have->sizes() ||
-        want->strides != have->strides() || alignment < want->alignment)
-      return false;
-  }
-  return true;
+  return allFit<Tensor>(made_for, actual);
 }
 
 namespace {
