@@ -4,6 +4,8 @@
 #include <fusebox/backend/host_backend.h>
 #include <fusebox/ir/ops.h>
 
+#include <sstream>
+
 #include "persistent/persistent_test_util.h"
 
 class PersistentFixture : public ::testing::Test {
@@ -322,6 +324,52 @@ TEST_F(PersistentFixture, ForcedShapesStillMatch) {
                                                      normInputs(def, 6, 1024, 9), device());
     ASSERT_TRUE(r.run_time.accepted()) << r.run_time.reason();
     EXPECT_EQ(paramLine(r.params, "block").rfind(fmt::format("[{}, ", threads), 0), 0u) << r.params;
+  }
+}
+
+// A reloaded row's pass of two or more vector loads a chunk issues a
+// group's loads before their math (row_kernel.cpp): eight loads a group, so
+// softmax backward (dy and y a chunk) loads all four chunks at once in each
+// of its two passes, and layernorm forward's output pass (x, weight, bias)
+// two chunks at a time. Passes of one load a chunk keep it in the chunk's
+// code: layernorm's mean and variance passes, and all of softmax forward.
+// Chunks past the row's end load its last chunk instead of branching
+// around the loads, and still match the evaluator.
+TEST_F(PersistentFixture, ReloadedPassesIssueAGroupsLoadsFirst) {
+  struct Case {
+    Norm norm;
+    int64_t width, threads, chunks;
+    size_t groups, loads_in_chunks;
+  };
+  for (const Case& c :
+       {Case{Norm::SoftmaxBwd, 3000, 128, 4, 2, 0}, Case{Norm::LayerNormFwd, 3000, 128, 4, 2, 2},
+        Case{Norm::SoftmaxFwd, 9000, 64, 20, 0, 2}}) {
+    SCOPED_TRACE(fmt::format("{} width {}", normName(c.norm), c.width));
+    PythonDefinition def = normDefinition(c.norm, DataType::BFloat16);
+    auto s = builtinScheduler("inner_persistent");
+    OptionSettings settings;
+    settings["persistent_buffers"] = OptionSetting{OptionValue(std::string("reload")), {}};
+    settings["threads_per_row"] = OptionSetting{OptionValue(c.threads), {}};
+    settings["chunks_per_thread"] = OptionSetting{OptionValue(c.chunks), {}};
+    s->configure(settings);
+    SchedulerRun r = expectSchedulerMatchesEvaluator(*s, backend(), *def.fusion,
+                                                     normInputs(def, 5, c.width, 12), device());
+    ASSERT_TRUE(r.run_time.accepted()) << r.run_time.reason();
+    // Each group declares its clamped chunk start once; a load is either a
+    // group's (into its array) or its chunk's own.
+    const std::string clamp = fmt::format("q < {} ? q : {}", c.width, c.width - 8);
+    size_t groups = 0, in_chunks = 0;
+    std::istringstream lines(r.source);
+    for (std::string line; std::getline(lines, line);) {
+      groups += line.find(clamp) != std::string::npos ? 1 : 0;
+      if (line.find("fusebox::loadVec") == std::string::npos) continue;
+      if (line.find("const fusebox::Array<") != std::string::npos)
+        ++in_chunks;
+      else
+        EXPECT_NE(line.find("s[k] = fusebox::loadVecHinted<"), std::string::npos) << line;
+    }
+    EXPECT_EQ(groups, c.groups) << r.source;
+    EXPECT_EQ(in_chunks, c.loads_in_chunks) << r.source;
   }
 }
 

@@ -215,10 +215,14 @@ kir::Value VectorPlacement::load(CodeSink& sink, const ElementRef& ref) {
       auto it = hoisted_.find(key);
       if (it == hoisted_.end()) {
         const std::string var = sink.newVar("vl");
-        target.declare(
-            var,
-            kir::named(fmt::format("fusebox::Array<{}, {}>", storageType(ref.tv->dtype()), vec)),
-            kir::loadVector(vec, kir::var(ref.pointer) + at, load_hint), {.is_const = true});
+        const kir::Type type =
+            kir::named(fmt::format("fusebox::Array<{}, {}>", storageType(ref.tv->dtype()), vec));
+        kir::Value load = kir::loadVector(vec, kir::var(ref.pointer) + at, load_hint);
+        if (loads_first && !row_invariant && off.a.terms.empty()) {
+          chunk_loads.push_back({var, type, load});
+          load = kir::subscript(kir::var(var + "s"), kir::var("k", kir::intType()));
+        }
+        target.declare(var, type, load, {.is_const = true});
         it = hoisted_.emplace(key, var).first;
         chunk_values_.insert(var);
       }
@@ -238,6 +242,13 @@ kir::Value VectorPlacement::load(CodeSink& sink, const ElementRef& ref) {
     }
   }
   return scalarLoad(sink, ref, offsetValue(off, dims_.innermostName(), ref.pointer));
+}
+
+void VectorPlacement::loadInChunk() {
+  for (const ChunkLoad& load : chunk_loads)
+    for (const kir::Stmt& s : pre_chunk.stmt()->body)
+      if (s->kind == kir::StmtKind::Declare && s->name == load.var) s->init = load.load;
+  chunk_loads.clear();
 }
 
 void VectorPlacement::store(CodeSink& sink, const ElementRef& ref, const kir::Value& value) {

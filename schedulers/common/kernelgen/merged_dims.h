@@ -103,6 +103,22 @@ class VectorPlacement final : public Placement {
   // The L2 hint of the vector loads this placement makes (a reloaded row's
   // passes: normalization/persistent_writer.cpp).
   kir::LoadHint load_hint = kir::LoadHint::None;
+  // A vector load that the caller issues itself, ahead of the chunk's code:
+  // `var` is read in pre_chunk as element k of the array `var`s.
+  struct ChunkLoad {
+    std::string var;
+    kir::Type type;
+    kir::Value load;  // the load, over the chunk's indices (mb, m<g>)
+  };
+  // With loads_first, the chunk's vector loads of addresses only its
+  // position moves (no run-time index, no branch) are chunk_loads, not
+  // loads in pre_chunk: a writer that knows the thread's chunks issues
+  // those of several chunks before their math (a reloaded row's passes,
+  // normalization/row_kernel.cpp), so they are in flight together.
+  bool loads_first = false;
+  std::vector<ChunkLoad> chunk_loads;
+  // Makes the chunk_loads loads in pre_chunk again, as without loads_first.
+  void loadInChunk();
 
   kir::Block pre_row;     // loads no row dim moves: above the row loop
   kir::Block pre_chunk;   // vector loads, hoisted loads and store arrays: above the element loop

@@ -68,7 +68,8 @@ class ColumnKernelWriter final : public PersistentWriter {
  private:
   int64_t rowsPerBand() const { return int64_t{p_.block[1]} * p_.batch; }
   // Row r = band_base + k * block[1] + y of the band, for k < batch.
-  void chunkLoop(kir::Block& k, const kir::Block& body) override;
+  void chunkLoop(kir::Block& k, const kir::Block& body,
+                 const std::vector<VectorPlacement::ChunkLoad>& loads) override;
   // The per-column states (Arrays of vector_width) over the block's rows,
   // then over the grid's bands; every thread of the strip gets the results.
   void combine(kir::Block& k, const kir::CombineState& state) override;
@@ -81,7 +82,9 @@ class ColumnKernelWriter final : public PersistentWriter {
   size_t next_combine_ = 0;
 };
 
-void ColumnKernelWriter::chunkLoop(kir::Block& k, const kir::Block& body) {
+void ColumnKernelWriter::chunkLoop(kir::Block& k, const kir::Block& body,
+                                   const std::vector<VectorPlacement::ChunkLoad>& loads) {
+  FUSEBOX_CHECK(loads.empty(), "column kernel: {} loads issued ahead of the chunks", loads.size());
   kir::Block chunk =
       k.forLoop("k", kir::intType(), kir::lit(0), kir::lit(p_.batch), {}, kir::Unroll::Full);
   const kir::Value r =
@@ -188,7 +191,7 @@ GeneratedKernel ColumnKernelWriter::write(const std::string& scheduler) {
   epilogue(stages);
   if (!arrays_.loads.empty()) {
     main.comment("load the persistent buffers");
-    chunkLoop(main, arrays_.loads);
+    chunkLoop(main, arrays_.loads, {});
   }
   main.append(stages);
   return finish({}, main, columnKernelSharedMemoryBytes(st_, p_), scheduler, true);

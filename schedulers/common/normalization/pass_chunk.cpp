@@ -33,6 +33,7 @@ PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
   const NormalizationStructure& st = c.st;
   CachePlacement placement(c.md, w.space(), c.cached, c.arrays);
   placement.vec.load_hint = c.load_hint;
+  placement.vec.loads_first = c.loads_first;
   w.sink.reset();
   w.beginElement();
   // Kept values: stored by the pass that first computes them, read by the
@@ -83,6 +84,9 @@ PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
     if (extra) extra(placement);
   }
   w.observe(nullptr);
+  // A chunk of one vector load keeps it: ptxas overlaps it with the last
+  // chunk's math (row_kernel.cpp, RowKernelWriter::chunkLoop).
+  if (placement.vec.chunk_loads.size() < 2) placement.vec.loadInChunk();
   const size_t last = c.md.groups.size() - 1;
   kir::Block b;
   b.append(placement.vec.pre_chunk);
@@ -95,7 +99,7 @@ PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
   element.append(w.sink.body);
   b.append(online_post);
   b.append(placement.vec.post_chunk);
-  return {placement.vec.pre_row, b};
+  return {placement.vec.pre_row, b, placement.vec.chunk_loads};
 }
 
 void provideStageResults(PassContext& c, int stage) {

@@ -43,6 +43,9 @@ struct PassContext {
   std::vector<OnlineExpSumPair> online = {};
   // The L2 hint of the next pass's vector loads (reloaded rows).
   kir::LoadHint load_hint = kir::LoadHint::None;
+  // The passes' vector loads are left to the chunk loop to issue ahead of
+  // the chunks' math (kernelgen::VectorPlacement::loads_first).
+  bool loads_first = false;
 
   // State `name` at the element the code is at: name, or name[v].
   kir::Value state(const std::string& name) const;
@@ -55,6 +58,8 @@ struct PassContext {
 struct PassChunk {
   kir::Block pre_row;  // loads no reduced dim moves (with MergedDims::row_groups)
   kir::Block body;     // the chunk: the loop over its elements
+  // With PassContext::loads_first: the loads `body` reads from arrays.
+  std::vector<kernelgen::VectorPlacement::ChunkLoad> loads;
 };
 
 // Pass `stage` (< st.stages: accumulate acc<a>, or sum<a> / sq<a> around

@@ -89,7 +89,7 @@ void PersistentWriter::passLoop(kir::Block& k, int stage, bool deviations) {
   const PassChunk chunk =
       writePassChunk(pass_, stage, deviations, [this](Placement& p) { outputPassExtra(p); });
   k.append(chunk.pre_row);
-  chunkLoop(k, chunk.body);
+  chunkLoop(k, chunk.body, chunk.loads);
 }
 
 void PersistentWriter::writeStages(kir::Block& k) {

@@ -49,8 +49,11 @@ class PersistentWriter {
                    kernelgen::MergedDims md, int state_width);
 
   // The loop over this thread's chunks around `body` (a chunk's code, with
-  // mb, the m<g> and the walked dims' indices declared).
-  virtual void chunkLoop(kir::Block& k, const kir::Block& body) = 0;
+  // mb, the m<g> and the walked dims' indices declared). `loads`: the
+  // chunk's vector loads `body` reads from arrays (PassContext::loads_first),
+  // for the loop to issue.
+  virtual void chunkLoop(kir::Block& k, const kir::Block& body,
+                         const std::vector<kernelgen::VectorPlacement::ChunkLoad>& loads) = 0;
   // Combines `state` across the threads (and blocks) that share it; every
   // thread that holds it gets the result.
   virtual void combine(kir::Block& k, const kir::CombineState& state) = 0;

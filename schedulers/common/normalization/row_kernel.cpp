@@ -49,13 +49,22 @@ class RowKernelWriter final : public PersistentWriter {
     FUSEBOX_CHECK(columns == nullptr || p.row_split == 1,
                   "inner-outer kernel: rows split over clusters of {} blocks", p.row_split);
     if (columns != nullptr) partials_.emplace(*columns, p, shared_column_accumulators);
+    pass_.loads_first = p.reload && p.reduced_extent >= p.vector_width;
   }
 
   GeneratedKernel write(const std::string& scheduler);
 
  private:
   // Chunk k of the row: q = (k * block[0] + x) * V along the reduced dims.
-  void chunkLoop(kir::Block& k, const kir::Block& body) override;
+  // With `loads`, the chunks go in groups, each group's loads issued first.
+  void chunkLoop(kir::Block& k, const kir::Block& body,
+                 const std::vector<VectorPlacement::ChunkLoad>& loads) override;
+  // The chunks [begin, end) of the row, the code of each under its range check.
+  void chunkRange(kir::Block& k, const kir::Block& body, int begin, int end);
+  // Chunk k's first element along the reduced dims (declared as q).
+  kir::Value chunkStart(kir::Block& chunk) const;
+  // The chunk's indices (mb, the reduced dims', the m<g>) from `start`.
+  void declareChunkIndices(kir::Block& chunk, const std::string& start) const;
   // The row's threads combine; every thread of the row gets the result.
   void combine(kir::Block& k, const kir::CombineState& state) override;
   void outputPassExtra(Placement& placement) override;
@@ -67,24 +76,74 @@ class RowKernelWriter final : public PersistentWriter {
   std::optional<ColumnPartials> partials_;
 };
 
-void RowKernelWriter::chunkLoop(kir::Block& k, const kir::Block& body) {
-  kir::Block chunk =
-      k.forLoop("k", kir::intType(), kir::lit(0), kir::lit(p_.batch), {}, kir::Unroll::Full);
+kir::Value RowKernelWriter::chunkStart(kir::Block& chunk) const {
   // A cluster deals the row's groups of block[0] chunks to its blocks in turn.
   const kir::Value group = p_.row_split > 1 ? kir::asIndex(kir::var("k")) * kir::lit(p_.row_split) +
                                                   kir::asIndex(kir::var("rank"))
                                             : kir::asIndex(kir::var("k"));
-  const kir::Value q =
-      chunk.declare("q", kir::indexType(),
-                    (group * kir::lit(p_.block[0]) + kir::asIndex(kir::threadIdx('x'))) *
-                        kir::lit(p_.vector_width),
-                    {.is_const = true});
+  return chunk.declare("q", kir::indexType(),
+                       (group * kir::lit(p_.block[0]) + kir::asIndex(kir::threadIdx('x'))) *
+                           kir::lit(p_.vector_width),
+                       {.is_const = true});
+}
+
+void RowKernelWriter::chunkRange(kir::Block& k, const kir::Block& body, int begin, int end) {
+  kir::Block chunk =
+      k.forLoop("k", kir::intType(), kir::lit(begin), kir::lit(end), {}, kir::Unroll::Full);
+  const kir::Value q = chunkStart(chunk);
   kir::Block in = chunk.ifThen(kir::var("active") && q < kir::lit(p_.reduced_extent));
-  declareDimIndices(in, p_.reduced_dims, p_.sizes, "q", "mb");
-  for (size_t g = 0; g + 1 < md_.groups.size(); ++g)
-    in.declare(fmt::format("m{}", g), kir::indexType(),
-               kir::var(fmt::format("i{}", md_.groups[g][0])), kir::kConstUnused);
+  declareChunkIndices(in, "q");
   in.append(body);
+}
+
+void RowKernelWriter::declareChunkIndices(kir::Block& chunk, const std::string& start) const {
+  declareDimIndices(chunk, p_.reduced_dims, p_.sizes, start, "mb");
+  for (size_t g = 0; g + 1 < md_.groups.size(); ++g)
+    chunk.declare(fmt::format("m{}", g), kir::indexType(),
+                  kir::var(fmt::format("i{}", md_.groups[g][0])), kir::kConstUnused);
+}
+
+// A reloaded row's pass that reads two or more vectors a chunk (the
+// placement leaves a pass of one in the chunk's code) issues the loads of a
+// group of chunks, then does their math. Chunk by chunk under its range
+// check, ptxas kept softmax backward's two 16-byte loads in flight a
+// thread, and a 4096x32000 bf16 row ran 226 us; with a group's eight loads
+// first, 206 us (H200; docs/perf.md). A chunk past the row's end loads the
+// row's last chunk instead of branching around its loads, which would keep
+// them from issuing together; its math is still skipped. Eight loads a
+// group hold 32 registers, within the 64 a thread of 1024 may have. With
+// one vector a chunk, ptxas overlaps the next chunk's load with this one's
+// math by itself, and grouping made the exp-bound cross-entropy rows slower
+// (2048x131072: 184 -> 201 us, its gradient 430 -> 465 us).
+void RowKernelWriter::chunkLoop(kir::Block& k, const kir::Block& body,
+                                const std::vector<VectorPlacement::ChunkLoad>& loads) {
+  if (loads.empty()) {
+    chunkRange(k, body, 0, p_.batch);
+    return;
+  }
+  FUSEBOX_CHECK(p_.reduced_extent >= p_.vector_width,
+                "row kernel: loads issued ahead of chunks of {} in a row of {}", p_.vector_width,
+                p_.reduced_extent);
+  constexpr int kLoadsInFlight = 8;
+  const int group =
+      std::min(p_.batch, std::max(1, kLoadsInFlight / static_cast<int>(loads.size())));
+  for (const VectorPlacement::ChunkLoad& load : loads)
+    k.declareArray(load.var + "s", load.type, p_.batch);
+  for (int begin = 0; begin < p_.batch; begin += group) {
+    const int end = std::min(p_.batch, begin + group);
+    kir::Block issue =
+        k.forLoop("k", kir::intType(), kir::lit(begin), kir::lit(end), {}, kir::Unroll::Full);
+    const kir::Value q = chunkStart(issue);
+    issue.declare("qc", kir::indexType(),
+                  kir::select(q < kir::lit(p_.reduced_extent), q,
+                              kir::lit(p_.reduced_extent - p_.vector_width)),
+                  {.is_const = true});
+    declareChunkIndices(issue, "qc");
+    for (const VectorPlacement::ChunkLoad& load : loads)
+      issue.assign(kir::subscript(kir::var(load.var + "s"), kir::var("k", kir::intType())),
+                   load.load);
+    chunkRange(k, body, begin, end);
+  }
 }
 
 void RowKernelWriter::outputPassExtra(Placement& placement) {
@@ -154,7 +213,7 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
   epilogue(stages);
   if (!arrays_.loads.empty()) {
     rows.comment("load the persistent buffers");
-    chunkLoop(rows, arrays_.loads);
+    chunkLoop(rows, arrays_.loads, {});
   }
   rows.append(stages);
   if (cluster_combines_ > 0) {
