@@ -132,15 +132,24 @@ kir::Block buildLoops(const PointwiseParams& p, const SegmentFacts& facts, const
     k.ifThen(s >= shape.lits.value(p.innerExtent(), "inner"), kir::BodyStyle::SameLine).ret();
     kernelgen::declareMergedIndices(k, shape.dims, "s", b, m, &shape.lits);
     for (size_t g = b; g + 1 < m; ++g) kernelgen::declareIterIndices(k, shape.dims, shape.space, g);
-    k.comment("loads that no row dim moves: once per thread, reused for every row");
+    k.comment(p.rows_per_block == 1 ? "loads that no row dim moves"
+                                    : "loads that no row dim moves: once per thread, reused for "
+                                      "every row");
     k.append(code.fast_pre_row);
-    // Rows per block is a size-derived choice no code depends on: a parameter too.
-    const kir::Value rows = shape.lits.value(p.rows_per_block, "rows");
-    kir::Block row = k.forLoop("r", idx, kir::lit(0), rows);
-    const kir::Value o = row.declare(
-        "o", idx, kir::cast(idx, kir::blockIdx('y')) * rows + kir::var("r"), {.is_const = true});
-    row.ifThen(o >= shape.lits.value(p.outerExtent(), "outer"), kir::BodyStyle::SameLine)
-        .breakLoop();
+    const kir::Value outer = shape.lits.value(p.outerExtent(), "outer");
+    kir::Block row = k;
+    if (p.rows_per_block == 1) {  // a block a row (the structure says so: no parameter)
+      const kir::Value o =
+          row.declare("o", idx, kir::cast(idx, kir::blockIdx('y')), {.is_const = true});
+      row.ifThen(o >= outer, kir::BodyStyle::SameLine).ret();
+    } else {
+      // Rows per block is a size-derived choice no code depends on: a parameter too.
+      const kir::Value rows = shape.lits.value(p.rows_per_block, "rows");
+      row = k.forLoop("r", idx, kir::lit(0), rows);
+      const kir::Value o = row.declare(
+          "o", idx, kir::cast(idx, kir::blockIdx('y')) * rows + kir::var("r"), {.is_const = true});
+      row.ifThen(o >= outer, kir::BodyStyle::SameLine).breakLoop();
+    }
     kernelgen::declareMergedIndices(row, shape.dims, "o", 0, b, &shape.lits);
     for (size_t g = 0; g < b; ++g) kernelgen::declareIterIndices(row, shape.dims, shape.space, g);
     row.append(chunk);

@@ -3,8 +3,10 @@
 #include "pointwise/heuristics.h"
 
 #include <fmt/format.h>
+#include <fusebox/checked_math.h>
 
 #include <algorithm>
+#include <climits>
 #include <functional>
 
 #include "kernelgen/branch_bounds.h"
@@ -314,6 +316,36 @@ void finishLaunch(PointwiseParams& p, const SegmentFacts& facts,
   for (const auto& [tv, sizes] : facts.sizes) p.index32 &= product(sizes) < limit;
 }
 
+namespace {
+
+// Bytes of the inputs no row dim moves: the loads a 2-D block's threads
+// make once and reuse for each of the block's rows (saturating: a sum past
+// int64 is "more than any cache").
+int64_t rowInvariantInputBytes(const PointwiseParams& p, const std::vector<Access>& accesses) {
+  std::optional<int64_t> bytes = 0;
+  for (const Access& a : accesses) {
+    if (a.is_output || !a.offset.affine || !a.offset.a.terms.empty()) continue;
+    bool moves = false;
+    for (int64_t g = 0; g < p.break_point; ++g)
+      for (int d : p.groups[static_cast<size_t>(g)])
+        moves |= a.offset.a.coef[static_cast<size_t>(d)] != 0;
+    if (!moves) bytes = checked::add(bytes, checked::mul(a.max_offset + 1, a.element_size));
+  }
+  return bytes.value_or(INT64_MAX);
+}
+
+// Whether an input is read at positions other values give (a gather, an
+// embedding lookup): each such read waits for the index load before it.
+bool readsThroughIndices(const std::vector<Access>& accesses) {
+  for (const Access& a : accesses)
+    if (!a.is_output && (!a.offset.affine || !a.offset.a.terms.empty())) return true;
+  return false;
+}
+
+}  // namespace
+
+constexpr int kGatherUnroll = 4;
+
 PointwiseParams computePointwiseParams(const SegmentFacts& facts,
                                        const std::vector<Access>& accesses,
                                        const DeviceProperties& device,
@@ -324,16 +356,24 @@ PointwiseParams computePointwiseParams(const SegmentFacts& facts,
   // 1-D: 256 threads once there are 4 waves of them, one chunk a thread
   // (H200, L2 flushed: Adam over 16M floats 116.1 us at 1, 117.7 at 2, 117.6
   // at 4 chunks a thread; an 8192x8192 bfloat16 cast-mul-add 129.2, 129.5,
-  // 130.5; H100 2.8% faster at 1 than 4; docs/perf.md). 2-D: a block covers
-  // 128 or 256 columns and 4 rows, or 1 row when 4 would leave fewer than 4
-  // blocks an SM; more rows only where grid.y would pass 65535. Fewer rows a
-  // block is more blocks and a shorter last wave (H200, 32768x4096 float
-  // bias-GELU 261.3 us at 4 rows a block, 261.9 at 8, 271.1 at 16; RoPE
-  // 145.2, 156.8, 158.3; GELU backward 100.3, 103.5, 104.4).
+  // 130.5; H100 2.8% faster at 1 than 4; docs/perf.md), but 4 chunks when
+  // loads go through indices, whose index and data loads are a chain each:
+  // a thread's chunks keep more chains in flight (take_along_axis over
+  // 8192x4096 floats 186.6 / 158.6 / 145.6 / 143.3 us at 1 / 2 / 4 / 8; an
+  // embedding lookup, 16384x4096 bf16, 78.2 / 72.7 / 71.1 / 72.8). 2-D: a block covers
+  // 128 or 256 columns and one row, or 4 rows when their shared loads (the
+  // inputs no row dim moves) are more than an L1 keeps, and 4 rows leave at
+  // least 4 blocks an SM; more rows only where grid.y would pass 65535.
+  // Rows of a block run one after another in each thread, so sharing pays
+  // only for loads that would come from the L2 again (H200, L2 flushed, 1 /
+  // 2 / 4 rows a block: RoPE, 2 MB of cos and sin, 164.1 / 152.6 / 147.7 us;
+  // 32768x4096 float bias-GELU, a 16 KB bias, 256.8 / 257.2 / 262.0; GELU
+  // backward 98.9 / 99.4 / 101.1; broadcast_heavy 129.9 / 131.4 / 133.5;
+  // 8 and 16 rows were slower still: bias-GELU 261.9 and 271.1).
   if (p.break_point == 0) {
     p.threads = chunks >= 256 * sms * 4 ? 256 : 128;
     if (overrides.threads > 0) p.threads = overrides.threads;
-    p.unroll = 1;
+    p.unroll = readsThroughIndices(accesses) ? kGatherUnroll : 1;
     if (overrides.unroll > 0) p.unroll = overrides.unroll;
   } else {
     p.threads = chunks >= 256 ? 256 : 128;
@@ -341,9 +381,12 @@ PointwiseParams computePointwiseParams(const SegmentFacts& facts,
     const int64_t blocks_x = ceilDiv(chunks, p.threads);
     const int64_t outer = p.outerExtent();
     constexpr int64_t kRows = 4;
-    const int64_t rows = overrides.rows_per_block > 0          ? overrides.rows_per_block
-                         : outer * blocks_x >= 4 * kRows * sms ? kRows
-                                                               : 1;
+    constexpr int64_t kL1Bytes = 128 << 10;
+    const bool share =
+        rowInvariantInputBytes(p, accesses) > kL1Bytes && outer * blocks_x >= 4 * kRows * sms;
+    const int64_t rows = overrides.rows_per_block > 0 ? overrides.rows_per_block
+                         : share                      ? kRows
+                                                      : 1;
     p.rows_per_block = std::max(rows, ceilDiv(outer, 65535));
   }
   finishLaunch(p, facts, accesses);
