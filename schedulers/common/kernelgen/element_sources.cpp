@@ -20,7 +20,8 @@ ElementWriter::ElementWriter(const Fusion& segment, const TensorSizes& sizes,
       params_(params),
       info_(info),
       space_(std::move(space)),
-      approximate_(approximableExprs(segment)) {
+      approximate_(approximableExprs(segment)),
+      exact_(segment) {
   const std::vector<const TensorArgInfo*> args = tensorInputArgs(segment, info);
   for (size_t k = 0; k < args.size(); ++k)
     if (args[k] != nullptr) inputs_[segment.inputs()[k]] = {static_cast<int>(k), args[k]};
@@ -142,6 +143,9 @@ kir::Value ElementWriter::opValue(const Expr* e, const std::vector<kir::Operand>
     case OpType::Cast:
     case OpType::Set:
     case OpType::SegmentSet:
+      // A value the output's 16-bit type already holds needs no rounding.
+      if (exact_.holds(e->input(0), out))
+        return kir::castFrom(kir::computeTypeFor(out), operand(0).value);
       return kir::roundTo(out, operand(0).value);
     default:
       break;

@@ -27,6 +27,7 @@
 #include "kernelgen/access.h"
 #include "kernelgen/approximate_math.h"
 #include "kernelgen/codegen_ops.h"
+#include "kernelgen/exact_values.h"
 #include "kernelgen/index_math.h"
 #include "kernelgen/kernel_params.h"
 #include "kernelgen/placement.h"
@@ -160,6 +161,7 @@ class ElementWriter {
   std::unordered_map<const Val*, kir::Value> scalar_memo_;
   std::vector<Access> accesses_;
   std::unordered_set<const Expr*> approximate_;  // approximate_math.h
+  ExactValues exact_;                            // exact_values.h
   std::unordered_map<const Expr*, int> index_check_ids_;
   std::vector<IndexCheck> index_checks_;
 };
