@@ -335,7 +335,8 @@ int64_t rowInvariantInputBytes(const PointwiseParams& p, const std::vector<Acces
 }
 
 // Whether an input is read at positions other values give (a gather, an
-// embedding lookup): each such read waits for the index load before it.
+// embedding lookup; or at an offset the kernel computes per element, which
+// counts alike): each such read waits for the index load before it.
 bool readsThroughIndices(const std::vector<Access>& accesses) {
   for (const Access& a : accesses)
     if (!a.is_output && (!a.offset.affine || !a.offset.a.terms.empty())) return true;
