@@ -345,8 +345,6 @@ bool readsThroughIndices(const std::vector<Access>& accesses) {
 
 }  // namespace
 
-constexpr int kGatherUnroll = 4;
-
 PointwiseParams computePointwiseParams(const SegmentFacts& facts,
                                        const std::vector<Access>& accesses,
                                        const DeviceProperties& device,
@@ -361,10 +359,11 @@ PointwiseParams computePointwiseParams(const SegmentFacts& facts,
   // loads go through indices, whose index and data loads are a chain each:
   // a thread's chunks keep more chains in flight (take_along_axis over
   // 8192x4096 floats 186.6 / 158.6 / 145.6 / 143.3 us at 1 / 2 / 4 / 8; an
-  // embedding lookup, 16384x4096 bf16, 78.2 / 72.7 / 71.1 / 72.8). 2-D: a block covers
-  // 128 or 256 columns and one row, or 4 rows when their shared loads (the
-  // inputs no row dim moves) are more than an L1 keeps, and 4 rows leave at
-  // least 4 blocks an SM; more rows only where grid.y would pass 65535.
+  // embedding lookup, 16384x4096 bf16, 78.2 / 72.7 / 71.1 / 72.8).
+  // 2-D: a block covers 128 or 256 columns and one row, or 4 rows when their
+  // shared loads (the inputs no row dim moves) are more than an L1 keeps,
+  // and 4 rows leave at least 4 blocks an SM; more rows only where grid.y
+  // would pass 65535.
   // Rows of a block run one after another in each thread, so sharing pays
   // only for loads that would come from the L2 again (H200, L2 flushed, 1 /
   // 2 / 4 rows a block: RoPE, 2 MB of cos and sin, 164.1 / 152.6 / 147.7 us;
@@ -372,6 +371,7 @@ PointwiseParams computePointwiseParams(const SegmentFacts& facts,
   // backward 98.9 / 99.4 / 101.1; broadcast_heavy 129.9 / 131.4 / 133.5;
   // 8 and 16 rows were slower still: bias-GELU 261.9 and 271.1).
   if (p.break_point == 0) {
+    constexpr int kGatherUnroll = 4;
     p.threads = chunks >= 256 * sms * 4 ? 256 : 128;
     if (overrides.threads > 0) p.threads = overrides.threads;
     p.unroll = readsThroughIndices(accesses) ? kGatherUnroll : 1;
