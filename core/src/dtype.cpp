@@ -26,6 +26,21 @@ bool isFloatingType(DataType t) {
 
 bool isIntegralType(DataType t) { return t == DataType::Int32 || t == DataType::Int64; }
 
+bool holdsExactly(DataType from, DataType to) {
+  if (from == to || from == DataType::Bool) return true;  // 0 and 1 fit everywhere
+  switch (from) {
+    case DataType::Int32:
+      return to == DataType::Int64 || to == DataType::Double;
+    case DataType::Half:
+    case DataType::BFloat16:
+      return to == DataType::Float || to == DataType::Double;
+    case DataType::Float:
+      return to == DataType::Double;
+    default:
+      return false;  // int64 and double fit only in themselves
+  }
+}
+
 DataType computeType(DataType t) {
   return (t == DataType::Half || t == DataType::BFloat16) ? DataType::Float : t;
 }

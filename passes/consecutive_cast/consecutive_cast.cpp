@@ -16,22 +16,6 @@ namespace {
 
 using namespace fusebox;
 
-// Every value of `from` is exactly a value of `to`.
-bool holdsExactly(DataType from, DataType to) {
-  if (from == to || from == DataType::Bool) return true;  // 0 and 1 fit everywhere
-  switch (from) {
-    case DataType::Int32:
-      return to == DataType::Int64 || to == DataType::Double;
-    case DataType::Half:
-    case DataType::BFloat16:
-      return to == DataType::Float || to == DataType::Double;
-    case DataType::Float:
-      return to == DataType::Double;
-    default:
-      return false;  // int64 and double fit only in themselves
-  }
-}
-
 bool isTensorCast(const Expr* e) {
   return e != nullptr && e->op() == OpType::Cast && e->input(0)->isTensor() &&
          e->output(0)->isTensor();

@@ -19,6 +19,10 @@ inline constexpr DataType kAllDataTypes[] = {DataType::Bool,  DataType::Int32,  
 int64_t dataTypeSize(DataType t);
 bool isFloatingType(DataType t);
 bool isIntegralType(DataType t);  // int32, int64 (not bool)
+// Every value of `from` is exactly a value of `to` (a cast from -> to is
+// lossless): bool everywhere, int32 in int64 and double, half and bfloat16 in
+// float and double, float in double, each type in itself.
+bool holdsExactly(DataType from, DataType to);
 inline bool isBoolType(DataType t) { return t == DataType::Bool; }
 // Half types are stored narrow but computed in float32.
 DataType computeType(DataType t);

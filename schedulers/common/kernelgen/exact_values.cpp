@@ -43,11 +43,6 @@ bool keepsExactness(const Expr* e, const std::unordered_set<const Val*>& exact) 
   }
 }
 
-// A float type that holds every number of `t` (bfloat16 or float16).
-bool widerFloat(DataType wide, DataType t) {
-  return wide == t || wide == DataType::Float || wide == DataType::Double;
-}
-
 }  // namespace
 
 ExactValues::ExactValues(const Fusion& segment) {
@@ -57,7 +52,7 @@ ExactValues::ExactValues(const Fusion& segment) {
     // exprs() is topological: every operand is decided before its uses.
     for (const Expr* e : segment.exprs())
       for (const Val* out : e->outputs())
-        if (out->dtype() == t || (widerFloat(out->dtype(), t) && keepsExactness(e, *set)))
+        if (out->dtype() == t || (holdsExactly(t, out->dtype()) && keepsExactness(e, *set)))
           set->insert(out);
   }
 }

@@ -6,7 +6,7 @@
 #include <fusebox/checked_math.h>
 
 #include <algorithm>
-#include <climits>
+#include <cstdint>
 #include <functional>
 
 #include "kernelgen/branch_bounds.h"
