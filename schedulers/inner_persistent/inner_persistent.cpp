@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "kernelgen/kernel_params.h"
 #include "kernelgen/shapes.h"
 #include "normalization/persistent_buffers.h"
@@ -91,17 +93,69 @@ class InnerPersistentScheduler final : public Scheduler {
         forced.threads_per_row > 0 || forced.chunks_per_thread > 0 || forced.blocks_per_row > 0;
     if (problem.empty() && forced.placement == BufferPlacement::Auto && !shape_forced &&
         preferReload(an.rows, an.params)) {
-      Analysis reloaded;
-      reloaded.st = an.st;
-      forced.placement = BufferPlacement::Reload;
-      problem = analyzeRows(segment, reloaded.st, info, forced, reloaded.rows, reloaded.params);
-      an = std::move(reloaded);
+      // Before reading it again: the row in shared memory, when two of its
+      // blocks fit an SM.
+      Analysis in_shared;
+      in_shared.st = an.st;
+      ForcedShape shared = forced;
+      shared.placement = BufferPlacement::Shared;
+      shared.blocks_per_row = 1;
+      if (analyzeRows(segment, in_shared.st, info, shared, in_shared.rows, in_shared.params)
+              .empty() &&
+          in_shared.rows.shape_problem.empty() && copiesAsynchronously(in_shared) &&
+          sharedBlocksPerSM(in_shared.params, in_shared.st, info.device()) >= 2) {
+        an = std::move(in_shared);
+        // Registers for two blocks an SM, not one.
+        an.params.min_blocks_per_sm = 2;
+      } else {
+        Analysis reloaded;
+        reloaded.st = an.st;
+        forced.placement = BufferPlacement::Reload;
+        problem = analyzeRows(segment, reloaded.st, info, forced, reloaded.rows, reloaded.params);
+        // A pass of one load a chunk holds few registers: ask for the two
+        // blocks an SM the heuristics counted on (H200, the cross-entropy
+        // gradient over 2048x131072 bf16 rows, 1024 threads: 40 registers,
+        // one block an SM, 524 us; 32 registers and two blocks, 427 us).
+        // A pass of more loads holds a group of them in flight instead
+        // (row_kernel.cpp).
+        if (reloaded.rows.plan.most_loads_a_pass <= 1) reloaded.params.min_blocks_per_sm = 2;
+        an = std::move(reloaded);
+      }
     }
     an.params.type = ReductionType::Inner;
     return problem;
   }
 
-  // Whether the row should be read again by every pass rather than kept:
+  // Blocks of `p` an SM holds by their shared memory and threads (an SM has
+  // about 1 KB more than a block may take, and reserves 1 KB a block).
+  // Rows wider than the registers hold, kept in shared memory with their
+  // chunks copied in asynchronously, beat reading them again when two
+  // blocks fit an SM: while one combines, the other's copies are in flight
+  // (H200, bf16 4096x32000: softmax forward 149.6 us at three blocks of 512
+  // threads x 64 KB against 184.3 us reloaded, 161.0 at two blocks of 1024;
+  // the cross-entropy row kernel 76.3 against 89.3). A row of which an SM
+  // holds one block (softmax backward's two inputs of 64 KB) is read again.
+  static int64_t sharedBlocksPerSM(const PersistentParams& p, const NormalizationStructure& st,
+                                   const DeviceProperties& device) {
+    const int64_t per_block =
+        p.shared_buffer_bytes + rowKernelSharedMemoryBytes(st, p) + int64_t{1024};
+    return std::min<int64_t>((device.shared_memory_per_block + 1024) / per_block,
+                             2048 / std::max(p.threads(), 1));
+  }
+
+  // Whether every chunk of the row's buffers is one cp.async can copy (4,
+  // 8 or 16 bytes): an odd width's 2-byte chunks would go through registers
+  // one element at a time, with few loads in flight.
+  static bool copiesAsynchronously(const Analysis& an) {
+    for (const PersistentBuffer& b : an.rows.plan.buffers) {
+      const int64_t bytes = b.element_bytes * an.params.vector_width;
+      if (bytes != 4 && bytes != 8 && bytes != 16) return false;
+    }
+    return true;
+  }
+
+  // Whether the row should not stay in registers (then shared memory is
+  // tried, above, before reading it again by every pass):
   // when keeping its loads costs each thread more than 64 B of registers
   // (fewer blocks resident), shared memory or a cluster, or does not fit;
   // unless the outputs write more bytes an element than the kept loads

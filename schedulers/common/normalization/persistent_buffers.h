@@ -34,6 +34,9 @@ struct RowBufferPlan {
   int64_t loaded_bytes_per_row = 0;  // of it, the loads (not the kept values)
   // Bytes a row's full-domain outputs store, per kept element (off chip).
   int64_t written_bytes_per_row = 0;
+  // The most distinct row loads (along the reduced dims) one pass makes: a
+  // reloaded pass loads each of them a chunk.
+  int most_loads_a_pass = 0;
 };
 
 // `keep_values`: also keep the values of transcendental ops (exp, log,

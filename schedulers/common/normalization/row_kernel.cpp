@@ -214,6 +214,7 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
   if (!arrays_.loads.empty()) {
     rows.comment("load the persistent buffers");
     chunkLoop(rows, arrays_.loads, {});
+    arrays_.finishLoads(rows);
   }
   rows.append(stages);
   if (cluster_combines_ > 0) {
