@@ -12,6 +12,7 @@
 
 #include <algorithm>
 
+#include "kernel_ir/element_math.h"
 #include "kernelgen/kernel_params.h"
 #include "kernelgen/shapes.h"
 #include "normalization/persistent_buffers.h"
@@ -148,8 +149,7 @@ class InnerPersistentScheduler final : public Scheduler {
   // one element at a time, with few loads in flight.
   static bool copiesAsynchronously(const Analysis& an) {
     for (const PersistentBuffer& b : an.rows.plan.buffers) {
-      const int64_t bytes = b.element_bytes * an.params.vector_width;
-      if (bytes != 4 && bytes != 8 && bytes != 16) return false;
+      if (!kir::asyncCopyMoves(b.element_bytes * an.params.vector_width)) return false;
     }
     return true;
   }

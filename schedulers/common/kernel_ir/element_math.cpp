@@ -236,8 +236,12 @@ void storeVector(Block& block, int width, Value address, Value values) {
                       {named(std::to_string(width))}));
 }
 
+bool asyncCopyMoves(int64_t bytes) {
+  return bytes == 4 || bytes == 8 || bytes == 16;
+}
+
 void asyncCopy(Block& block, int bytes, Value shared_dst, Value global_src) {
-  FUSEBOX_CHECK(bytes == 4 || bytes == 8 || bytes == 16,
+  FUSEBOX_CHECK(asyncCopyMoves(bytes),
                 "kernel IR: an asynchronous copy moves 4, 8 or 16 bytes, not {}", bytes);
   block.evaluate(call("fusebox::asyncCopy", {std::move(shared_dst), std::move(global_src)},
                       {named(std::to_string(bytes))}));

@@ -59,6 +59,8 @@ void storeVector(Block& block, int width, Value address, Value values);
 // blocks until at most `pending` groups are in flight. A syncThreads after
 // the wait makes the block's copies visible to all its threads.
 void asyncCopy(Block& block, int bytes, Value shared_dst, Value global_src);
+// Whether one asynchronous copy moves `bytes`: 4, 8 or 16.
+bool asyncCopyMoves(int64_t bytes);
 void asyncCommit(Block& block);
 void asyncWait(Block& block, int pending);
 // `fusebox::philox::Stream name{seed, offset};`: the Philox stream at

@@ -29,19 +29,6 @@ kir::Value elementIndex() {
 
 }  // namespace
 
-kir::Value BufferArrays::element(const std::string& name) const {
-  const kir::Value k = chunkIndex(), v = elementIndex();
-  const kir::Value in_registers = kir::subscript(kir::subscript(kir::var(name), k), v);
-  if (p_.shared_buffer_bytes == 0) return in_registers;
-  const kir::Value shared = kir::var(name + "_s");
-  if (p_.register_batch == 0)
-    return kir::subscript(kir::subscript(shared, k * kir::lit(p_.block[0])), v);
-  const kir::Value batch = kir::lit(p_.register_batch);
-  return kir::select(
-      k < batch, in_registers,
-      kir::subscript(kir::subscript(shared, (k - batch) * kir::lit(p_.block[0])), v));
-}
-
 void BufferArrays::store(kir::Block& at, const std::string& name, const kir::Value& value,
                          const kir::Value& v) const {
   const kir::Value k = chunkIndex(), batch = kir::lit(p_.register_batch);
@@ -63,7 +50,7 @@ void BufferArrays::store(kir::Block& at, const std::string& name, const kir::Val
 void BufferArrays::loadChunk(const std::string& name, const kir::Value& address, int vec,
                              int64_t element_bytes) {
   const int64_t bytes = vec * element_bytes;
-  if (p_.shared_buffer_bytes == 0 || (bytes != 4 && bytes != 8 && bytes != 16))
+  if (p_.shared_buffer_bytes == 0 || !kir::asyncCopyMoves(bytes))
     return store(loads, name, kir::loadVector(vec, address));
   // A chunk kept in shared memory is copied there asynchronously: no
   // register holds it on the way, so a thread's copies all issue before the
@@ -95,16 +82,12 @@ kir::Type BufferArrays::chunkType(DataType dtype) const {
 
 kir::Value BufferArrays::chunkOf(const std::string& name) const {
   const kir::Value k = chunkIndex();
+  const kir::Value in_registers = kir::subscript(kir::var(name), k);
+  if (p_.shared_buffer_bytes == 0) return in_registers;
   const kir::Value shared = kir::subscript(
       kir::var(name + "_s"), (k - kir::lit(p_.register_batch)) * kir::lit(p_.block[0]));
-  if (p_.shared_buffer_bytes == 0) return kir::subscript(kir::var(name), k);
   if (p_.register_batch == 0) return shared;
-  return kir::select(k < kir::lit(p_.register_batch), kir::subscript(kir::var(name), k), shared);
-}
-
-kir::Value BufferArrays::use(const ElementRef& ref, const std::string& key,
-                             const VectorPlacement& vp) {
-  return kir::castFrom(kir::computeTypeFor(ref.tv->dtype()), element(buffer(ref, key, vp)));
+  return kir::select(k < kir::lit(p_.register_batch), in_registers, shared);
 }
 
 std::string BufferArrays::buffer(const ElementRef& ref, const std::string& key,
@@ -154,22 +137,20 @@ std::string BufferArrays::buffer(const ElementRef& ref, const std::string& key,
 }
 
 kir::Value CachePlacement::load(CodeSink& sink, const ElementRef& ref) {
-  if (!ref.conditional) {
-    const std::string key = accessKey(ref.tv, ref.offset, space_);
-    if (cached_.count(key) > 0 && !arrays_.sharedChunks()) return arrays_.use(ref, key, vec);
-    if (cached_.count(key) > 0) {
-      const std::string buffer = arrays_.buffer(ref, key, vec);
-      auto copy = chunk_copies_.find(buffer);
-      if (copy == chunk_copies_.end()) {
-        copy = chunk_copies_.emplace(buffer, buffer + "c").first;
-        vec.pre_chunk.declare(copy->second, arrays_.chunkType(ref.tv->dtype()),
-                              arrays_.chunkOf(buffer), {.is_const = true});
-      }
-      return kir::castFrom(kir::computeTypeFor(ref.tv->dtype()),
-                           kir::subscript(kir::var(copy->second), elementIndex()));
+  const std::string key = accessKey(ref.tv, ref.offset, space_);
+  if (ref.conditional || cached_.count(key) == 0) return vec.load(sink, ref);
+  const std::string buffer = arrays_.buffer(ref, key, vec);
+  kir::Value chunk = arrays_.chunkOf(buffer);
+  if (arrays_.sharedChunks()) {
+    auto copy = chunk_copies_.find(buffer);
+    if (copy == chunk_copies_.end()) {
+      copy = chunk_copies_.emplace(buffer, buffer + "c").first;
+      vec.pre_chunk.declare(copy->second, arrays_.chunkType(ref.tv->dtype()), chunk,
+                            {.is_const = true});
     }
+    chunk = kir::var(copy->second);
   }
-  return vec.load(sink, ref);
+  return kir::castFrom(kir::computeTypeFor(ref.tv->dtype()), kir::subscript(chunk, elementIndex()));
 }
 
 void KeptValues::beginPass(ElementWriter& w, int pass) {

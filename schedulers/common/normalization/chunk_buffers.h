@@ -43,17 +43,14 @@ class BufferArrays {
  public:
   BufferArrays(const kernelgen::MergedDims& md, const PersistentParams& p) : md_(md), p_(p) {}
 
-  // The element `v` of chunk `k` of the cached load `ref`, in its compute type.
-  kir::Value use(const kernelgen::ElementRef& ref, const std::string& key,
-                 const kernelgen::VectorPlacement& vp);
   // The buffer holding the cached load `ref` (declared and loaded on first use).
   std::string buffer(const kernelgen::ElementRef& ref, const std::string& key,
                      const kernelgen::VectorPlacement& vp);
-  // Whether some chunks live in shared memory; then chunkOf(buffer) is the
-  // thread's chunk k of `buffer` as a whole vector, which a pass reads once
-  // a chunk (one vector load from shared memory, not one per element).
-  bool sharedChunks() const { return p_.shared_buffer_bytes > 0; }
+  // The thread's chunk k of `buffer`, a whole vector. Where some chunks
+  // live in shared memory (sharedChunks()), a pass copies it once a chunk
+  // (one vector load from shared memory, not one an element).
   kir::Value chunkOf(const std::string& name) const;
+  bool sharedChunks() const { return p_.shared_buffer_bytes > 0; }
   // A chunk of a buffer of `dtype`: fusebox::Array<storage type, vector_width>.
   kir::Type chunkType(DataType dtype) const;
 
@@ -66,8 +63,6 @@ class BufferArrays {
  private:
   const kernelgen::MergedDims& md_;
   const PersistentParams& p_;
-  // Element v of the thread's chunk k of buffer `name`.
-  kir::Value element(const std::string& name) const;
   // Stores `value` (an Array, or with `v` defined one element) at chunk k.
   void store(kir::Block& at, const std::string& name, const kir::Value& value,
              const kir::Value& v = {}) const;
