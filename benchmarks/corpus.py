@@ -137,6 +137,9 @@ CORPUS = [
      softmax_fwd),
     ("softmax_fwd_bf16_2048x131072", W + "softmax_fwd_bf16.py", sizes(T0=(2048, 131072)),
      softmax_fwd),
+    # a vocabulary no vector divides (GPT-2's)
+    ("softmax_fwd_bf16_4096x50257", W + "softmax_fwd_bf16.py", sizes(T0=(4096, 50257)),
+     softmax_fwd),
     ("batchnorm_fwd_bf16_4096x2048", W + "batchnorm_fwd_bf16.py", {}, batchnorm_fwd),
     # normalizations, backward
     ("layernorm_bwd_bf16_16384x4096", W + "layernorm_bwd_bf16.py", {}, layernorm_bwd),
@@ -158,11 +161,15 @@ CORPUS = [
      sizes(T0=(4096, 32000), T1=(4096,)), cross_entropy),
     ("cross_entropy_bf16_2048x131072", "examples/cross_entropy.py",
      sizes(T0=(2048, 131072), T1=(2048,)), cross_entropy),
+    ("cross_entropy_bf16_8192x50257", "examples/cross_entropy.py",
+     sizes(T0=(8192, 50257), T1=(8192,)), cross_entropy),
     ("cross_entropy_smoothed_bf16_4096x32000", W + "cross_entropy_smoothed_bf16.py", {},
      cross_entropy_smoothed),
     ("cross_entropy_bwd_bf16_4096x32000", W + "cross_entropy_bwd_bf16.py", {}, cross_entropy_bwd),
     ("cross_entropy_bwd_bf16_2048x131072", W + "cross_entropy_bwd_bf16.py",
      sizes(T0=(2048, 131072), T1=(2048,)), cross_entropy_bwd),
+    ("cross_entropy_bwd_bf16_8192x50257", W + "cross_entropy_bwd_bf16.py",
+     sizes(T0=(8192, 50257), T1=(8192,)), cross_entropy_bwd),
     # indexing and scans
     ("embedding_bf16_16384x4096", W + "embedding_bf16.py", {}, embedding_bf16),
     ("gather_rows_f32_8192x4096", W + "gather_rows_f32.py", {}, gather_rows_f32),

@@ -103,7 +103,9 @@ class InnerOuterPersistentScheduler final : public Scheduler {
 
  private:
   ForcedShape forcedShape() const {
-    return {option<int64_t>("threads_per_row"), option<int64_t>("chunks_per_thread")};
+    ForcedShape forced{option<int64_t>("threads_per_row"), option<int64_t>("chunks_per_thread")};
+    forced.row_edges = false;
+    return forced;
   }
 
   // The run-time analysis; a non-empty result is the reason to reject.

@@ -44,6 +44,7 @@ class InnerPersistentScheduler final : public Scheduler {
     std::vector<OptionSpec> out = rowShapeOptions();
     out.push_back(bufferPlacementOption());
     out.push_back(blocksPerRowOption());
+    out.push_back(rowEdgesOption());
     return out;
   }
 
@@ -80,7 +81,7 @@ class InnerPersistentScheduler final : public Scheduler {
   ForcedShape forcedShape() const {
     return {option<int64_t>("threads_per_row"), option<int64_t>("chunks_per_thread"),
             parseBufferPlacement(option<std::string>("persistent_buffers")),
-            option<int64_t>("blocks_per_row")};
+            option<int64_t>("blocks_per_row"), option<bool>("row_edges")};
   }
 
   // The run-time analysis; a non-empty result is the reason to reject.

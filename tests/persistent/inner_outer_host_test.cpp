@@ -142,7 +142,8 @@ TEST(RowShapeOptions, ForcedChunksNeedingTooManyThreadsAreRefused) {
         std::string(scheduler) == "inner_persistent" ? Norm::SoftmaxFwd : Norm::RmsNormBwd;
     PythonDefinition def = normDefinition(n, DataType::Float);
     std::vector<ArgumentInfo> infos;
-    for (const Argument& a : normInputs(def, 2, 4097, 1)) infos.push_back(argumentInfo(a));
+    // 4097 chunks of 4 floats, whole from each row's start.
+    for (const Argument& a : normInputs(def, 2, 4 * 4097, 1)) infos.push_back(argumentInfo(a));
     auto s = builtinScheduler(scheduler);
     OptionSettings settings;
     settings["chunks_per_thread"] = OptionSetting{OptionValue(int64_t{1}), {}};

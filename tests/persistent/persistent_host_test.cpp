@@ -376,12 +376,11 @@ TEST_F(PersistentFixture, ReloadedPassesIssueAGroupsLoadsFirst) {
 // Rows wider than the registers hold, left to the heuristics on an H200's
 // limits: kept in shared memory when two of their blocks fit an SM (one
 // bf16 input of 32000: 64 KB a block), by a power of two of threads, every
-// chunk copied in asynchronously with one wait. Read again by each pass
-// when only one block fits (softmax backward's two inputs: 128 KB) or when
-// the chunks are too narrow for cp.async (an odd bf16 width: 2-byte
-// chunks); then a row of one load a pass asks ptxas for two blocks an SM,
-// one of more loads (a group in flight) for one. Every case matches the
-// evaluator.
+// chunk copied in asynchronously with one wait (an odd width too: its
+// chunks start after a scalar head). Read again by each pass when only one
+// block fits (softmax backward's two inputs: 128 KB; one input of 65537);
+// then a row of one load a pass asks ptxas for two blocks an SM, one of more
+// loads (a group in flight) for one. Every case matches the evaluator.
 TEST_F(PersistentFixture, WideRowsTwoBlocksAnSMHoldStayInSharedMemory) {
   DeviceProperties h200 = device();
   h200.shared_memory_per_block = 227 * 1024;
@@ -397,7 +396,8 @@ TEST_F(PersistentFixture, WideRowsTwoBlocksAnSMHoldStayInSharedMemory) {
                         Case{Norm::LayerNormFwd, DataType::BFloat16, 32000, true, 16},
                         Case{Norm::RmsNormFwd, DataType::Half, 24576, true, 16},
                         Case{Norm::LogSoftmaxFwd, DataType::Float, 12000, true, 16},
-                        Case{Norm::SoftmaxFwd, DataType::BFloat16, 31999, false, 0},
+                        Case{Norm::SoftmaxFwd, DataType::BFloat16, 31999, true, 16},
+                        Case{Norm::SoftmaxFwd, DataType::BFloat16, 65537, false, 0},
                         Case{Norm::SoftmaxBwd, DataType::BFloat16, 32000, false, 0}}) {
     SCOPED_TRACE(fmt::format("{} {} width {}", normName(c.norm), irName(c.dtype), c.width));
     PythonDefinition def = normDefinition(c.norm, c.dtype);

@@ -153,7 +153,9 @@ bool VectorPlacement::isVectorAccess(const ElementRef& ref) const {
   const IndexExpr& off = ref.offset;
   if (!off.affine || ref.conditional || dims_.groups.empty() || !termsPerChunk(off.a)) return false;
   const size_t last = dims_.groups.size() - 1;
-  return walksAsOne(off.a, last) && off.a.coef[static_cast<size_t>(dims_.groups[last].back())] == 1;
+  return walksAsOne(off.a, last) &&
+         off.a.coef[static_cast<size_t>(dims_.groups[last].back())] == 1 &&
+         (!vectors_allowed || vectors_allowed(ref));
 }
 
 kir::Value VectorPlacement::offsetValue(const IndexExpr& off, const std::string& last,

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -131,8 +132,12 @@ class VectorPlacement final : public Placement {
   kir::Value offsetValue(const IndexExpr& off, const std::string& last,
                          const std::string& role = "") const;
   // Whether the access walks the innermost merged dim contiguously (one
-  // vector per chunk).
+  // vector per chunk), and vectors_allowed allows it.
   bool isVectorAccess(const ElementRef& ref) const;
+  // Chunks aligned for some accesses only (rows whose chunks a scalar head
+  // aligns: normalization/row_kernel.h): whether `ref` may be a vector.
+  // Unset: every access that walks the innermost merged dim contiguously.
+  std::function<bool(const ElementRef&)> vectors_allowed;
 
  private:
   // A vector some chunks load under branches: each member's guard, offset

@@ -94,7 +94,7 @@ std::string BufferArrays::buffer(const ElementRef& ref, const std::string& key,
                                  const VectorPlacement& vp) {
   auto it = names_.find(key);
   if (it == names_.end()) {
-    const std::string name = fmt::format("pb{}", names_.size());
+    const std::string name = fmt::format("{}{}", prefix_, names_.size());
     const int vec = p_.vector_width;
     const kir::Type array = chunkType(ref.tv->dtype());
     if (p_.shared_buffer_bytes == 0 || p_.register_batch > 0)
@@ -159,7 +159,7 @@ void KeptValues::beginPass(ElementWriter& w, int pass) {
   for (const auto& [tv, first] : kept_) {
     auto name = names_.find(tv);
     if (name == names_.end()) {
-      name = names_.emplace(tv, fmt::format("vc{}", names_.size())).first;
+      name = names_.emplace(tv, fmt::format("{}{}", prefix_, names_.size())).first;
       arrays_.decls.declareArray(
           name->second,
           kir::named(

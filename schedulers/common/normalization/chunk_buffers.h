@@ -41,7 +41,11 @@ int64_t sharedBufferRegionBytes(int64_t element_bytes, int64_t rows, int64_t thr
 
 class BufferArrays {
  public:
-  BufferArrays(const kernelgen::MergedDims& md, const PersistentParams& p) : md_(md), p_(p) {}
+  // `prefix`: the arrays' names, <prefix><n> (two sets in one kernel: a
+  // row's chunks and its scalar edge, row_edge.h).
+  BufferArrays(const kernelgen::MergedDims& md, const PersistentParams& p,
+               std::string prefix = "pb")
+      : md_(md), p_(p), prefix_(std::move(prefix)) {}
 
   // The buffer holding the cached load `ref` (declared and loaded on first use).
   std::string buffer(const kernelgen::ElementRef& ref, const std::string& key,
@@ -63,6 +67,7 @@ class BufferArrays {
  private:
   const kernelgen::MergedDims& md_;
   const PersistentParams& p_;
+  std::string prefix_;
   // Stores `value` (an Array, or with `v` defined one element) at chunk k.
   void store(kir::Block& at, const std::string& name, const kir::Value& value,
              const kir::Value& v = {}) const;
@@ -103,8 +108,8 @@ class CachePlacement final : public kernelgen::Placement {
 class KeptValues {
  public:
   KeptValues(const std::map<const TensorView*, int, ByName>& kept, const PersistentParams& p,
-             BufferArrays& arrays)
-      : kept_(kept), p_(p), arrays_(arrays) {}
+             BufferArrays& arrays, std::string prefix = "vc")
+      : kept_(kept), p_(p), arrays_(arrays), prefix_(std::move(prefix)) {}
 
   // Before walking pass `pass`'s element (w's sink body fresh): the values
   // an earlier pass kept are read from their arrays, and this pass stores
@@ -115,6 +120,7 @@ class KeptValues {
   const std::map<const TensorView*, int, ByName>& kept_;
   const PersistentParams& p_;
   BufferArrays& arrays_;
+  std::string prefix_;
   std::map<const TensorView*, std::string, ByName> names_;
 };
 

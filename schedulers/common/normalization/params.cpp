@@ -57,6 +57,11 @@ std::string PersistentParams::toString() const {
     out += fmt::format(
         "\nrow_split: {} blocks a row (a thread-block cluster; {} B of shared memory to combine)",
         row_split, cluster_exchange_bytes);
+  if (rowEdges())
+    out += fmt::format(
+        "\nrow_edges: a scalar head aligns each row's chunks (lead offset mod {}: [{}] + {}), "
+        "and a scalar tail ends it",
+        vector_width, fmt::join(head_coef_residues, ", "), head_const_residue);
   if (reload)
     out +=
         fmt::format("\nrow_reads: {}{}", row_reads,

@@ -69,6 +69,16 @@ class PersistentParams : public HeuristicParams {
   std::vector<std::string> online_exp_sums;
   int row_reads = 1;
   int min_blocks_per_sm = 0;  // __launch_bounds__'s second argument
+  // Inner rows whose vector chunks a scalar head aligns (an extent no
+  // vector divides, or rows that start off a vector's alignment:
+  // kernelgen::AlignedBody): the lead access's offset modulo vector_width,
+  // per dim of `sizes`, and its constant. A row's first elements up to its
+  // lead offset's next multiple of vector_width, and those past its last
+  // whole chunk, are its scalar edge (row_kernel.h). Empty: the chunks are
+  // whole from each row's start.
+  std::vector<int64_t> head_coef_residues;
+  int64_t head_const_residue = 0;
+  bool rowEdges() const { return !head_coef_residues.empty(); }
   bool index32 = true;
 
   int threads() const { return block[0] * block[1]; }

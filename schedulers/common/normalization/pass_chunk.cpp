@@ -34,6 +34,7 @@ PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
   CachePlacement placement(c.md, w.space(), c.cached, c.arrays);
   placement.vec.load_hint = c.load_hint;
   placement.vec.loads_first = c.loads_first;
+  placement.vec.vectors_allowed = c.vectors_allowed;
   w.sink.reset();
   w.beginElement();
   // Kept values: stored by the pass that first computes them, read by the

@@ -46,6 +46,9 @@ struct PassContext {
   // The passes' vector loads are left to the chunk loop to issue ahead of
   // the chunks' math (kernelgen::VectorPlacement::loads_first).
   bool loads_first = false;
+  // The accesses that may be vectors (kernelgen::VectorPlacement::
+  // vectors_allowed; rows whose chunks a scalar head aligns); unset: all.
+  std::function<bool(const kernelgen::ElementRef&)> vectors_allowed = {};
 
   // State `name` at the element the code is at: name, or name[v].
   kir::Value state(const std::string& name) const;

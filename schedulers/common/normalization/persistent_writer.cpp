@@ -90,6 +90,7 @@ void PersistentWriter::passLoop(kir::Block& k, int stage, bool deviations) {
       writePassChunk(pass_, stage, deviations, [this](Placement& p) { outputPassExtra(p); });
   k.append(chunk.pre_row);
   chunkLoop(k, chunk.body, chunk.loads);
+  afterChunks(k, stage, deviations);
 }
 
 void PersistentWriter::writeStages(kir::Block& k) {

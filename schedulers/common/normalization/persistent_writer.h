@@ -59,6 +59,9 @@ class PersistentWriter {
   virtual void combine(kir::Block& k, const kir::CombineState& state) = 0;
   // More of the output pass's element (inner-outer's column accumulators).
   virtual void outputPassExtra(kernelgen::Placement&) {}
+  // More of pass `stage` after the loop over the chunks (a row's scalar
+  // edge: row_edge.h).
+  virtual void afterChunks(kir::Block&, int /*stage*/, bool /*deviations*/) {}
 
   // Each stage, then the output pass.
   void writeStages(kir::Block& k);

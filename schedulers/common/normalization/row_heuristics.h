@@ -33,12 +33,20 @@ struct ForcedShape {
   // decides, up to DeviceProperties::max_cluster_blocks. The inner-outer
   // kernel, whose blocks walk the rows grid-stride, keeps 1.
   int64_t blocks_per_row = 1;
+  // Rows no vector divides (or that start off a vector's alignment) may get
+  // vector chunks after a scalar head (PersistentParams::rowEdges). The
+  // inner-outer kernel, whose column accumulators follow the chunks, keeps
+  // whole chunks.
+  bool row_edges = true;
 };
 
 // The options that force them: threads_per_row, chunks_per_thread; and
 // blocks_per_row, for a scheduler whose rows may span a cluster.
 std::vector<OptionSpec> rowShapeOptions();
 OptionSpec blocksPerRowOption();
+// row_edges, for a scheduler whose rows may get a scalar edge
+// (ForcedShape::row_edges).
+OptionSpec rowEdgesOption();
 // Throws UserError at the setting's place when a forced value is out of range.
 void checkRowShapeOptions(const std::string& scheduler, const OptionSettings& settings,
                           ForcedShape values);

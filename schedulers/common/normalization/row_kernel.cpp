@@ -5,7 +5,10 @@
 // along the innermost reduced dim (the row's last chunk is whole: V divides
 // that dim). Every stage walks the same chunks in a fully unrolled loop, so
 // the persistent buffers (fusebox::Array<T, V> pb<n>[batch]) are indexed by
-// constants and stay in registers.
+// constants and stay in registers. Rows with a scalar edge
+// (PersistentParams::rowEdges) start their chunks at `head`, end them at
+// `body_end`, and thread x < edge_count holds element x of the edge (the
+// head's, then the tail's: row_edge.h).
 #include "normalization/row_kernel.h"
 
 #include <fmt/format.h>
@@ -15,9 +18,11 @@
 #include <optional>
 
 #include "kernel_ir/combine.h"
+#include "kernelgen/layout_choice.h"
 #include "kernelgen/plan_outputs.h"
 #include "normalization/column_partials.h"
 #include "normalization/persistent_writer.h"
+#include "normalization/row_edge.h"
 
 namespace fusebox::normalization {
 
@@ -50,6 +55,19 @@ class RowKernelWriter final : public PersistentWriter {
                   "inner-outer kernel: rows split over clusters of {} blocks", p.row_split);
     if (columns != nullptr) partials_.emplace(*columns, p, shared_column_accumulators);
     pass_.loads_first = p.reload && p.reduced_extent >= p.vector_width;
+    if (p.rowEdges()) {
+      FUSEBOX_CHECK(columns == nullptr && p.reduced_dims.size() == 1 &&
+                        int64_t{p.block[0]} >= 2 * int64_t{p.vector_width} - 2 &&
+                        p.reduced_extent >= 2 * int64_t{p.vector_width},
+                    "row kernel: a scalar edge for rows of {} over {} threads of chunks of {}",
+                    p.reduced_extent, p.block[0], p.vector_width);
+      const AlignedBody body{p.vector_width, p.head_coef_residues, p.head_const_residue};
+      const int inner = p.reduced_dims.back();
+      pass_.vectors_allowed = [body, inner](const ElementRef& ref) {
+        return body.aligns(ref.offset.a, dataTypeSize(ref.tv->dtype()), ref.alignment, inner);
+      };
+      edge_ = std::make_unique<RowEdge>(pass_, buffers);
+    }
   }
 
   GeneratedKernel write(const std::string& scheduler);
@@ -68,12 +86,18 @@ class RowKernelWriter final : public PersistentWriter {
   // The row's threads combine; every thread of the row gets the result.
   void combine(kir::Block& k, const kir::CombineState& state) override;
   void outputPassExtra(Placement& placement) override;
+  void afterChunks(kir::Block& k, int stage, bool deviations) override;
+  // The row's head, body_end and edge_count (rows with a scalar edge).
+  void declareRowEdge(kir::Block& rows) const;
+  // `body` for the edge element thread x holds, if any.
+  void edgeElement(kir::Block& k, const kir::Block& body) const;
   void epilogue(kir::Block& k);
 
   // Inner-outer kernels: the column part, accumulated in the outputs' pass.
   const InnerOuterParts* columns_ = nullptr;
   int cluster_combines_ = 0;  // combines across the cluster so far
   std::optional<ColumnPartials> partials_;
+  std::unique_ptr<RowEdge> edge_;  // rows with a scalar edge
 };
 
 kir::Value RowKernelWriter::chunkStart(kir::Block& chunk) const {
@@ -81,17 +105,22 @@ kir::Value RowKernelWriter::chunkStart(kir::Block& chunk) const {
   const kir::Value group = p_.row_split > 1 ? kir::asIndex(kir::var("k")) * kir::lit(p_.row_split) +
                                                   kir::asIndex(kir::var("rank"))
                                             : kir::asIndex(kir::var("k"));
-  return chunk.declare("q", kir::indexType(),
-                       (group * kir::lit(p_.block[0]) + kir::asIndex(kir::threadIdx('x'))) *
-                           kir::lit(p_.vector_width),
-                       {.is_const = true});
+  kir::Value q = (group * kir::lit(p_.block[0]) + kir::asIndex(kir::threadIdx('x'))) *
+                 kir::lit(p_.vector_width);
+  if (p_.rowEdges()) q = kir::var("head", kir::indexType()) + q;
+  return chunk.declare("q", kir::indexType(), q, {.is_const = true});
+}
+
+// The chunks' end: the row's, or its last whole chunk's past the head.
+kir::Value chunksEnd(const PersistentParams& p) {
+  return p.rowEdges() ? kir::var("body_end", kir::indexType()) : kir::lit(p.reduced_extent);
 }
 
 void RowKernelWriter::chunkRange(kir::Block& k, const kir::Block& body, int begin, int end) {
   kir::Block chunk =
       k.forLoop("k", kir::intType(), kir::lit(begin), kir::lit(end), {}, kir::Unroll::Full);
   const kir::Value q = chunkStart(chunk);
-  kir::Block in = chunk.ifThen(kir::var("active") && q < kir::lit(p_.reduced_extent));
+  kir::Block in = chunk.ifThen(kir::var("active") && q < chunksEnd(p_));
   declareChunkIndices(in, "q");
   in.append(body);
 }
@@ -134,9 +163,10 @@ void RowKernelWriter::chunkLoop(kir::Block& k, const kir::Block& body,
     kir::Block issue =
         k.forLoop("k", kir::intType(), kir::lit(begin), kir::lit(end), {}, kir::Unroll::Full);
     const kir::Value q = chunkStart(issue);
-    issue.declare("qc", kir::indexType(),
-                  kir::select(q < kir::lit(p_.reduced_extent), q,
-                              kir::lit(p_.reduced_extent - p_.vector_width)),
+    const kir::Value last_chunk =
+        p_.rowEdges() ? kir::var("body_end", kir::indexType()) - kir::lit(p_.vector_width)
+                      : kir::lit(p_.reduced_extent - p_.vector_width);
+    issue.declare("qc", kir::indexType(), kir::select(q < chunksEnd(p_), q, last_chunk),
                   {.is_const = true});
     declareChunkIndices(issue, "qc");
     for (const VectorPlacement::ChunkLoad& load : loads)
@@ -144,6 +174,51 @@ void RowKernelWriter::chunkLoop(kir::Block& k, const kir::Block& body,
                    load.load);
     chunkRange(k, body, begin, end);
   }
+}
+
+void RowKernelWriter::declareRowEdge(kir::Block& rows) const {
+  // The lead offset at the row's start, modulo V: its residues times the
+  // kept indices' (small numbers, whatever the sizes).
+  const kir::Value V = kir::lit(p_.vector_width);
+  kir::Value start;
+  auto add = [&start](const kir::Value& term) { start = start.defined() ? start + term : term; };
+  if (p_.head_const_residue != 0) add(kir::lit(p_.head_const_residue));
+  for (int d : p_.kept_dims) {
+    const int64_t r = p_.head_coef_residues.at(static_cast<size_t>(d));
+    if (r == 0) continue;
+    const kir::Value i = kir::asIndex(kir::var(fmt::format("i{}", d))) % V;
+    add(r == 1 ? i : i * kir::lit(r));
+  }
+  if (!start.defined()) start = kir::lit(0);
+  const kir::Value head =
+      rows.declare("head", kir::indexType(), (V - start % V) % V, {.is_const = true});
+  const kir::Value end =
+      rows.declare("body_end", kir::indexType(),
+                   head + (kir::lit(p_.reduced_extent) - head) / V * V, {.is_const = true});
+  rows.declare("edge_count", kir::indexType(), head + kir::lit(p_.reduced_extent) - end,
+               {.is_const = true});
+}
+
+void RowKernelWriter::edgeElement(kir::Block& k, const kir::Block& body) const {
+  const kir::Value x = kir::asIndex(kir::threadIdx('x'));
+  kir::Value holds = kir::var("active") && x < kir::var("edge_count", kir::indexType());
+  if (p_.row_split > 1) holds = holds && kir::var("rank") == kir::lit(0);
+  kir::Block in = k.ifThen(holds);
+  in.declare("k", kir::intType(), kir::lit(0), kir::kConstUnused);
+  const kir::Value head = kir::var("head", kir::indexType());
+  in.declare("qe", kir::indexType(),
+             kir::select(x < head, x, kir::var("body_end", kir::indexType()) + (x - head)),
+             {.is_const = true});
+  declareChunkIndices(in, "qe");
+  in.append(body);
+}
+
+void RowKernelWriter::afterChunks(kir::Block& k, int stage, bool deviations) {
+  if (edge_ == nullptr) return;
+  k.comment("the row's scalar edge");
+  const PassChunk chunk = edge_->pass(stage, deviations, pass_.load_hint);
+  k.append(chunk.pre_row);
+  edgeElement(k, chunk.body);
 }
 
 void RowKernelWriter::outputPassExtra(Placement& placement) {
@@ -207,6 +282,7 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
   // Inactive threads take part in the combines; their indices stay in range.
   rows.declare("row", index, kir::select(active, in_grid, kir::lit(0)), kir::kConstUnused);
   declareDimIndices(rows, p_.kept_dims, p_.sizes, "row");
+  if (p_.rowEdges()) declareRowEdge(rows);
 
   kir::Block stages;
   writeStages(stages);
@@ -216,6 +292,7 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
     chunkLoop(rows, arrays_.loads, {});
     arrays_.finishLoads(rows);
   }
+  if (edge_ != nullptr && !edge_->loads().empty()) edgeElement(rows, edge_->loads());
   rows.append(stages);
   if (cluster_combines_ > 0) {
     main.comment("no block leaves while the cluster may read its exchange slots");
@@ -223,6 +300,7 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
   }
 
   kir::Block before;
+  if (edge_ != nullptr) before.append(edge_->decls());
   if (columns_ != nullptr) {
     main.comment("the column part");
     w_.sink.reset();
