@@ -2,6 +2,7 @@
 torch tensors. torch is imported when a fusion first runs, never linked:
 one build serves every torch version."""
 
+import numbers
 import sys
 
 from . import _fusebox
@@ -61,6 +62,12 @@ def describe_inputs(inputs, fusion):
                               kind, index))
         elif isinstance(value, (bool, int, float)):
             described.append(value)
+        elif type(value).__name__ == "bool_":  # numpy's bool
+            described.append(bool(value))
+        elif isinstance(value, numbers.Integral):  # numpy's integers, among others
+            described.append(int(value))
+        elif isinstance(value, numbers.Real):  # numpy's float32, among others
+            described.append(float(value))
         else:
             raise _fusebox.FuseboxError(
                 f"{_label(i, fusion)} is a Python {type(value).__qualname__}, expected a torch "

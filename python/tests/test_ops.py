@@ -55,6 +55,10 @@ def test_sum_and_scalar_input(device):
     # Another value of the scalar: the same fusion, another result.
     (out2,) = fd.execute([x, 2.0])
     torch.testing.assert_close(out2, (x * 2.0).sum(1), rtol=rtol, atol=atol * 8)
+    # numpy's float32 is a number too.
+    np = pytest.importorskip("numpy")
+    (out3,) = fd.execute([x, np.float32(0.5)])
+    torch.testing.assert_close(out3, (x * 0.5).sum(1), rtol=rtol, atol=atol * 2)
 
 
 def test_var_mean_returns_two_tensors(device):
@@ -143,6 +147,10 @@ def test_from_pytorch_and_define_vector(device):
         fd.add_output(t1)
     (out,) = fd.execute([x, 3, 20])
     assert torch.equal(out, x.reshape(3, 20))
+    # numpy's integers are integers (a shape computed with numpy).
+    np = pytest.importorskip("numpy")
+    (out,) = fd.execute([x, np.int64(4), np.int32(15)])
+    assert torch.equal(out, x.reshape(4, 15))
 
 
 def test_dims_and_shape_queries():

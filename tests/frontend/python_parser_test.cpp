@@ -153,8 +153,16 @@ TEST(PythonParser, TupleTargetsNameEveryResult) {
       "T0 = fd.define_tensor(shape=[-1, -1])\n"
       "T1, T2 = fd.ops.var_mean(T0, dims=[1], correction=0, keepdim=False)\n"
       "T3, T4, T5 = fd.ops.welford(T0, dims=[0])\n"
-      "fd.add_output(T2)\nfd.add_output(T5)");
+      "(T6, T7) = fd.ops.var_mean(T0, dims=[0], correction=1, keepdim=False)\n"
+      "[T8, T9,] = fd.ops.var_mean(T0, dims=[1], correction=1, keepdim=False)\n"
+      "fd.add_output(T2)\nfd.add_output(T5)\nfd.add_output(T6)\nfd.add_output(T9)");
   const auto& outs = d.fusion->outputs();
+  // Bracketed targets unpack as Python's do: T6 the variance, T9 the mean.
+  ASSERT_EQ(outs[2]->definition()->op(), OpType::VarMean);
+  EXPECT_EQ(outs[2], outs[2]->definition()->output(0));
+  EXPECT_EQ(outs[2]->definition()->attr<VarianceAttr>().correction, 1);
+  ASSERT_EQ(outs[3]->definition()->op(), OpType::VarMean);
+  EXPECT_EQ(outs[3], outs[3]->definition()->output(1));
   ASSERT_EQ(outs[0]->definition()->op(), OpType::VarMean);
   EXPECT_EQ(outs[0], outs[0]->definition()->output(1));  // T2 is the mean
   EXPECT_EQ(outs[0]->definition()->attr<VarianceAttr>().correction, 0);

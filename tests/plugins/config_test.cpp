@@ -162,6 +162,16 @@ TEST(Config, WrongTypeOfARuntimeOption) {
       HasSubstr("option 'verify_passes' of [runtime] expects a bool, got a string (\"yes\")"));
 }
 
+// An option's array holds strings; an array of integers given for an
+// integer option is named as what it is, at the entry.
+TEST(Config, AnArrayOfIntegersIsNoOptionValue) {
+  std::string message = configError("[schedulers.pointwise]\nunroll = [1]\n");
+  EXPECT_THAT(message, HasSubstr("bad.toml:2:11"));
+  EXPECT_THAT(message, HasSubstr("option 'unroll' of scheduler 'pointwise': an array holding an "
+                                 "integer is not a valid option value (expected a bool, integer, "
+                                 "float, string or array of strings)"));
+}
+
 TEST(Config, TableWhereAValueBelongs) {
   std::string message = configError("[dump]\n[dump.print_after]\nx = 1\n");
   EXPECT_THAT(message, HasSubstr("bad.toml:2:"));

@@ -126,6 +126,16 @@ class ConfigReader {
       case toml::node_type::string:
         return node.as_string()->get();
       case toml::node_type::array: {
+        // Option arrays hold strings; an array of anything else is no
+        // option's value (not "must be an array of strings": the option
+        // may want an integer, and the scheduler's check says which).
+        for (const auto& element : *node.as_array())
+          if (!element.is_string())
+            throw UserError(at(element.source()),
+                            fmt::format("{}: an array holding {} is not a valid option value "
+                                        "(expected a bool, integer, float, string or array of "
+                                        "strings)",
+                                        what, withArticle(typeName(element))));
         std::vector<std::string> list;
         for (const auto& n : readNames(node, what)) list.push_back(n.name);
         return list;

@@ -112,7 +112,8 @@ class ScriptReader {
       return cur_.expectEndOfStatement();
     }
     if (skipPrint()) return;
-    if (t.kind == TokenKind::Name && (cur_.peek(1).isOp("=") || cur_.peek(1).isOp(","))) {
+    if ((t.kind == TokenKind::Name && (cur_.peek(1).isOp("=") || cur_.peek(1).isOp(","))) ||
+        atBracketedTargets()) {
       std::vector<Token> targets = assignmentTargets();
       PyValue v = parseExpression(cur_, top_);
       cur_.expectEndOfStatement();
@@ -252,8 +253,35 @@ class ScriptReader {
     if (cur_.at(TokenKind::Dedent)) cur_.next();
   }
 
+  // Whether the statement starts `(a, b) = ` or `[a, b] = ` (a trailing
+  // comma allowed), as Python lets names be unpacked.
+  bool atBracketedTargets() const {
+    const Token& open = cur_.peek();
+    const std::string_view close = open.isOp("(") ? ")" : open.isOp("[") ? "]" : "";
+    if (close.empty()) return false;
+    size_t i = 1;
+    while (cur_.peek(i).kind == TokenKind::Name) {
+      const Token& after = cur_.peek(i + 1);
+      if (after.isOp(close)) return cur_.peek(i + 2).isOp("=");
+      if (!after.isOp(",")) return false;
+      i += 2;
+      if (cur_.peek(i).isOp(close)) return cur_.peek(i + 1).isOp("=");
+    }
+    return false;
+  }
+
   std::vector<Token> assignmentTargets() {
     std::vector<Token> targets;
+    if (atBracketedTargets()) {
+      const std::string close = cur_.peek().isOp("(") ? ")" : "]";
+      cur_.next();
+      while (!cur_.acceptOp(close)) {
+        targets.push_back(cur_.expectName("a variable name"));
+        if (!cur_.atOp(close)) cur_.expectOp(",", fmt::format("',' or '{}'", close));
+      }
+      cur_.expectOp("=", "'='");
+      return targets;
+    }
     while (true) {
       targets.push_back(cur_.expectName("a variable name"));
       if (cur_.acceptOp("=")) break;
@@ -388,10 +416,12 @@ class ScriptReader {
         cur_.fail(t, fmt::format("'{}' is not supported inside a fusion definition (expected "
                                  "straight-line assignments and fd.add_output calls)",
                                  kw));
-    if (t.kind != TokenKind::Name)
+    const bool bracketed = atBracketedTargets();
+    if (t.kind != TokenKind::Name && !bracketed)
       cur_.failExpected("a statement such as `T1 = fd.ops.add(T0, S0)` or `fd.add_output(T1)`");
     std::vector<Token> targets;
-    if (cur_.peek(1).isOp("=") || cur_.peek(1).isOp(",")) targets = assignmentTargets();
+    if (bracketed || cur_.peek(1).isOp("=") || cur_.peek(1).isOp(","))
+      targets = assignmentTargets();
     PyValue v = parseExpression(cur_, body_);
     cur_.expectEndOfStatement();
     if (!targets.empty()) bindTargets(targets, v, vars_);
