@@ -3,7 +3,10 @@
 //
 //   Inner: thread (x, y) reduces row blockIdx.x * block_y + y over the
 //          reduced elements x * V, (x + block_x * splits) * V, ...;
-//          the row's threads combine (a lanes combine).
+//          the row's threads combine (a lanes combine). Rows no vector
+//          divides (ReductionParams::rowEdges) start the vectors at `head`
+//          and end them at `body_end`; the first block of the row's split
+//          takes the edge elements (head and tail), one a thread.
 //   Outer: thread (x, y) accumulates columns (blockIdx.x * block_x + x) * V
 //          + [0, V) over reduced rows y, y + block_y * splits, ...; the
 //          block's rows combine in a fixed order (a rows combine).
@@ -26,8 +29,10 @@
 #include "kernelgen/codegen_ops.h"
 #include "kernelgen/element_writer.h"
 #include "kernelgen/kernel_params.h"
+#include "kernelgen/layout_choice.h"
 #include "kernelgen/merged_dims.h"
 #include "kernelgen/placement.h"
+#include "kernelgen/row_edge_code.h"
 #include "reduction/accumulator.h"
 
 namespace fusebox::reduction {
@@ -119,11 +124,15 @@ class KernelWriter {
     return kir::threadIdx(inner_ ? 'x' : 'y') == kir::lit(0) && kir::var("active");
   }
 
-  // The element loop of one chunk (V elements along the innermost dim).
-  kir::Block chunk();
-  // The reducing loop over the reduced extent (this thread's share).
-  void reducingLoop(kir::Block& k, const kir::Value& start, int64_t stride,
+  // The element loop of one chunk (V elements along the innermost dim), or
+  // with `edge` of one element of a row's scalar edge.
+  kir::Block chunk(bool edge = false);
+  // The reducing loop over the reduced extent, up to `end` (this thread's
+  // share).
+  void reducingLoop(kir::Block& k, const kir::Value& start, const kir::Value& end, int64_t stride,
                     const kir::Block& chunk);
+  // A row's edge elements, each by one of its threads (rowEdges).
+  void edgeLoop(kir::Block& k, const kir::Block& chunk);
   void threadCombine(kir::Block& k);
   void gridCombine(kir::Block& k);
   void epilogue(kir::Block& k);
@@ -142,8 +151,19 @@ class KernelWriter {
   bool block_sync_ = false;
 };
 
-kir::Block KernelWriter::chunk() {
-  VectorPlacement placement(md_, w_.space(), true);
+kir::Block KernelWriter::chunk(bool edge) {
+  MergedDims md = md_;
+  if (edge) md.vector_width = 1;
+  VectorPlacement placement(md, w_.space(), !edge);
+  if (p_.rowEdges()) {
+    // Vectors only where the head aligns them (the lead's and those that
+    // agree with it); the rest element by element.
+    const AlignedBody body{v_, p_.head_coef_residues, p_.head_const_residue};
+    const int inner = p_.reduced_dims.back();
+    placement.vectors_allowed = [body, inner](const ElementRef& ref) {
+      return body.aligns(ref.offset.a, dataTypeSize(ref.tv->dtype()), ref.alignment, inner);
+    };
+  }
   w_.sink.reset();
   w_.beginElement();
   for (size_t k = 0; k < accs_.size(); ++k) {
@@ -165,7 +185,7 @@ kir::Block KernelWriter::chunk() {
               kir::var(fmt::format("i{}", md_.groups[g][0])), kir::kConstUnused);
   c.append(placement.pre_chunk);
   kir::Block element =
-      c.forLoop("v", kir::intType(), kir::lit(0), kir::lit(v_), {}, kir::Unroll::Full);
+      c.forLoop("v", kir::intType(), kir::lit(0), kir::lit(md.vector_width), {}, kir::Unroll::Full);
   if (m > 0) {
     const kir::Value last = element.declare(fmt::format("m{}", m - 1), kir::indexType(),
                                             kir::var("mb") + kir::var("v"), {.is_const = true});
@@ -177,9 +197,8 @@ kir::Block KernelWriter::chunk() {
   return c;
 }
 
-void KernelWriter::reducingLoop(kir::Block& k, const kir::Value& start, int64_t stride,
-                                const kir::Block& chunk) {
-  const kir::Value extent = size(p_.reduced_extent, "reduced");
+void KernelWriter::reducingLoop(kir::Block& k, const kir::Value& start, const kir::Value& extent,
+                                int64_t stride, const kir::Block& chunk) {
   // The stride has the number of splits in it: a parameter too.
   const kir::Value step = size(stride, "stride");
   const kir::Value r = k.declare("r", kir::indexType(), start);
@@ -195,6 +214,15 @@ void KernelWriter::reducingLoop(kir::Block& k, const kir::Value& start, int64_t 
   kir::Block rest = k.forExisting(r, r < extent, step);
   rest.declare("q", kir::indexType(), r, {.is_const = true});
   rest.append(chunk);
+}
+
+void KernelWriter::edgeLoop(kir::Block& k, const kir::Block& chunk) {
+  kir::Block edge = p_.splits() > 1 ? k.ifThen(kir::blockIdx('y') == kir::lit(0)) : k;
+  kir::Block each = edge.forLoop("e", kir::indexType(), kir::asIndex(kir::threadIdx('x')),
+                                 kir::var("edge_count", kir::indexType()), kir::lit(p_.block_x));
+  each.declare("q", kir::indexType(), edgePosition(kir::var("e", kir::indexType())),
+               {.is_const = true});
+  each.append(chunk);
 }
 
 // The block's threads that share kept elements combine their states: Inner
@@ -310,6 +338,7 @@ void KernelWriter::epilogue(kir::Block& k) {
 GeneratedKernel KernelWriter::write(std::string& problem) {
   kir::Block main;
   const kir::Block element_chunk = chunk();
+  const kir::Block edge_chunk = p_.rowEdges() ? chunk(true) : kir::Block();
   const kir::Value kept = size(p_.kept_extent, "kept");
 
   // Thread and block position; `active`: this thread's kept element exists.
@@ -338,17 +367,24 @@ GeneratedKernel KernelWriter::write(std::string& problem) {
   kir::Block reducing = main.ifThen(kir::var("active"));
   if (inner_) {
     declareDimIndices(reducing, p_.kept_dims, p_.sizes, "row", "", &lits_);
-    reducingLoop(reducing,
-                 (kir::asIndex(kir::blockIdx('y')) * kir::lit(p_.block_x) +
-                  kir::asIndex(kir::threadIdx('x'))) *
-                     kir::lit(v_),
-                 int64_t{p_.block_x} * v_ * p_.splits(), element_chunk);
+    kir::Value start = (kir::asIndex(kir::blockIdx('y')) * kir::lit(p_.block_x) +
+                        kir::asIndex(kir::threadIdx('x'))) *
+                       kir::lit(v_);
+    kir::Value end = size(p_.reduced_extent, "reduced");
+    if (p_.rowEdges()) {
+      declareRowEdge(reducing, p_.kept_dims, p_.head_coef_residues, p_.head_const_residue, v_,
+                     p_.reduced_extent);
+      start = kir::var("head", kir::indexType()) + start;
+      end = kir::var("body_end", kir::indexType());
+    }
+    reducingLoop(reducing, start, end, int64_t{p_.block_x} * v_ * p_.splits(), element_chunk);
+    if (p_.rowEdges()) edgeLoop(reducing, edge_chunk);
   } else {
     declareDimIndices(reducing, p_.kept_dims, p_.sizes, "c", "mb", &lits_);
     reducingLoop(
         reducing,
         kir::asIndex(kir::blockIdx('y')) * kir::lit(p_.block_y) + kir::asIndex(kir::threadIdx('y')),
-        int64_t{p_.block_y} * p_.splits(), element_chunk);
+        size(p_.reduced_extent, "reduced"), int64_t{p_.block_y} * p_.splits(), element_chunk);
   }
   threadCombine(main);
   gridCombine(main);

@@ -34,6 +34,15 @@ class ReductionParams final : public HeuristicParams {
   // Elements per vector access along the innermost dim (kept_dims.back() for
   // Outer, reduced_dims.back() for Inner).
   int vector_width = 1;
+  // Inner rows whose vectors a scalar head aligns (kernelgen::AlignedBody:
+  // a row extent no vector divides, or rows that start off a vector's
+  // alignment): the lead access's offset modulo vector_width, per dim of
+  // `sizes`, and its constant. Each row's elements before its first
+  // aligned vector and after its last whole one (its edge) are reduced one
+  // a thread. Empty: vectors whole from each row's start. Static shapes only.
+  std::vector<int64_t> head_coef_residues;
+  int64_t head_const_residue = 0;
+  bool rowEdges() const { return !head_coef_residues.empty(); }
   // Vectors each thread loads before it accumulates any, per loop step.
   int unroll = 1;
   // Block: x walks the innermost dim (vector_width elements per thread), y
@@ -81,6 +90,7 @@ struct HeuristicInputs {
   int forced_splits = 0;          // the grid_splits option; 0 = heuristic
   int max_vector_width = 0;       // the max_vector_width option; 0 = no cap
   int row_lanes = 0;              // the row_lanes option (inner); 0 = heuristic
+  bool symbolic = false;          // sizes are kernel parameters (no row edges)
 };
 
 ReductionParams computeReductionParams(const HeuristicInputs& in, const DeviceProperties& device);

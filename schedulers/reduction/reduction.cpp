@@ -192,6 +192,7 @@ class ReductionScheduler final : public Scheduler {
     in.forced_splits = static_cast<int>(option<int64_t>("grid_splits"));
     in.max_vector_width = static_cast<int>(option<int64_t>("max_vector_width"));
     in.row_lanes = static_cast<int>(option<int64_t>("row_lanes"));
+    in.symbolic = info.shapeMode() == ShapeMode::Symbolic;
     ReductionParams p = computeReductionParams(in, info.device());
     p.index32 &= accesses.epilogue_max_offset < (int64_t{1} << 31) - 1;
     p.shape_mode = info.shapeMode();

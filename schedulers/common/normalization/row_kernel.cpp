@@ -20,6 +20,7 @@
 #include "kernel_ir/combine.h"
 #include "kernelgen/layout_choice.h"
 #include "kernelgen/plan_outputs.h"
+#include "kernelgen/row_edge_code.h"
 #include "normalization/column_partials.h"
 #include "normalization/persistent_writer.h"
 #include "normalization/row_edge.h"
@@ -177,26 +178,8 @@ void RowKernelWriter::chunkLoop(kir::Block& k, const kir::Block& body,
 }
 
 void RowKernelWriter::declareRowEdge(kir::Block& rows) const {
-  // The lead offset at the row's start, modulo V: its residues times the
-  // kept indices' (small numbers, whatever the sizes).
-  const kir::Value V = kir::lit(p_.vector_width);
-  kir::Value start;
-  auto add = [&start](const kir::Value& term) { start = start.defined() ? start + term : term; };
-  if (p_.head_const_residue != 0) add(kir::lit(p_.head_const_residue));
-  for (int d : p_.kept_dims) {
-    const int64_t r = p_.head_coef_residues.at(static_cast<size_t>(d));
-    if (r == 0) continue;
-    const kir::Value i = kir::asIndex(kir::var(fmt::format("i{}", d))) % V;
-    add(r == 1 ? i : i * kir::lit(r));
-  }
-  if (!start.defined()) start = kir::lit(0);
-  const kir::Value head =
-      rows.declare("head", kir::indexType(), (V - start % V) % V, {.is_const = true});
-  const kir::Value end =
-      rows.declare("body_end", kir::indexType(),
-                   head + (kir::lit(p_.reduced_extent) - head) / V * V, {.is_const = true});
-  rows.declare("edge_count", kir::indexType(), head + kir::lit(p_.reduced_extent) - end,
-               {.is_const = true});
+  kernelgen::declareRowEdge(rows, p_.kept_dims, p_.head_coef_residues, p_.head_const_residue,
+                            p_.vector_width, p_.reduced_extent);
 }
 
 void RowKernelWriter::edgeElement(kir::Block& k, const kir::Block& body) const {
@@ -205,10 +188,7 @@ void RowKernelWriter::edgeElement(kir::Block& k, const kir::Block& body) const {
   if (p_.row_split > 1) holds = holds && kir::var("rank") == kir::lit(0);
   kir::Block in = k.ifThen(holds);
   in.declare("k", kir::intType(), kir::lit(0), kir::kConstUnused);
-  const kir::Value head = kir::var("head", kir::indexType());
-  in.declare("qe", kir::indexType(),
-             kir::select(x < head, x, kir::var("body_end", kir::indexType()) + (x - head)),
-             {.is_const = true});
+  in.declare("qe", kir::indexType(), edgePosition(x), {.is_const = true});
   declareChunkIndices(in, "qe");
   in.append(body);
 }

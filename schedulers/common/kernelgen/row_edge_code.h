@@ -1,0 +1,26 @@
+// The index code of rows whose vectors a scalar head aligns (AlignedBody,
+// layout_choice.h), shared by the kernels that walk rows (the persistent
+// row kernel, the inner reduction): per row, the head (elements before the
+// first aligned vector), the end of the last whole vector, and the count of
+// edge elements (head and tail), which threads then take one at a time.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernel_ir/kernel_ir.h"
+
+namespace fusebox::kernelgen {
+
+// Declares `head`, `body_end` and `edge_count` (idx_t) for the row the kept
+// indices i<d> of `kept_dims` name, from the lead's offset residues modulo
+// `width` (`coef_residues` per dim, `const_residue`) and the row's `extent`.
+// The residues keep the arithmetic small whatever the sizes.
+void declareRowEdge(kir::Block& out, const std::vector<int>& kept_dims,
+                    const std::vector<int64_t>& coef_residues, int64_t const_residue, int width,
+                    int64_t extent);
+// The row position of edge element `e` (< edge_count): the head's elements,
+// then the tail's.
+kir::Value edgePosition(const kir::Value& e);
+
+}  // namespace fusebox::kernelgen
