@@ -56,4 +56,17 @@ FUSEBOX_DEVICE void asyncWait() {
 #endif
 }
 
+// asyncWait<pending>() for a count known once loops unroll (a chunk loop's
+// batch - 1 - k), up to MaxPending: the branches fold to one wait. A count
+// above MaxPending waits for MaxPending, which leaves fewer in flight.
+template <int MaxPending>
+FUSEBOX_DEVICE void asyncWaitPending(int pending) {
+  if constexpr (MaxPending > 0) {
+    if (pending >= MaxPending) return asyncWait<MaxPending>();
+    return asyncWaitPending<MaxPending - 1>(pending);
+  } else {
+    asyncWait<0>();
+  }
+}
+
 }  // namespace fusebox

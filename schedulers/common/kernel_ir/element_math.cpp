@@ -257,6 +257,13 @@ void asyncWait(Block& block, int pending) {
   block.evaluate(call("fusebox::asyncWait", {}, {named(std::to_string(pending))}));
 }
 
+void asyncWaitPending(Block& block, int max_pending, Value pending) {
+  FUSEBOX_CHECK(max_pending >= 0, "kernel IR: an asynchronous wait leaves {} groups in flight",
+                max_pending);
+  block.evaluate(call("fusebox::asyncWaitPending", {std::move(pending)},
+                      {named(std::to_string(max_pending))}));
+}
+
 Value declarePhiloxStream(Block& block, const std::string& name, Value seed, Value offset) {
   const Value stream = var(name, named("fusebox::philox::Stream"));
   block.declare(name, named("fusebox::philox::Stream"),

@@ -63,6 +63,9 @@ void asyncCopy(Block& block, int bytes, Value shared_dst, Value global_src);
 bool asyncCopyMoves(int64_t bytes);
 void asyncCommit(Block& block);
 void asyncWait(Block& block, int pending);
+// asyncWait for a `pending` count known once loops unroll, at most
+// `max_pending` (fusebox::asyncWaitPending).
+void asyncWaitPending(Block& block, int max_pending, Value pending);
 // `fusebox::philox::Stream name{seed, offset};`: the Philox stream at
 // (seed, offset), keeping its last block (one Philox call per four words when
 // a thread draws consecutive ones); one per random op and thread.

@@ -63,6 +63,9 @@ class BufferArrays {
   // After the load pass's chunk loop: waits for the chunks copied into
   // shared memory asynchronously, if any.
   void finishLoads(kir::Block& after) const;
+  // Whether the load pass copies chunks into shared memory asynchronously
+  // (known once a pass has read a buffer).
+  bool asyncCopies() const { return async_copies_; }
 
  private:
   const kernelgen::MergedDims& md_;
