@@ -158,11 +158,7 @@ kir::Block KernelWriter::chunk(bool edge) {
   if (p_.rowEdges()) {
     // Vectors only where the head aligns them (the lead's and those that
     // agree with it); the rest element by element.
-    const AlignedBody body{v_, p_.head_coef_residues, p_.head_const_residue};
-    const int inner = p_.reduced_dims.back();
-    placement.vectors_allowed = [body, inner](const ElementRef& ref) {
-      return body.aligns(ref.offset.a, dataTypeSize(ref.tv->dtype()), ref.alignment, inner);
-    };
+    placement.vectors_allowed = vectorsAlignedBy(p_.rowHead(), p_.reduced_dims.back());
   }
   w_.sink.reset();
   w_.beginElement();
@@ -372,8 +368,7 @@ GeneratedKernel KernelWriter::write(std::string& problem) {
                        kir::lit(v_);
     kir::Value end = size(p_.reduced_extent, "reduced");
     if (p_.rowEdges()) {
-      declareRowEdge(reducing, p_.kept_dims, p_.head_coef_residues, p_.head_const_residue, v_,
-                     p_.reduced_extent);
+      declareRowEdge(reducing, p_.kept_dims, p_.rowHead(), p_.reduced_extent);
       start = kir::var("head", kir::indexType()) + start;
       end = kir::var("body_end", kir::indexType());
     }

@@ -9,9 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace fusebox::kernelgen {
-struct Access;
-}
+#include "kernelgen/layout_choice.h"
 
 namespace fusebox::reduction {
 
@@ -43,6 +41,9 @@ class ReductionParams final : public HeuristicParams {
   std::vector<int64_t> head_coef_residues;
   int64_t head_const_residue = 0;
   bool rowEdges() const { return !head_coef_residues.empty(); }
+  kernelgen::AlignedBody rowHead() const {
+    return {vector_width, head_coef_residues, head_const_residue};
+  }
   // Vectors each thread loads before it accumulates any, per loop step.
   int unroll = 1;
   // Block: x walks the innermost dim (vector_width elements per thread), y

@@ -5,15 +5,14 @@
 
 namespace fusebox::kernelgen {
 
-void declareRowEdge(kir::Block& out, const std::vector<int>& kept_dims,
-                    const std::vector<int64_t>& coef_residues, int64_t const_residue, int width,
+void declareRowEdge(kir::Block& out, const std::vector<int>& kept_dims, const AlignedBody& body,
                     int64_t extent) {
-  const kir::Value V = kir::lit(width);
+  const kir::Value V = kir::lit(body.width);
   kir::Value start;
   auto add = [&start](const kir::Value& term) { start = start.defined() ? start + term : term; };
-  if (const_residue != 0) add(kir::lit(const_residue));
+  if (body.c_residue != 0) add(kir::lit(body.c_residue));
   for (int d : kept_dims) {
-    const int64_t r = coef_residues.at(static_cast<size_t>(d));
+    const int64_t r = body.coef_residues.at(static_cast<size_t>(d));
     if (r == 0) continue;
     const kir::Value i = kir::asIndex(kir::var(fmt::format("i{}", d))) % V;
     add(r == 1 ? i : i * kir::lit(r));
@@ -24,6 +23,13 @@ void declareRowEdge(kir::Block& out, const std::vector<int>& kept_dims,
   const kir::Value end = out.declare(
       "body_end", kir::indexType(), head + (kir::lit(extent) - head) / V * V, {.is_const = true});
   out.declare("edge_count", kir::indexType(), head + kir::lit(extent) - end, {.is_const = true});
+}
+
+std::function<bool(const ElementRef&)> vectorsAlignedBy(const AlignedBody& body, int inner) {
+  return [body, inner](const ElementRef& ref) {
+    return ref.offset.affine &&
+           body.aligns(ref.offset.a, dataTypeSize(ref.tv->dtype()), ref.alignment, inner);
+  };
 }
 
 kir::Value edgePosition(const kir::Value& e) {

@@ -70,12 +70,6 @@ void BufferArrays::loadChunk(const std::string& name, const kir::Value& address,
   inShared(shared);
 }
 
-void BufferArrays::finishLoads(kir::Block& after) const {
-  if (!async_copies_) return;
-  kir::asyncCommit(after);
-  kir::asyncWait(after, 0);
-}
-
 kir::Type BufferArrays::chunkType(DataType dtype) const {
   return kir::named(fmt::format("fusebox::Array<{}, {}>", storageType(dtype), p_.vector_width));
 }

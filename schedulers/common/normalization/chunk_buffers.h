@@ -60,11 +60,9 @@ class BufferArrays {
 
   kir::Block decls;  // the arrays, at the top of the kernel
   kir::Block loads;  // the load pass's chunk body
-  // After the load pass's chunk loop: waits for the chunks copied into
-  // shared memory asynchronously, if any.
-  void finishLoads(kir::Block& after) const;
   // Whether the load pass copies chunks into shared memory asynchronously
-  // (known once a pass has read a buffer).
+  // (known once a pass has read a buffer); the row kernel commits and waits
+  // for them chunk by chunk (row_kernel.cpp).
   bool asyncCopies() const { return async_copies_; }
 
  private:

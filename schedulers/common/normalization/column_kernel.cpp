@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 #include <fusebox/checked_math.h>
+#include <fusebox/error.h>
 
 #include <algorithm>
 
@@ -192,7 +193,8 @@ GeneratedKernel ColumnKernelWriter::write(const std::string& scheduler) {
   if (!arrays_.loads.empty()) {
     main.comment("load the persistent buffers");
     chunkLoop(main, arrays_.loads, {});
-    arrays_.finishLoads(main);
+    // Column buffers live in registers: nothing copied asynchronously to wait for.
+    FUSEBOX_CHECK(!arrays_.asyncCopies(), "column kernel: buffers copied into shared memory");
   }
   main.append(stages);
   return finish({}, main, columnKernelSharedMemoryBytes(st_, p_), scheduler, true);

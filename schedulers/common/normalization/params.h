@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kernelgen/layout_choice.h"
 #include "normalization/structure.h"
 
 namespace fusebox::normalization {
@@ -79,6 +80,9 @@ class PersistentParams : public HeuristicParams {
   std::vector<int64_t> head_coef_residues;
   int64_t head_const_residue = 0;
   bool rowEdges() const { return !head_coef_residues.empty(); }
+  kernelgen::AlignedBody rowHead() const {
+    return {vector_width, head_coef_residues, head_const_residue};
+  }
   bool index32 = true;
 
   int threads() const { return block[0] * block[1]; }

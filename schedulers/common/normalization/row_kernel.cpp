@@ -62,11 +62,7 @@ class RowKernelWriter final : public PersistentWriter {
                         p.reduced_extent >= 2 * int64_t{p.vector_width},
                     "row kernel: a scalar edge for rows of {} over {} threads of chunks of {}",
                     p.reduced_extent, p.block[0], p.vector_width);
-      const AlignedBody body{p.vector_width, p.head_coef_residues, p.head_const_residue};
-      const int inner = p.reduced_dims.back();
-      pass_.vectors_allowed = [body, inner](const ElementRef& ref) {
-        return body.aligns(ref.offset.a, dataTypeSize(ref.tv->dtype()), ref.alignment, inner);
-      };
+      pass_.vectors_allowed = vectorsAlignedBy(p.rowHead(), p.reduced_dims.back());
       edge_ = std::make_unique<RowEdge>(pass_, buffers);
     }
   }
@@ -196,8 +192,7 @@ void RowKernelWriter::chunkLoop(kir::Block& k, const kir::Block& body,
 }
 
 void RowKernelWriter::declareRowEdge(kir::Block& rows) const {
-  kernelgen::declareRowEdge(rows, p_.kept_dims, p_.head_coef_residues, p_.head_const_residue,
-                            p_.vector_width, p_.reduced_extent);
+  kernelgen::declareRowEdge(rows, p_.kept_dims, p_.rowHead(), p_.reduced_extent);
 }
 
 void RowKernelWriter::edgeElement(kir::Block& k, const kir::Block& body) const {
