@@ -160,12 +160,23 @@ TEST(InnerPersistentHeuristics, RowsTooWideForTheRegistersGoToSharedMemory) {
                "a row of 262144 elements keeps 524288 B of persistent buffers on chip (T0_g (2 "
                "B)): 512 B per thread at 1024 threads, more than the 128 B of registers a thread "
                "may hold, and more than the 232448 B of shared memory a block may have");
-  // No shape forced: the heuristics read the row again in each pass.
+  // No shape forced: the heuristics keep the row in shared memory over the
+  // smallest cluster whose blocks hold their share at two blocks an SM (4
+  // blocks of 64 KB; 2 of 128 KB would be one block an SM), and without
+  // clusters read it again in each pass.
   PythonDefinition def = normDefinition(Norm::SoftmaxFwd, DataType::Float);
   auto s = builtinScheduler("inner_persistent");
   s->configure({});
   RuntimeInfo info(*def.fusion, {tensorInfo(DataType::Float, {4, 65536})}, h100);
   params = paramsOf(*s, *def.fusion, info)->toString();
+  EXPECT_EQ(paramLine(params, "row_split").rfind("4 blocks a row", 0), 0u) << params;
+  EXPECT_EQ(paramLine(params, "buffer_placement"),
+            "0 of 8 chunks in registers, 8 in shared memory (65536 B a block, dynamic)")
+      << params;
+  DeviceProperties no_clusters = h100;
+  no_clusters.max_cluster_blocks = 1;
+  RuntimeInfo old_gpu(*def.fusion, {tensorInfo(DataType::Float, {4, 65536})}, no_clusters);
+  params = paramsOf(*s, *def.fusion, old_gpu)->toString();
   EXPECT_EQ(paramLine(params, "buffer_placement").rfind("none: every pass reads", 0), 0u) << params;
 }
 
@@ -378,29 +389,39 @@ TEST_F(PersistentFixture, ReloadedPassesIssueAGroupsLoadsFirst) {
 // bf16 input of 32000: 64 KB a block), by a power of two of threads, every
 // chunk copied in asynchronously, a group a chunk, each waited for alone
 // by the first pass that reads it (an odd width too: its chunks start after
-// a scalar head). Read again by each pass when only one block fits (softmax
-// backward's two inputs: 128 KB; one input of 65537); then a row of one
-// load a pass asks ptxas for two blocks an SM, one of more loads (a group
-// in flight) for one. Every case matches the evaluator.
+// a scalar head; softmax backward's two inputs of 24576: 96 KB). A row of
+// which an SM holds one block (softmax backward's two inputs of 32000: 128
+// KB; one input of 65537) is kept over a cluster of two
+// blocks, each holding half at two blocks an SM or more (launch bounds of
+// one block, which leave ptxas its registers); without clusters
+// it is read again by each pass, and then a row of one load a pass asks
+// ptxas for two blocks an SM, one of more loads (a group in flight) for
+// one. Every case matches the evaluator.
 TEST_F(PersistentFixture, WideRowsTwoBlocksAnSMHoldStayInSharedMemory) {
-  DeviceProperties h200 = device();
-  h200.shared_memory_per_block = 227 * 1024;
-  h200.l2_cache_bytes = 50 << 20;
+  enum class Where { Shared, Cluster, Reload };
   struct Case {
     Norm norm;
     DataType dtype;
     int64_t width;
-    bool shared;
+    Where where;
     int copy_bytes;  // the asynchronous copies' size
   };
-  for (const Case& c : {Case{Norm::SoftmaxFwd, DataType::BFloat16, 32000, true, 16},
-                        Case{Norm::LayerNormFwd, DataType::BFloat16, 32000, true, 16},
-                        Case{Norm::RmsNormFwd, DataType::Half, 24576, true, 16},
-                        Case{Norm::LogSoftmaxFwd, DataType::Float, 12000, true, 16},
-                        Case{Norm::SoftmaxFwd, DataType::BFloat16, 31999, true, 16},
-                        Case{Norm::SoftmaxFwd, DataType::BFloat16, 65537, false, 0},
-                        Case{Norm::SoftmaxBwd, DataType::BFloat16, 32000, false, 0}}) {
-    SCOPED_TRACE(fmt::format("{} {} width {}", normName(c.norm), irName(c.dtype), c.width));
+  for (const Case& c : {Case{Norm::SoftmaxFwd, DataType::BFloat16, 32000, Where::Shared, 16},
+                        Case{Norm::LayerNormFwd, DataType::BFloat16, 32000, Where::Shared, 16},
+                        Case{Norm::RmsNormFwd, DataType::Half, 24576, Where::Shared, 16},
+                        Case{Norm::LogSoftmaxFwd, DataType::Float, 12000, Where::Shared, 16},
+                        Case{Norm::SoftmaxFwd, DataType::BFloat16, 31999, Where::Shared, 16},
+                        Case{Norm::SoftmaxFwd, DataType::BFloat16, 65537, Where::Cluster, 16},
+                        Case{Norm::SoftmaxBwd, DataType::BFloat16, 32000, Where::Cluster, 16},
+                        Case{Norm::SoftmaxBwd, DataType::BFloat16, 24576, Where::Shared, 16},
+                        Case{Norm::SoftmaxFwd, DataType::BFloat16, 65537, Where::Reload, 0},
+                        Case{Norm::SoftmaxBwd, DataType::BFloat16, 32000, Where::Reload, 0}}) {
+    DeviceProperties h200 = device();
+    h200.shared_memory_per_block = 227 * 1024;
+    h200.l2_cache_bytes = 50 << 20;
+    if (c.where == Where::Reload) h200.max_cluster_blocks = 1;  // a device without clusters
+    SCOPED_TRACE(fmt::format("{} {} width {}, clusters of up to {}", normName(c.norm),
+                             irName(c.dtype), c.width, h200.max_cluster_blocks));
     PythonDefinition def = normDefinition(c.norm, c.dtype);
     auto s = builtinScheduler("inner_persistent");
     s->configure({});
@@ -409,7 +430,7 @@ TEST_F(PersistentFixture, WideRowsTwoBlocksAnSMHoldStayInSharedMemory) {
     ASSERT_TRUE(r.run_time.accepted()) << r.run_time.reason();
     const std::string placement = paramLine(r.params, "buffer_placement");
     const std::string bounds = paramLine(r.params, "launch_bounds");
-    if (!c.shared) {
+    if (c.where == Where::Reload) {
       EXPECT_EQ(placement.rfind("none: every pass reads", 0), 0u) << r.params;
       const bool one_load = c.norm != Norm::SoftmaxBwd;
       EXPECT_NE(bounds.find(one_load ? ", 2 blocks per SM" : ", 1 blocks per SM"),
@@ -417,12 +438,18 @@ TEST_F(PersistentFixture, WideRowsTwoBlocksAnSMHoldStayInSharedMemory) {
           << r.params;
       continue;
     }
+    EXPECT_EQ(paramLine(r.params, "row_split").rfind("2 blocks a row", 0) == 0,
+              c.where == Where::Cluster)
+        << r.params;
     EXPECT_EQ(placement.rfind("0 of ", 0), 0u) << r.params;
     // Blocks of a power of two of threads (a shorter combine).
     const int64_t threads = std::stoll(paramLine(r.params, "block").substr(1));
     EXPECT_EQ(threads & (threads - 1), 0) << r.params;
     EXPECT_NE(placement.find("in shared memory"), std::string::npos) << r.params;
-    EXPECT_NE(bounds.find(", 2 blocks per SM"), std::string::npos) << r.params;
+    // Two blocks an SM asked of ptxas in one block; one over a cluster.
+    EXPECT_NE(bounds.find(c.where == Where::Cluster ? ", 1 blocks per SM" : ", 2 blocks per SM"),
+              std::string::npos)
+        << r.params;
     const std::string copy = fmt::format("fusebox::asyncCopy<{}>(pb0_s + ", c.copy_bytes);
     EXPECT_NE(r.source.find(copy), std::string::npos) << r.source;
     // Each chunk a group, waited for alone by the first pass that reads it.
