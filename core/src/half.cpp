@@ -15,10 +15,12 @@ struct SmallFloatFormat {
   uint16_t infinityBits() const {
     return static_cast<uint16_t>(((1u << exponent_bits) - 1) << mantissa_bits);
   }
-  uint16_t quietNanBits() const {
-    return static_cast<uint16_t>(infinityBits() | (1u << (mantissa_bits - 1)));
-  }
 };
+
+// What a NaN narrows to, whatever its sign and payload: the canonical NaN
+// (every bit but the sign), as CUDA's cvt.rn gives it and so PyTorch on the
+// GPU and nvFuser; the kernels narrow with that one instruction.
+constexpr uint16_t kCanonicalNan = 0x7FFF;
 
 constexpr SmallFloatFormat kHalf{5, 10};
 constexpr SmallFloatFormat kBfloat16{8, 7};
@@ -34,7 +36,7 @@ double roundHalfEven(double v) {
 
 uint16_t encode(double value, SmallFloatFormat fmt) {
   const uint16_t sign = std::signbit(value) ? static_cast<uint16_t>(0x8000) : 0;
-  if (std::isnan(value)) return sign | fmt.quietNanBits();
+  if (std::isnan(value)) return kCanonicalNan;
   const double a = std::fabs(value);
   const int min_normal_exp = 1 - fmt.bias();
   const int max_exp = fmt.bias();

@@ -6,10 +6,17 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace fusebox {
 namespace {
+
+float bitsFloat(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
 
 TEST(Half, ExactValues) {
   EXPECT_EQ(floatToHalf(1.0f), 0x3C00);   // exponent 15, mantissa 0
@@ -90,6 +97,21 @@ TEST(Bfloat16, RoundsToNearestEven) {
   EXPECT_EQ(floatToBfloat16(std::numeric_limits<float>::max()), 0x7F80);  // rounds to inf
   EXPECT_EQ(floatToBfloat16(-std::numeric_limits<float>::infinity()), 0xFF80);
   EXPECT_TRUE(std::isnan(bfloat16ToFloat(floatToBfloat16(std::nanf("")))));
+}
+
+// Any NaN narrows to the canonical NaN, sign dropped, as CUDA's cvt.rn (and
+// so PyTorch on the GPU and nvFuser) gives it; widening keeps a stored
+// NaN's sign.
+TEST(Bfloat16, NaNNarrowsToTheCanonicalNaN) {
+  for (float nan :
+       {std::nanf(""), -std::nanf(""), bitsFloat(0xFFC12345u), bitsFloat(0x7F800001u)}) {
+    EXPECT_EQ(floatToBfloat16(nan), 0x7FFF);
+    EXPECT_EQ(floatToHalf(nan), 0x7FFF);
+    EXPECT_EQ(doubleToBfloat16(static_cast<double>(nan)), 0x7FFF);
+    EXPECT_EQ(doubleToHalf(static_cast<double>(nan)), 0x7FFF);
+  }
+  EXPECT_TRUE(std::signbit(bfloat16ToFloat(0xFFC0)));
+  EXPECT_TRUE(std::signbit(halfToFloat(0xFE00)));
 }
 
 TEST(Bfloat16, EveryBitPatternRoundTrips) {

@@ -105,6 +105,33 @@ TEST(PointwiseResizeVectors, RopeReadsItsRotatedHalfAsVectors) {
   }
 }
 
+// A rounding to a 16-bit float makes a NaN the canonical +NaN; a rounding
+// the kernel skips because the value is exact already would keep the sign
+// of neg(NaN). signbit sees it, so a segment holding signbit skips none:
+// signbit(cast(neg(cast(x, float)), bf16)) is false on NaN elements, as the
+// evaluator has it, for the canonical NaN and for a -NaN input alike.
+TEST(PointwiseResizeVectors, ASegmentWithSignbitRoundsEveryValue) {
+  for (DataType dtype : {DataType::BFloat16, DataType::Half}) {
+    SCOPED_TRACE(irName(dtype));
+    auto f = std::make_unique<Fusion>();
+    TensorView* x = defineTensor(*f, {-1}, dtype);
+    TensorView* y = castOp(dtype, neg(castOp(DataType::Float, x)));
+    f->addOutput(unaryOp(UnaryOpType::Signbit, y));
+    f->addOutput(y);
+    Tensor in = randomTensor(dtype, {64}, 5);
+    auto* bits = static_cast<uint16_t*>(in.data());
+    bits[3] = 0x7FFF;                                     // the canonical NaN
+    bits[9] = dtype == DataType::Half ? 0xFE00 : 0xFFC0;  // a -NaN
+    const SchedulerRun r = expectMatchesEvaluator(hostBackend(), *f, {in}, {}, ShapeMode::Static);
+    const std::vector<double> sign = r.outputs.at(0).toDoubles();
+    EXPECT_EQ(sign[3], 0.0);
+    EXPECT_EQ(sign[9], 0.0);
+    const std::string rounding =
+        fmt::format("Cast<fusebox::{}>::from", dtype == DataType::Half ? "Half" : "BFloat16");
+    EXPECT_NE(r.source.find(rounding), std::string::npos) << r.source;
+  }
+}
+
 TEST(PointwiseResizeVectors, SymbolicRopeSharesKernelsWhileTheHalvesAlign) {
   // Head dims whose half is a multiple of 8 bf16 share one kernel; others
   // (halves of 66 and 18) read the halves per element, in another kernel.

@@ -1,6 +1,7 @@
 // Host conversions for the 16-bit float types (round to nearest even).
-// Narrowing keeps NaN a quiet NaN (sign preserved), saturates nothing: values
-// past the largest finite value by at least half an ulp become infinity.
+// Narrowing makes any NaN the canonical NaN 0x7FFF (no sign, as CUDA's cvt.rn
+// and so PyTorch on the GPU give it), saturates nothing: values past the
+// largest finite value by at least half an ulp become infinity.
 #pragma once
 
 #include <cstdint>

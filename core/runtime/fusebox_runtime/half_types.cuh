@@ -1,11 +1,13 @@
 // float16 and bfloat16, stored as their 16 bits; arithmetic happens in float.
 //
 // Narrowing rounds to nearest even. On the GPU it is one PTX cvt instruction;
-// on the host it is integer arithmetic giving exactly core/src/half.cpp's bits
-// (NaN becomes the sign-preserving quiet NaN there; the device keeps that
-// choice for narrowing). double -> 16 bits rounds once: the double is first
-// rounded to float with round-to-odd, which leaves enough extra bits that the
-// second rounding equals a direct one.
+// on the host it is integer arithmetic giving exactly core/src/half.cpp's bits.
+// A NaN narrows to the canonical NaN 0x7FFF, as cvt gives it (and so PyTorch
+// on the GPU and nvFuser): keeping the NaN's sign cost each rounded element a
+// NaN test, a select and the sign's bit operations, half the instructions of
+// a bfloat16 RoPE kernel's loop (docs/perf.md). double -> 16 bits rounds
+// once: the double is first rounded to float with round-to-odd, which leaves
+// enough extra bits that the second rounding equals a direct one.
 #pragma once
 
 namespace fusebox {
@@ -23,7 +25,7 @@ FUSEBOX_DEVICE uint16_t floatToHalfBitsSoftware(float f) {
   const uint32_t x = bitCast<uint32_t>(f);
   const uint32_t sign = (x >> 16) & 0x8000u;
   const uint32_t a = x & 0x7FFFFFFFu;
-  if (a > 0x7F800000u) return static_cast<uint16_t>(sign | 0x7E00u);  // NaN
+  if (a > 0x7F800000u) return 0x7FFFu;  // NaN: the canonical one, as cvt gives
   // From 65520 (largest half, 65504, plus half an ulp) on: infinity.
   if (a >= 0x477FF000u) return static_cast<uint16_t>(sign | 0x7C00u);
   if (a >= 0x38800000u) {                        // at least 2^-14: a normal half
@@ -56,8 +58,7 @@ FUSEBOX_DEVICE float halfBitsToFloatSoftware(uint16_t h) {
 
 FUSEBOX_DEVICE uint16_t floatToBfloat16BitsSoftware(float f) {
   const uint32_t x = bitCast<uint32_t>(f);
-  if ((x & 0x7FFFFFFFu) > 0x7F800000u)
-    return static_cast<uint16_t>(((x >> 16) & 0x8000u) | 0x7FC0u);
+  if ((x & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FFFu;  // NaN: the canonical one
   // Adding just under half a unit (plus the kept lsb) rounds to nearest even;
   // a carry walks into the exponent, ending at infinity past the largest value.
   return static_cast<uint16_t>((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);
@@ -88,8 +89,7 @@ FUSEBOX_DEVICE float doubleToFloatRoundOdd(double d) {
 FUSEBOX_DEVICE uint16_t floatToHalfBits(float f) {
 #if defined(__CUDA_ARCH__)
   uint16_t h;
-  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-  if (f != f) h = static_cast<uint16_t>(((bitCast<uint32_t>(f) >> 16) & 0x8000u) | 0x7E00u);
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));  // NaN: 0x7FFF
   return h;
 #else
   return floatToHalfBitsSoftware(f);
@@ -112,8 +112,7 @@ FUSEBOX_DEVICE float halfBitsToFloat(uint16_t h) {
 FUSEBOX_DEVICE uint16_t floatToBfloat16Bits(float f) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   uint16_t b;
-  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(b) : "f"(f));
-  if (f != f) b = static_cast<uint16_t>(((bitCast<uint32_t>(f) >> 16) & 0x8000u) | 0x7FC0u);
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(b) : "f"(f));  // NaN: 0x7FFF
   return b;
 #else
   return floatToBfloat16BitsSoftware(f);

@@ -46,6 +46,10 @@ bool keepsExactness(const Expr* e, const std::unordered_set<const Val*>& exact) 
 }  // namespace
 
 ExactValues::ExactValues(const Fusion& segment) {
+  // A rounding makes a NaN the canonical one; a skipped rounding keeps its
+  // sign, which signbit, and nothing else, would see.
+  for (const Expr* e : segment.exprs())
+    if (e->op() == OpType::Unary && e->attr<UnaryOpType>() == UnaryOpType::Signbit) return;
   for (auto [t, set] : {std::pair{DataType::BFloat16, &bfloat16_}, {DataType::Half, &half_}}) {
     for (const Val* in : segment.inputs())
       if (in->isTensor() && in->dtype() == t) set->insert(in);

@@ -9,7 +9,9 @@
 // within a warp (H200, 8x32x4096x128: 163.3 us with the rounding, 138.8
 // without; docs/perf.md). The host backend's BFloat16::fromExact checks
 // every stored value's low half, so a value wrongly taken as exact fails in
-// CI instead of truncating.
+// CI instead of truncating. A rounding makes a NaN the canonical NaN; a
+// skipped one keeps the NaN's sign, so a segment holding signbit (the one op
+// that sees a NaN's sign) skips none.
 #pragma once
 
 #include <fusebox/ir/fusion.h>
