@@ -459,6 +459,41 @@ TEST_F(PersistentFixture, WideRowsTwoBlocksAnSMHoldStayInSharedMemory) {
   }
 }
 
+// A row read once (a log-sum-exp: the max and the sum of exp(x - max) in one
+// pass, then per-row results only) is not kept anywhere, even where a
+// cluster would hold it: it is read again (here: once) by its one pass.
+// Softmax over the same rows, read twice, is kept over a cluster. Both
+// match the evaluator.
+TEST_F(PersistentFixture, ARowReadOnceIsNotKeptOverACluster) {
+  DeviceProperties h200 = device();
+  h200.shared_memory_per_block = 227 * 1024;
+  h200.l2_cache_bytes = 50 << 20;
+  const int64_t width = 131072;  // 256 KB of bfloat16: no block holds it
+  auto lse = std::make_unique<Fusion>();
+  TensorView* x = defineTensor(*lse, {-1, -1}, DataType::BFloat16);
+  TensorView* xf = castOp(DataType::Float, x);
+  TensorView* m = max(xf, {1});
+  TensorView* e = exp(binaryOp(BinaryOpType::Sub, xf, broadcast(m, {false, true})));
+  lse->addOutput(binaryOp(BinaryOpType::Add, unaryOp(UnaryOpType::Log, sum(e, {1})), m));
+  auto s = builtinScheduler("inner_persistent");
+  s->configure({});
+  SchedulerRun once = expectSchedulerMatchesEvaluator(
+      *s, backend(), *lse, {randomTensor(DataType::BFloat16, {3, width}, 17)}, h200);
+  ASSERT_TRUE(once.run_time.accepted()) << once.run_time.reason();
+  EXPECT_EQ(paramLine(once.params, "buffer_placement").rfind("none: every pass reads", 0), 0u)
+      << once.params;
+  EXPECT_EQ(paramLine(once.params, "row_reads").rfind("1", 0), 0u) << once.params;
+  EXPECT_EQ(once.params.find("row_split"), std::string::npos) << once.params;
+
+  PythonDefinition softmax = normDefinition(Norm::SoftmaxFwd, DataType::BFloat16);
+  SchedulerRun twice = expectSchedulerMatchesEvaluator(*s, backend(), *softmax.fusion,
+                                                       normInputs(softmax, 3, width, 19), h200);
+  ASSERT_TRUE(twice.run_time.accepted()) << twice.run_time.reason();
+  EXPECT_EQ(paramLine(twice.params, "row_split").rfind("4 blocks a row", 0), 0u) << twice.params;
+  EXPECT_NE(paramLine(twice.params, "buffer_placement").find("in shared memory"), std::string::npos)
+      << twice.params;
+}
+
 // A deliberately wrong kernel: layernorm forward whose rstd is sqrt(var + eps)
 // instead of its reciprocal square root gives O(1) outputs off by a few
 // tenths; the tolerance model must catch it in every output it touches.
