@@ -98,16 +98,8 @@ class InnerPersistentScheduler final : public Scheduler {
         preferReload(an.rows, an.params)) {
       // Before reading it again: the row in shared memory, when two of its
       // blocks fit an SM.
-      Analysis in_shared;
-      in_shared.st = an.st;
-      ForcedShape shared = forced;
-      shared.placement = BufferPlacement::Shared;
-      shared.blocks_per_row = 1;
-      if (analyzeRows(segment, in_shared.st, info, shared, in_shared.rows, in_shared.params)
-              .empty() &&
-          in_shared.rows.shape_problem.empty() && copiesAsynchronously(in_shared) &&
-          sharedBlocksPerSM(in_shared.params, in_shared.st, info.device()) >= 2) {
-        an = std::move(in_shared);
+      if (std::optional<Analysis> in_shared = keptInShared(segment, an.st, info, forced, 1)) {
+        an = std::move(*in_shared);
         // Registers for two blocks an SM, not one.
         an.params.min_blocks_per_sm = 2;
       } else {
@@ -123,9 +115,26 @@ class InnerPersistentScheduler final : public Scheduler {
         // (row_kernel.cpp).
         if (reloaded.rows.plan.most_loads_a_pass <= 1) reloaded.params.min_blocks_per_sm = 2;
         an = std::move(reloaded);
-        if (problem.empty() && an.params.row_reads > 1) {
-          if (std::optional<Analysis> spread = sharedOverACluster(segment, an.st, info, forced))
+        // A row read more than once that one block's shared memory cannot
+        // hold at two blocks an SM: kept in shared memory over the smallest
+        // cluster whose blocks hold their share at two blocks an SM, rather
+        // than read again from the L2 (H200, bf16, us: softmax forward
+        // 2048x131072 409.2 reloaded, 347.0 over clusters of 4 (three blocks
+        // an SM), 438.7 over 2 (one); softmax backward 4096x32000 205.3
+        // reloaded, 194.7 over 2, 213.1 over 4; 4096x50257 364.2, 313.2 over
+        // 2, 323.1 over 4; the cross-entropy gradient 2048x131072 426.6 and
+        // 427.4 over 4). A row read once (cross-entropy's max and exp-sum)
+        // gains nothing from being kept (168.6 us reloaded, 193.3 over 4).
+        // Launch bounds of one block: asking ptxas for two capped the
+        // cross-entropy gradient's registers and cost it 12% (427.4 us
+        // against 478.3 over clusters of 4).
+        const int64_t widest = std::min<int64_t>(info.device().max_cluster_blocks, 8);
+        const bool read_again = problem.empty() && an.params.row_reads > 1;
+        for (int64_t split = 2; read_again && split <= widest; split *= 2) {
+          if (std::optional<Analysis> spread = keptInShared(segment, an.st, info, forced, split)) {
             an = std::move(*spread);
+            break;
+          }
         }
       }
     }
@@ -133,36 +142,22 @@ class InnerPersistentScheduler final : public Scheduler {
     return problem;
   }
 
-  // A row read more than once that one block's shared memory cannot hold
-  // at two blocks an SM: kept in shared memory over the smallest cluster
-  // whose blocks hold their share at two blocks an SM, rather than read
-  // again from the L2 (H200, bf16, us: softmax forward 2048x131072 409.2
-  // reloaded, 347.0 over clusters of 4 (three blocks an SM), 438.7 over 2
-  // (one); softmax backward 4096x32000 205.3 reloaded, 194.7 over 2, 213.1
-  // over 4; 4096x50257 364.2, 313.2 over 2, 323.1 over 4; the
-  // cross-entropy gradient 2048x131072 426.6 and 427.4 over 4). A row read
-  // once (cross-entropy's max and exp-sum) gains nothing from being kept
-  // (168.6 us reloaded, 193.3 over 4).
-  static std::optional<Analysis> sharedOverACluster(const Fusion& segment,
-                                                    const NormalizationStructure& st,
-                                                    RuntimeInfo& info, ForcedShape forced) {
-    for (int64_t split = 2; split <= std::min<int64_t>(info.device().max_cluster_blocks, 8);
-         split *= 2) {
-      Analysis in_shared;
-      in_shared.st = st;
-      forced.placement = BufferPlacement::Shared;
-      forced.blocks_per_row = split;
-      if (!analyzeRows(segment, in_shared.st, info, forced, in_shared.rows, in_shared.params)
-               .empty() ||
-          !in_shared.rows.shape_problem.empty() || !copiesAsynchronously(in_shared))
-        continue;
-      // Launch bounds of one block: asking ptxas for two capped the
-      // cross-entropy gradient's registers and cost it 12% (H200,
-      // 2048x131072 bf16 over clusters of 4: 427.4 us against 478.3).
-      if (sharedBlocksPerSM(in_shared.params, in_shared.st, info.device()) < 2) continue;
-      return in_shared;
-    }
-    return std::nullopt;
+  // The row in the shared memory of `blocks_per_row` blocks (a cluster past
+  // one), when every chunk is copied in asynchronously and two such blocks
+  // fit an SM; nothing otherwise.
+  static std::optional<Analysis> keptInShared(const Fusion& segment,
+                                              const NormalizationStructure& st, RuntimeInfo& info,
+                                              ForcedShape forced, int64_t blocks_per_row) {
+    Analysis in_shared;
+    in_shared.st = st;
+    forced.placement = BufferPlacement::Shared;
+    forced.blocks_per_row = blocks_per_row;
+    if (!analyzeRows(segment, in_shared.st, info, forced, in_shared.rows, in_shared.params)
+             .empty() ||
+        !in_shared.rows.shape_problem.empty() || !copiesAsynchronously(in_shared) ||
+        sharedBlocksPerSM(in_shared.params, in_shared.st, info.device()) < 2)
+      return std::nullopt;
+    return in_shared;
   }
 
   // Blocks of `p` an SM holds by their shared memory and threads (an SM has
