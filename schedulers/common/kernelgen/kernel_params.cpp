@@ -165,11 +165,16 @@ void ParamLayout::declarePointers(kir::Block& out) const {
     out.declare(fmt::format("out{}", k), pointerType(st, shared_outputs_, k),
                 kir::cast(kir::pointerTo(st), pointer(output_slot_[k])), unused);
   }
+  // The checks note a thread's first bad index in a latch that records it
+  // when the thread leaves (runtime index_check.cuh says why).
   const kir::Type words = kir::named("unsigned long long");
+  const kir::Type latch = kir::named("fusebox::IndexErrorLatch");
   for (const ParamBinding& b : bindings_)
     if (b.source == ParamBinding::Source::IndexErrors)
-      out.declare("index_errors", kir::restrictPointerTo(words),
-                  kir::cast(kir::pointerTo(words), pointer(b.slot)), unused);
+      out.declare("index_errors", latch,
+                  kir::call("fusebox::IndexErrorLatch",
+                            {kir::cast(kir::pointerTo(words), pointer(b.slot))}),
+                  unused);
   for (const ParamBinding& b : bindings_)
     if (b.source == ParamBinding::Source::ScratchData)
       out.declare(fmt::format("scratch{}", b.index), kir::restrictPointerTo(kir::named("void")),

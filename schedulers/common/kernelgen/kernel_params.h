@@ -50,9 +50,11 @@ class ParamLayout {
   // The raw parameter of a scalar input (p.i64[<slot>] or p.f64[<slot>]), or
   // an undefined value when `v` is not a scalar input of the segment.
   kir::Value scalarParam(const Val* v) const;
-  // The pointer variable of the IndexErrors words (kernel.h) a segment with
-  // indirect loads (index_select, select, gather, take_along_axis) records
-  // its first out-of-range index in, or "" for a segment without them.
+  // The variable over the IndexErrors words (kernel.h) of a segment with
+  // indirect loads (index_select, select, gather, take_along_axis): a
+  // fusebox::IndexErrorLatch in which each thread notes its first
+  // out-of-range index and records it on leaving; "" for a segment without
+  // them.
   std::string indexErrors() const { return index_errors_ ? "index_errors" : ""; }
   // A zeroed scratch buffer of `bytes` (grid reductions, ...): its pointer
   // variable, scratch<n>, declared as `void*` by declarePointers.
