@@ -16,7 +16,7 @@ FUSEBOX_DEVICE void recordIndexError(unsigned long long* errors, unsigned long l
 // A thread's first index error, held in registers and recorded in the
 // IndexErrors words when the thread leaves the kernel (every return runs the
 // destructor). Recording it at once put an atomic behind a branch between
-// two indirect loads, and ptxas issues no load above a branch: a loop of
+// two indirect loads, and ptxas moved no gather above it: a loop of
 // gathers waited out each one's memory latency in turn (cross-entropy's
 // mean over 4096 rows, each gathering its target's logit: 13 us on H200).
 // Checks here are selects, so the gathers of an unrolled loop go out
