@@ -63,21 +63,19 @@ FUSEBOX_DEVICE int64_t checkedSelectIndex(int64_t i, int64_t size, IndexErrorLat
   return !ok ? 0 : i < 0 ? i + size : i;
 }
 
-// The forms over the words themselves, recording at once: kernels written by
-// kernelgen before the latch (a scheduler plugin built against an earlier
-// SDK) declare `unsigned long long* index_errors` and still compile.
+// The forms over the words themselves, recording at once (a latch that
+// leaves with the call): kernels written by kernelgen before the latch (a
+// scheduler plugin built against an earlier SDK) declare
+// `unsigned long long* index_errors` and still compile.
 FUSEBOX_DEVICE int64_t checkedIndex(int64_t i, int64_t size, unsigned long long* errors,
                                     unsigned long long id) {
-  if (i >= 0 && i < size) return i;
-  recordIndexError(errors, id, i);
-  return 0;
+  IndexErrorLatch latch(errors);
+  return checkedIndex(i, size, latch, id);
 }
 FUSEBOX_DEVICE int64_t checkedSelectIndex(int64_t i, int64_t size, unsigned long long* errors,
                                           unsigned long long id) {
-  if (i >= 0 && i < size) return i;
-  if (i < 0 && i >= -size) return i + size;
-  recordIndexError(errors, id, i);
-  return 0;
+  IndexErrorLatch latch(errors);
+  return checkedSelectIndex(i, size, latch, id);
 }
 
 }  // namespace fusebox
