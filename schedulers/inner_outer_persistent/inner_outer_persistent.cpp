@@ -13,6 +13,8 @@
 #include <fmt/format.h>
 
 #include "grid_shape.h"
+#include "kernelgen/int_math.h"
+#include "normalization/chunk_buffers.h"
 #include "normalization/column_partials.h"
 #include "normalization/inner_outer.h"
 #include "normalization/row_analysis.h"
@@ -45,6 +47,11 @@ class InnerOuterParams final : public PersistentParams {
   }
 };
 
+// The threads a wide row takes, and the most bytes of its buffers each of
+// them may keep (analyzeRowShape).
+constexpr int64_t kWideRowThreads = 128;
+constexpr int64_t kWideRowBufferBytes = 256;
+
 struct Analysis {
   NormalizationStructure st;
   InnerOuterParts parts;
@@ -62,6 +69,11 @@ class InnerOuterPersistentScheduler final : public Scheduler {
                    "Blocks each multiprocessor holds, 1 to 8: the grid is this times the "
                    "multiprocessors, and __launch_bounds__ holds the registers to it (0: the "
                    "heuristic decides; for tuning)"});
+    out.push_back({"prefetch_rows", OptionType::String, std::string("off"),
+                   "Whether a block copies its next row group into shared memory (cp.async) "
+                   "while it computes this one: \"on\" (the row buffers in shared memory, "
+                   "two stages) or \"off\" (in registers, loaded at each row group; measured "
+                   "faster on an H200 at every size tried)"});
     out.push_back({"column_accumulators", OptionType::String, std::string("auto"),
                    "Where each thread sums the column reductions: \"shared\" (dynamic shared "
                    "memory, 64 registers fewer on layernorm backward), \"registers\", or "
@@ -73,6 +85,7 @@ class InnerOuterPersistentScheduler final : public Scheduler {
     Configurable::configure(settings);
     checkRowShapeOptions(name(), settings, forcedShape());
     requireOneOf(settings, "column_accumulators", {"auto", "registers", "shared"});
+    requireOneOf(settings, "prefetch_rows", {"on", "off"});
     requireIntInRange(settings, "blocks_per_sm", 0, 8, " (0: the heuristic decides)");
   }
 
@@ -89,12 +102,12 @@ class InnerOuterPersistentScheduler final : public Scheduler {
     if (std::string problem = analyze(segment, info, an); !problem.empty())
       return Refusal::ofInputs(problem);
     if (!an.rows.shape_problem.empty()) return Refusal::ofInputs(an.rows.shape_problem);
-    const int64_t dynamic = an.params.accumulator_shared_bytes;
+    const int64_t dynamic = an.params.accumulator_shared_bytes + an.params.shared_buffer_bytes;
     try {
       return persistentProposal(
           segment, info, an.params, an.rows.facts,
           generateInnerOuterKernel(segment, an.parts, an.rows.facts, an.params, an.rows.plan, info,
-                                   name(), dynamic > 0),
+                                   name(), an.params.accumulator_shared_bytes > 0),
           true, dynamic);
     } catch (const Unschedulable& e) {
       return Refusal::ofInputs(e.what());
@@ -133,26 +146,7 @@ class InnerOuterPersistentScheduler final : public Scheduler {
     if (!d) return d.reason();
     const int64_t column_bytes =
         shared_accumulators ? 0 : ColumnPartials::registerBytesPerElement(an.parts);
-    // Wide rows: 4 chunks a thread (fewer threads per row, more rows in
-    // flight). On an H100, layernorm backward 16384x4096 ran 0.184 ms at 128
-    // threads x 4 chunks against 0.196 at 256 x 2, RMSNorm backward 0.151
-    // against 0.161. Unless the options force a shape, or it does not fit.
-    ForcedShape forced = forcedShape();
-    const InnerOuterParams blank = an.params;
-    const bool prefer_four = forced.threads_per_row == 0 && forced.chunks_per_thread == 0;
-    if (prefer_four) forced.chunks_per_thread = 4;
-    std::string problem = analyzeRows(segment, an.parts.rows, info, forced, an.rows, an.params,
-                                      an.parts.column_reductions, column_bytes);
-    if (problem.empty() && prefer_four &&
-        (!an.rows.shape_problem.empty() ||
-         an.params.block[0] * 4 >
-             2 * std::max<int64_t>(32, an.rows.facts.reduced_extent / an.params.vector_width))) {
-      // Short rows (4 chunks a thread would leave lanes idle), or rows too
-      // wide for 4: the general heuristic.
-      an.params = blank;
-      problem = analyzeRows(segment, an.parts.rows, info, forcedShape(), an.rows, an.params,
-                            an.parts.column_reductions, column_bytes);
-    }
+    std::string problem = analyzeRowShape(segment, info, an, column_bytes);
     if (!problem.empty()) return problem;
     if (problem = columnShapeProblem(an.parts, an.rows.facts); !problem.empty()) return problem;
     an.params.type = ReductionType::InnerOuter;
@@ -169,9 +163,82 @@ class InnerOuterPersistentScheduler final : public Scheduler {
           dynamic, an.params.threads(), an.params.elementsPerThread(), shared,
           info.device().shared_memory_per_block);
     an.params.accumulator_shared_bytes = dynamic;
-    inner_outer_persistent::chooseGrid(an.params, shared, info.device(),
-                                       option<int64_t>("blocks_per_sm"));
+    if (option<std::string>("prefetch_rows") == "on") {
+      // Measured and left off by default: on an H200 every size tried ran
+      // slower (layernorm backward 8192x5120 bf16 120.6 us against 106.1,
+      // 16384x4096 212.8 against 140.2; docs/schedulers/persistent.md). The
+      // kernel is not waiting on its loads: the copies, the reads back from
+      // shared memory and the smaller grid cost more than the overlap gains.
+      const int64_t staged = stagedBufferBytes(an.params);
+      if (shared + staged > info.device().shared_memory_per_block)
+        return fmt::format(
+            "prefetch_rows = \"on\": two stages of the row buffers take {} B of shared memory "
+            "a block, {} B with the rest, more than the {} B a block may have",
+            staged, shared + staged, info.device().shared_memory_per_block);
+      an.params.buffer_stages = 2;
+      an.params.register_batch = 0;
+      an.params.shared_buffer_bytes = staged;
+    }
+    inner_outer_persistent::chooseGrid(an.params, shared + an.params.shared_buffer_bytes,
+                                       info.device(), option<int64_t>("blocks_per_sm"));
     return {};
+  }
+
+  // The row shape into an.params (an.rows.shape_problem says when none
+  // fits), unless the options force one:
+  //   - 4 chunks a thread (fewer threads a row, more rows in flight). On an
+  //     H100, layernorm backward 16384x4096 ran 0.184 ms at 128 threads x 4
+  //     chunks against 0.196 at 256 x 2, RMSNorm backward 0.151 against 0.161;
+  //   - rows of 384 chunks or more: 128 threads with as many chunks as the
+  //     row needs (3 or more), while their buffers take at most 64
+  //     registers a thread (half of the 128 chooseGrid allows: the math
+  //     needs the rest). H200, bf16, µs: layernorm backward 8192x5120 96.2
+  //     at 128 x 5 (240 B of buffers a thread) against 106.0 at 160 x 4,
+  //     16384x3072 109.7 at 128 x 3 against 116.6 at 96 x 4, RMSNorm
+  //     backward 8192x5120 78.5 against 80.6; past the budget, layernorm
+  //     backward 8192x6144 138.8 at 128 x 6 (288 B) against 128.4 at
+  //     192 x 4, 4096x8192 95.2 at 128 x 8 against 94.9 at 256 x 4;
+  //   - short rows (4 chunks a thread would leave lanes idle), or rows too
+  //     wide for 4: the general heuristic.
+  std::string analyzeRowShape(const Fusion& segment, RuntimeInfo& info, Analysis& an,
+                              int64_t column_bytes) const {
+    const ForcedShape forced = forcedShape();
+    const InnerOuterParams blank = an.params;
+    auto tryShape = [&](const ForcedShape& shape) {
+      an.params = blank;
+      return analyzeRows(segment, an.parts.rows, info, shape, an.rows, an.params,
+                         an.parts.column_reductions, column_bytes);
+    };
+    if (forced.threads_per_row != 0 || forced.chunks_per_thread != 0) return tryShape(forced);
+    ForcedShape four = forced;
+    four.chunks_per_thread = 4;
+    if (std::string problem = tryShape(four); !problem.empty()) return problem;
+    const int64_t chunks = an.rows.facts.reduced_extent / an.params.vector_width;
+    if (an.rows.shape_problem.empty() && chunks >= 3 * kWideRowThreads &&
+        an.params.block[0] != kWideRowThreads &&
+        an.params.buffer_bytes <= kWideRowThreads * kWideRowBufferBytes) {
+      const InnerOuterParams four_params = an.params;
+      const RowAnalysis four_rows = an.rows;
+      ForcedShape wide = forced;
+      wide.chunks_per_thread = static_cast<int>(kernelgen::ceilDiv(chunks, kWideRowThreads));
+      if (tryShape(wide).empty() && an.rows.shape_problem.empty()) return {};
+      an.params = four_params;
+      an.rows = four_rows;
+      return {};
+    }
+    if (!an.rows.shape_problem.empty() ||
+        an.params.block[0] * 4 > 2 * std::max<int64_t>(32, chunks))
+      return tryShape(forced);
+    return {};
+  }
+
+  // Two stages of every row buffer in shared memory (prefetched rows).
+  static int64_t stagedBufferBytes(const PersistentParams& p) {
+    int64_t bytes = 0;
+    for (const PersistentBuffer& b : p.buffers)
+      bytes += sharedBufferRegionBytes(b.element_bytes, int64_t{2} * p.block[1], p.block[0],
+                                       p.batch, p.vector_width);
+    return bytes;
   }
 };
 

@@ -77,14 +77,15 @@ TEST(InnerOuterPersistentRejects, ARowTooWideForTheRegistersNamesItsSizes) {
 // accumulators in shared memory.
 // Layernorm backward's inputs at [rows, width], and the params the
 // scheduler picks for them on `device`.
-std::string layernormBackwardParams(const DeviceProperties& device, int64_t rows, int64_t width) {
+std::string layernormBackwardParams(const DeviceProperties& device, int64_t rows, int64_t width,
+                                    const OptionSettings& options = {}) {
   PythonDefinition def = normDefinition(Norm::LayerNormBwd, DataType::BFloat16);
   const std::vector<ArgumentInfo> infos = {
       tensorInfo(DataType::BFloat16, {rows, width}), tensorInfo(DataType::BFloat16, {rows, width}),
       tensorInfo(DataType::Float, {rows}), tensorInfo(DataType::Float, {rows}),
       tensorInfo(DataType::BFloat16, {width})};
   auto s = builtinScheduler("inner_outer_persistent");
-  s->configure({});
+  s->configure(options);
   CompileTimeCache cache;
   RuntimeInfo info(*def.fusion, infos, device);
   const Decision d = runTimeDecision(*s, *def.fusion, info);
@@ -114,6 +115,52 @@ TEST(InnerOuterPersistentHeuristics, LayernormBackwardOnAnH100) {
   EXPECT_EQ(paramLine(params, "column accumulators"), "registers") << params;
 }
 
+// Rows of 384 chunks or more take 128 threads and as many chunks as they
+// need while their buffers keep at most 256 B a thread; past that, 4 chunks
+// still.
+TEST(InnerOuterPersistentHeuristics, WideRowsTake128ThreadsWhileTheirBuffersFit) {
+  DeviceProperties h100;
+  h100.multiprocessor_count = 132;
+  h100.shared_memory_per_block = 227 * 1024;
+  for (auto [width, block, batch] : {std::tuple<int64_t, const char*, const char*>{
+                                         2048, "[64, 4, 1]", "4"},  // 256 chunks: 4 a thread
+                                     {3072, "[128, 2, 1]", "3"},
+                                     {5120, "[128, 2, 1]", "5"},  // 240 B a thread
+                                     {6144, "[192, 1, 1]", "4"},  // 288 B at 128
+                                     {8192, "[256, 1, 1]", "4"}}) {
+    SCOPED_TRACE(fmt::format("8192x{}", width));
+    const std::string params = layernormBackwardParams(h100, 8192, width);
+    EXPECT_EQ(paramLine(params, "block"), block) << params;
+    EXPECT_EQ(paramLine(params, "batch"), batch) << params;
+    EXPECT_EQ(paramLine(params, "buffer_placement"), "registers") << params;
+  }
+}
+
+// prefetch_rows = "on" keeps both stages of the row buffers in shared
+// memory beside the column accumulators, or says why it cannot.
+TEST(InnerOuterPersistentHeuristics, PrefetchedRowsTakeTwoStagesOfSharedMemory) {
+  DeviceProperties h100;
+  h100.multiprocessor_count = 132;
+  h100.shared_memory_per_block = 227 * 1024;
+  OptionSettings on;
+  on["prefetch_rows"] = OptionSetting{OptionValue(std::string("on")), {}};
+  // 128 threads x 5 chunks x 8 elements x 2 rows x 2 stages x 2 B, for
+  // each of x, dy and the weight.
+  const std::string params = layernormBackwardParams(h100, 8192, 5120, on);
+  EXPECT_EQ(paramLine(params, "buffer_placement"),
+            "shared memory, 2 stages: the next row group copied while this one is computed "
+            "(122880 B a block, dynamic)")
+      << params;
+  EXPECT_EQ(paramLine(params, "launch_bounds"), "256 threads, 1 blocks per SM") << params;
+  // With the accumulators' 81920 B, a block of 16384x4096 would need more
+  // than it may have.
+  h100.shared_memory_per_block = 96 * 1024;
+  const std::string refused = layernormBackwardParams(h100, 16384, 4096, on);
+  EXPECT_NE(refused.find("prefetch_rows = \"on\": two stages of the row buffers take"),
+            std::string::npos)
+      << refused;
+}
+
 TEST(InnerOuterPersistentOptions, BadValuesNameTheSchedulerAndOption) {
   auto s = builtinScheduler("inner_outer_persistent");
   OptionSettings settings;
@@ -126,6 +173,14 @@ TEST(InnerOuterPersistentOptions, BadValuesNameTheSchedulerAndOption) {
                                          "'threads_per_row'"),
               std::string::npos)
         << e.what();
+  }
+  OptionSettings prefetch;
+  prefetch["prefetch_rows"] = OptionSetting{OptionValue(std::string("auto")), {}};
+  try {
+    s->configure(prefetch);
+    ADD_FAILURE() << "accepted prefetch_rows = \"auto\"";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("prefetch_rows"), std::string::npos) << e.what();
   }
 }
 

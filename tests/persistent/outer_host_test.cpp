@@ -60,23 +60,25 @@ TEST(OuterPersistentRejects, AColumnTooLongForTheRegistersNamesItsSizes) {
   expectReason(d,
                "a column of 16384 elements keeps 32768 B of persistent buffers on chip (T0_g "
                "(2 B)) for each of the 1024 columns");
-  expectReason(d, "blocks at once, but 132 fit (1 per multiprocessor)");
+  // Both attempts: one block an SM (32 rows a thread), then two.
+  expectReason(d, "blocks at once, but 132 fit (1 per multiprocessor); 16384 rows in bands");
+  expectReason(d, "blocks at once, but 264 fit (2 per multiprocessor)");
   paramsOn(h100(), *def.fusion, batchNormInfos(4096, 2048), &d);
   EXPECT_TRUE(d.accepted()) << d.reason();
 }
 
 // The shapes the heuristics pick on an H100: 16-byte loads along the
 // columns, a warp across 256 columns, 8 rows of threads, and as many bands
-// of rows as two blocks per SM keep resident (a short column: one band, no
-// grid reduction).
+// of rows as one block per SM keeps resident, up to 32 rows a thread (a
+// short column: one band, no grid reduction, two blocks per SM).
 TEST(OuterPersistentHeuristics, BatchNormOnAnH100) {
   PythonDefinition def = normDefinition(Norm::BatchNormFwd, DataType::BFloat16);
   struct Case {
     int64_t rows, columns;
     const char *grid, *batch, *bounds;
   };
-  for (const Case& c : {Case{4096, 2048, "[8, 32, 1]", "16", "256 threads, 2 blocks per SM"},
-                        Case{2048, 1024, "[4, 64, 1]", "4", "256 threads, 2 blocks per SM"},
+  for (const Case& c : {Case{4096, 2048, "[8, 16, 1]", "32", "256 threads, 1 blocks per SM"},
+                        Case{2048, 1024, "[4, 32, 1]", "8", "256 threads, 1 blocks per SM"},
                         Case{7, 4096, "[16, 1, 1]", "1", "256 threads, 2 blocks per SM"}}) {
     SCOPED_TRACE(fmt::format("{}x{}", c.rows, c.columns));
     const std::string params = paramsOn(h100(), *def.fusion, batchNormInfos(c.rows, c.columns));

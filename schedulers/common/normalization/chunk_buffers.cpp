@@ -29,13 +29,24 @@ kir::Value elementIndex() {
 
 }  // namespace
 
+// With two stages (PersistentParams::buffer_stages), the load pass copies
+// into the stage `fusebox_load_stage` names and the passes read the one
+// `fusebox_stage` names: each a block's slots on from the first.
+kir::Value BufferArrays::slot(bool loading) const {
+  const kir::Value k = chunkIndex(), batch = kir::lit(p_.register_batch);
+  kir::Value at = (k - batch) * kir::lit(p_.block[0]);
+  if (p_.buffer_stages > 1)
+    at = at + kir::var(loading ? "fusebox_load_stage" : "fusebox_stage", kir::intType()) *
+                  kir::lit(int64_t{p_.block[0]} * p_.block[1] * (p_.batch - p_.register_batch));
+  return at;
+}
+
 void BufferArrays::store(kir::Block& at, const std::string& name, const kir::Value& value,
                          const kir::Value& v) const {
   const kir::Value k = chunkIndex(), batch = kir::lit(p_.register_batch);
   auto lane = [&](kir::Value chunk) { return v.defined() ? kir::subscript(chunk, v) : chunk; };
   auto inShared = [&](kir::Block& b) {
-    b.assign(lane(kir::subscript(kir::var(name + "_s"), (k - batch) * kir::lit(p_.block[0]))),
-             value);
+    b.assign(lane(kir::subscript(kir::var(name + "_s"), slot(true))), value);
   };
   auto inRegisters = [&](kir::Block& b) {
     b.assign(lane(kir::subscript(kir::var(name), k)), value);
@@ -60,8 +71,7 @@ void BufferArrays::loadChunk(const std::string& name, const kir::Value& address,
   // so its wait suffices, without a barrier.
   const kir::Value k = chunkIndex(), batch = kir::lit(p_.register_batch);
   auto inShared = [&](kir::Block& b) {
-    kir::asyncCopy(b, static_cast<int>(bytes),
-                   kir::var(name + "_s") + (k - batch) * kir::lit(p_.block[0]), address);
+    kir::asyncCopy(b, static_cast<int>(bytes), kir::var(name + "_s") + slot(true), address);
   };
   async_copies_ = true;
   if (p_.register_batch == 0) return inShared(loads);
@@ -78,8 +88,7 @@ kir::Value BufferArrays::chunkOf(const std::string& name) const {
   const kir::Value k = chunkIndex();
   const kir::Value in_registers = kir::subscript(kir::var(name), k);
   if (p_.shared_buffer_bytes == 0) return in_registers;
-  const kir::Value shared = kir::subscript(
-      kir::var(name + "_s"), (k - kir::lit(p_.register_batch)) * kir::lit(p_.block[0]));
+  const kir::Value shared = kir::subscript(kir::var(name + "_s"), slot(false));
   if (p_.register_batch == 0) return shared;
   return kir::select(k < kir::lit(p_.register_batch), in_registers, shared);
 }
@@ -102,8 +111,9 @@ std::string BufferArrays::buffer(const ElementRef& ref, const std::string& key,
                     kir::reinterpretAs(kir::pointerTo(array), smem + kir::lit(shared_offset_)) +
                         kir::threadIdx('y') * kir::lit(int64_t{p_.block[0]} * shared_chunks) +
                         kir::threadIdx('x'));
-      shared_offset_ += sharedBufferRegionBytes(dataTypeSize(ref.tv->dtype()), p_.block[1],
-                                                p_.block[0], shared_chunks, vec);
+      shared_offset_ +=
+          sharedBufferRegionBytes(dataTypeSize(ref.tv->dtype()), p_.block[1] * p_.buffer_stages,
+                                  p_.block[0], shared_chunks, vec);
       if (shared_offset_ > p_.shared_buffer_bytes)
         throw Unschedulable(fmt::format(
             "the persistent buffers need more than the {} B of shared memory the params give",

@@ -8,8 +8,9 @@
 //     (shared_buffer_bytes > 0: rows too wide for the registers), chunks
 //     k >= register_batch live in a region of dynamic shared memory per
 //     cached load instead, laid out [row of the block][chunk][thread x] so
-//     that a warp's vector accesses fall on consecutive banks, and filled
-//     by asynchronous copies (cp.async) when a chunk is 4, 8 or 16 bytes;
+//     that a warp's vector accesses fall on consecutive banks (with two
+//     buffer stages, [stage][row][chunk][thread x]), and filled by
+//     asynchronous copies (cp.async) when a chunk is 4, 8 or 16 bytes;
 //     the loops over k are unrolled, so `k < register_batch` folds away;
 //   - CachePlacement: cached loads read from those arrays, everything else
 //     placed as VectorPlacement places it;
@@ -69,6 +70,9 @@ class BufferArrays {
   const kernelgen::MergedDims& md_;
   const PersistentParams& p_;
   std::string prefix_;
+  // Chunk k's shared slot, counted from this thread's first (<name>_s): in
+  // the stage the load pass fills (`loading`) or the one the passes read.
+  kir::Value slot(bool loading) const;
   // Stores `value` (an Array, or with `v` defined one element) at chunk k.
   void store(kir::Block& at, const std::string& name, const kir::Value& value,
              const kir::Value& v = {}) const;

@@ -74,7 +74,8 @@ kir::Block chunkElements(kir::Block& k, int64_t batch, int64_t width, kir::BodyS
 
 void ColumnPartials::declare(kir::Block& k) const {
   if (shared_) k.declare("ctid", kir::intType(), threadInBlock(), {.is_const = true});
-  int64_t offset = 0;
+  // After the row buffers' shared memory, if any (prefetched rows).
+  int64_t offset = p_.shared_buffer_bytes;
   for (size_t c = 0; c < accs_.size(); ++c) {
     const Accumulator& A = accs_[c];
     const std::string name = fmt::format("cacc{}", c);

@@ -48,6 +48,10 @@ std::string PersistentParams::toString() const {
       buffer_budget,
       reload ? std::string("none: every pass reads its inputs again (from the L2 while the row "
                            "is in flight)")
+      : shared_buffer_bytes > 0 && buffer_stages > 1
+          ? fmt::format("shared memory, {} stages: the next row group copied while this one "
+                        "is computed ({} B a block, dynamic)",
+                        buffer_stages, shared_buffer_bytes)
       : shared_buffer_bytes > 0
           ? fmt::format("{} of {} chunks in registers, {} in shared memory ({} B a block, dynamic)",
                         register_batch, batch, batch - register_batch, shared_buffer_bytes)

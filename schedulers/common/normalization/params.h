@@ -54,6 +54,11 @@ class PersistentParams : public HeuristicParams {
   // memory, shared_buffer_bytes a block (0: all in registers).
   int register_batch = 1;
   int64_t shared_buffer_bytes = 0;
+  // Inner-outer kernels, whose blocks walk the rows grid-stride: 2 keeps
+  // every chunk in shared memory (register_batch 0) twice over, so a block
+  // copies its next row group asynchronously while it computes this one
+  // (row_kernel.cpp); shared_buffer_bytes holds both. 1: no prefetch.
+  int buffer_stages = 1;
   // Inner: blocks that share each row, a thread-block cluster (1: a block
   // holds whole rows). Block r of a cluster holds the row's chunks
   // (k * row_split + r) * block[0] + x; the blocks combine their states

@@ -11,6 +11,7 @@ PersistentParams edgeParams(const PersistentParams& chunks) {
   p.batch = 1;
   p.register_batch = 1;
   p.shared_buffer_bytes = 0;
+  p.buffer_stages = 1;
   return p;
 }
 

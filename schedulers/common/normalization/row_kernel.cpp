@@ -88,6 +88,12 @@ class RowKernelWriter final : public PersistentWriter {
   void afterChunks(kir::Block& k, int stage, bool deviations) override;
   // The row's head, body_end and edge_count (rows with a scalar edge).
   void declareRowEdge(kir::Block& rows) const;
+  // row_in_grid, active, row and its kept-dim indices (and its edge).
+  void declareRow(kir::Block& rows, const kir::Value& row_in_grid) const;
+  // Two buffer stages: the copies of each next row group (declared in
+  // `first`, before the loop `rows`; each next one's in it) and the wait
+  // for this one's.
+  void prefetchRows(kir::Block& first, kir::Block& rows);
   // `body` for the edge element thread x holds, if any.
   void edgeElement(kir::Block& k, const kir::Block& body) const;
   void epilogue(kir::Block& k);
@@ -191,6 +197,47 @@ void RowKernelWriter::chunkLoop(kir::Block& k, const kir::Block& body,
   }
 }
 
+void RowKernelWriter::declareRow(kir::Block& rows, const kir::Value& row_in_grid) const {
+  const kir::Value in_grid =
+      rows.declare("row_in_grid", kir::indexType(), row_in_grid, {.is_const = true});
+  const kir::Value active = rows.declare("active", kir::boolType(),
+                                         in_grid < kir::lit(p_.kept_extent), {.is_const = true});
+  // Inactive threads take part in the combines; their indices stay in range.
+  rows.declare("row", kir::indexType(), kir::select(active, in_grid, kir::lit(0)),
+               kir::kConstUnused);
+  declareDimIndices(rows, p_.kept_dims, p_.sizes, "row");
+  if (p_.rowEdges()) declareRowEdge(rows);
+}
+
+// Before the loop, the first row group's copies go into stage 0. Each turn
+// of the loop copies the next row group (the block's rows a grid's stride
+// on) into the other stage, commits them as one group, and waits for all
+// but that group: this row group's, committed a turn earlier, whose copies
+// landed while the previous row group was computed. Each thread reads back
+// only the slots it copied, so its wait suffices, and its reads of a stage
+// precede its copies into it a turn later. The loads of a pass then come
+// from shared memory, never from a DRAM latency the block waits out.
+void RowKernelWriter::prefetchRows(kir::Block& first, kir::Block& rows) {
+  FUSEBOX_CHECK(columns_ != nullptr && p_.register_batch == 0 && p_.shared_buffer_bytes > 0,
+                "row kernel: prefetched rows outside an inner-outer kernel with shared buffers");
+  const kir::Value row_of_thread = kir::asIndex(kir::threadIdx('y'));
+  auto copyRows = [&](kir::Block& at, const kir::Value& row_base, const kir::Value& stage) {
+    kir::Block group = at.scope();
+    group.declare("fusebox_load_stage", kir::intType(), stage, {.is_const = true});
+    declareRow(group, kir::asIndex(row_base) + row_of_thread);
+    if (!arrays_.loads.empty()) chunkRange(group, arrays_.loads, 0, p_.batch);
+    kir::asyncCommit(at);
+  };
+  const kir::Type i64 = kir::named("int64_t");
+  first.comment("the first row group's copies, into stage 0");
+  copyRows(first, kir::cast(i64, kir::blockIdx('x')) * kir::lit(p_.block[1]), kir::lit(0));
+  rows.comment("the next row group's copies, into the other stage; then wait for this one's");
+  copyRows(rows,
+           kir::var("row_base", i64) + kir::cast(i64, kir::gridDim('x')) * kir::lit(p_.block[1]),
+           kir::lit(1) - kir::var("fusebox_stage", kir::intType()));
+  kir::asyncWait(rows, 1);
+}
+
 void RowKernelWriter::declareRowEdge(kir::Block& rows) const {
   kernelgen::declareRowEdge(rows, p_.kept_dims, p_.rowHead(), p_.reduced_extent);
 }
@@ -244,11 +291,15 @@ void RowKernelWriter::epilogue(kir::Block& k) {
 
 GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
   kir::Block main;
-  kir::Block rows = main;
-  const kir::Type index = kir::indexType();
+  kir::Block rows = main, first_copies;
   kir::Value row_in_grid;
+  const bool prefetch = p_.buffer_stages > 1;
   if (columns_ != nullptr) {
     partials_->declare(main);
+    if (prefetch) {
+      main.declare("fusebox_stage", kir::intType(), kir::lit(0));
+      first_copies = main.scope();
+    }
     // Inner-outer: the blocks walk the rows grid-stride, so each block's
     // column sums cover its share of the rows.
     const kir::Type i64 = kir::named("int64_t");
@@ -269,23 +320,25 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
     row_in_grid = kir::asIndex(kir::blockIdx('x')) * kir::lit(p_.block[1]) +
                   kir::asIndex(kir::threadIdx('y'));
   }
-  const kir::Value in_grid = rows.declare("row_in_grid", index, row_in_grid, {.is_const = true});
-  const kir::Value active = rows.declare("active", kir::boolType(),
-                                         in_grid < kir::lit(p_.kept_extent), {.is_const = true});
-  // Inactive threads take part in the combines; their indices stay in range.
-  rows.declare("row", index, kir::select(active, in_grid, kir::lit(0)), kir::kConstUnused);
-  declareDimIndices(rows, p_.kept_dims, p_.sizes, "row");
-  if (p_.rowEdges()) declareRowEdge(rows);
+  declareRow(rows, row_in_grid);
 
+  // Two stages: the passes wait for this row group's copies at the top,
+  // none chunk by chunk.
+  copies_waited_ = prefetch;
   kir::Block stages;
   writeStages(stages);
   epilogue(stages);
-  if (!arrays_.loads.empty()) {
+  if (prefetch) {
+    prefetchRows(first_copies, rows);
+  } else if (!arrays_.loads.empty()) {
     rows.comment("load the persistent buffers");
     chunkRange(rows, arrays_.loads, 0, p_.batch, arrays_.asyncCopies());
   }
   if (edge_ != nullptr && !edge_->loads().empty()) edgeElement(rows, edge_->loads());
   rows.append(stages);
+  if (prefetch)
+    rows.assign(kir::var("fusebox_stage", kir::intType()),
+                kir::lit(1) - kir::var("fusebox_stage", kir::intType()));
   if (cluster_combines_ > 0) {
     main.comment("no block leaves while the cluster may read its exchange slots");
     main.evaluate(kir::call("fusebox::clusterSync", {}));
