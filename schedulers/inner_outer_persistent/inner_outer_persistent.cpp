@@ -169,7 +169,10 @@ class InnerOuterPersistentScheduler final : public Scheduler {
       // 16384x4096 212.8 against 140.2; docs/schedulers/persistent.md). The
       // kernel is not waiting on its loads: the copies, the reads back from
       // shared memory and the smaller grid cost more than the overlap gains.
-      const int64_t staged = stagedBufferBytes(an.params);
+      // Two stages of every row buffer: twice the block's rows.
+      const int64_t staged =
+          sharedBuffersBytes(an.params.buffers, int64_t{2} * an.params.block[1], an.params.block[0],
+                             an.params.batch, an.params.vector_width);
       if (shared + staged > info.device().shared_memory_per_block)
         return fmt::format(
             "prefetch_rows = \"on\": two stages of the row buffers take {} B of shared memory "
@@ -230,15 +233,6 @@ class InnerOuterPersistentScheduler final : public Scheduler {
         an.params.block[0] * 4 > 2 * std::max<int64_t>(32, chunks))
       return tryShape(forced);
     return {};
-  }
-
-  // Two stages of every row buffer in shared memory (prefetched rows).
-  static int64_t stagedBufferBytes(const PersistentParams& p) {
-    int64_t bytes = 0;
-    for (const PersistentBuffer& b : p.buffers)
-      bytes += sharedBufferRegionBytes(b.element_bytes, int64_t{2} * p.block[1], p.block[0],
-                                       p.batch, p.vector_width);
-    return bytes;
   }
 };
 

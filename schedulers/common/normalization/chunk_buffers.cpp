@@ -18,6 +18,14 @@ int64_t sharedBufferRegionBytes(int64_t element_bytes, int64_t rows, int64_t thr
   return ceilDiv(rows * threads_per_row * batch * vector_width * element_bytes, 16) * 16;
 }
 
+int64_t sharedBuffersBytes(const std::vector<PersistentBuffer>& buffers, int64_t rows,
+                           int64_t threads_per_row, int64_t batch, int64_t vector_width) {
+  int64_t bytes = 0;
+  for (const PersistentBuffer& b : buffers)
+    bytes += sharedBufferRegionBytes(b.element_bytes, rows, threads_per_row, batch, vector_width);
+  return bytes;
+}
+
 namespace {
 
 kir::Value chunkIndex() {

@@ -39,6 +39,9 @@ namespace fusebox::normalization {
 // to 16 bytes, the next region's alignment).
 int64_t sharedBufferRegionBytes(int64_t element_bytes, int64_t rows, int64_t threads_per_row,
                                 int64_t batch, int64_t vector_width);
+// The regions of all of `buffers`, one after another.
+int64_t sharedBuffersBytes(const std::vector<PersistentBuffer>& buffers, int64_t rows,
+                           int64_t threads_per_row, int64_t batch, int64_t vector_width);
 
 class BufferArrays {
  public:

@@ -223,10 +223,7 @@ std::string chooseRowShape(const RowFacts& facts, const RowAccesses& accesses,
     return std::min(c.b - 1, fit);
   };
   auto sharedBytes = [&](const Candidate& c, int64_t rows, int64_t register_chunks) {
-    int64_t bytes = 0;
-    for (const PersistentBuffer& b : plan.buffers)
-      bytes += sharedBufferRegionBytes(b.element_bytes, rows, c.bx, c.b - register_chunks, v);
-    return bytes;
+    return sharedBuffersBytes(plan.buffers, rows, c.bx, c.b - register_chunks, v);
   };
   auto exchangeBytes = [&](const Candidate& c, int64_t rows) {
     return c.split > 1 ? clusterExchangeBytes(rows, kMaxClusterStateBytes) : int64_t{0};
