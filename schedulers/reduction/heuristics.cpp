@@ -160,7 +160,7 @@ struct GridShape {
 };
 
 // Inner: a row's lanes along threadIdx.x, rows along threadIdx.y.
-GridShape innerBlocks(ReductionParams& p, int64_t sms, int row_lanes) {
+GridShape innerBlocks(ReductionParams& p, int64_t sms, int row_lanes, int unroll) {
   GridShape g;
   const int64_t vecs = std::max<int64_t>(1, ceilDiv(p.reduced_extent, p.vector_width));
   // Short rows: a power-of-two group of lanes per row (a warp-group shuffle
@@ -169,9 +169,11 @@ GridShape innerBlocks(ReductionParams& p, int64_t sms, int row_lanes) {
   // H200, kernel µs by lanes (one vector a lane / two / four): f32
   // 1048576x32 46.1 / 42.8 / 49.1, 1048576x64 80.4 / 74.5 / 74.8, 524288x128
   // 79.8 / 73.4 / 73.8; bf16 1048576x32 28.5 / 25.5 / 26.0, 1048576x64 45.8 /
-  // 42.4 / 47.6. Long rows: about 8 vectors per thread per row.
+  // 42.4 / 47.6. Long rows: about 4 vectors per thread per row, loaded in
+  // one step (H200, bf16 16384x4096: 42.3 us at 128 lanes, 42.9 at 64, the
+  // same in two calls; docs/perf/corpus-5.md).
   p.block_x = static_cast<int>(vecs <= 32 ? std::max<int64_t>(1, pow2Ceil(vecs) / 2)
-                                          : std::clamp<int64_t>(pow2Floor(vecs / 8), 32, 512));
+                                          : std::clamp<int64_t>(pow2Floor(vecs / 4), 32, 512));
   // One kept element: a lone block has the GPU to itself, so it takes up to
   // 512 lanes and its loop fewer steps, each a memory latency (a gather's
   // two: cross-entropy's mean of 4096 rows' target logits, 2 steps of 256
@@ -185,6 +187,7 @@ GridShape innerBlocks(ReductionParams& p, int64_t sms, int row_lanes) {
       std::min<int64_t>(kBlockThreads / p.block_x, pow2Ceil(std::max<int64_t>(1, p.kept_extent))),
       32 / std::min(p.block_x, 32)));
   p.unroll = static_cast<int>(std::clamp<int64_t>(ceilDiv(vecs, p.block_x), 1, 4));
+  if (unroll > 0) p.unroll = unroll;
   g.grid_x = std::max<int64_t>(1, ceilDiv(p.kept_extent, p.block_y));
   const int64_t steps = ceilDiv(vecs, int64_t{p.block_x} * p.unroll);
   if (g.grid_x < 2 * sms && steps >= 8)
@@ -204,6 +207,7 @@ GridShape outerBlocks(ReductionParams& p, const HeuristicInputs& in, int64_t sms
   while (p.block_y > 1 && int64_t{p.block_x} * p.block_y * v * in.accumulator_bytes > 32768)
     p.block_y /= 2;
   p.unroll = static_cast<int>(std::clamp<int64_t>(ceilDiv(p.reduced_extent, p.block_y), 1, 4));
+  if (in.unroll > 0) p.unroll = in.unroll;
   g.grid_x = ceilDiv(cols, p.block_x);
   const int64_t steps = ceilDiv(p.reduced_extent, int64_t{p.block_y} * p.unroll);
   // Split to about 4 waves of full SMs: a grid of one or two waves loses
@@ -269,8 +273,8 @@ ReductionParams computeReductionParams(const HeuristicInputs& in, const DevicePr
   ReductionParams p;
   chooseLayout(p, in);
   const int64_t sms = std::max(1, device.multiprocessor_count);
-  GridShape g =
-      p.kind == ReductionKind::Inner ? innerBlocks(p, sms, in.row_lanes) : outerBlocks(p, in, sms);
+  GridShape g = p.kind == ReductionKind::Inner ? innerBlocks(p, sms, in.row_lanes, in.unroll)
+                                               : outerBlocks(p, in, sms);
   if (in.forced_splits > 0) g.splits = in.forced_splits;
   g.splits = std::clamp<int64_t>(g.splits, 1, 65535);
   p.grid = {static_cast<uint32_t>(std::min<int64_t>(g.grid_x, UINT32_MAX)),

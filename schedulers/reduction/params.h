@@ -91,6 +91,7 @@ struct HeuristicInputs {
   int forced_splits = 0;          // the grid_splits option; 0 = heuristic
   int max_vector_width = 0;       // the max_vector_width option; 0 = no cap
   int row_lanes = 0;              // the row_lanes option (inner); 0 = heuristic
+  int unroll = 0;                 // the unroll option; 0 = heuristic
   bool symbolic = false;          // sizes are kernel parameters (no row edges)
 };
 

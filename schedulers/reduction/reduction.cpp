@@ -43,7 +43,10 @@ class ReductionScheduler final : public Scheduler {
              "power of two)"},
             {"row_lanes", OptionType::Int, int64_t{0},
              "Inner reductions: threads that share a row, a power of two from 1 to 512 (0: the "
-             "heuristic decides; each thread then reads up to 4 vectors of the row per step)"}};
+             "heuristic decides; each thread then reads up to 4 vectors of the row per step)"},
+            {"unroll", OptionType::Int, int64_t{0},
+             "Vectors each thread loads per step of its loop, all issued before the first is "
+             "summed, 1 to 16 (0: the heuristic decides, up to 4; for tuning)"}};
   }
 
   void configure(const OptionSettings& settings) override {
@@ -51,6 +54,7 @@ class ReductionScheduler final : public Scheduler {
     requireIntInRange(settings, "grid_splits", 0, 65535, " (0: the heuristic decides)");
     requireIntInRange(settings, "max_vector_width", 0, 16, " (0: the widest the dtype allows)");
     requireIntInRange(settings, "row_lanes", 0, 512, " (0: the heuristic decides)");
+    requireIntInRange(settings, "unroll", 0, 16, " (0: the heuristic decides)");
     const int64_t lanes = option<int64_t>("row_lanes");
     if ((lanes & (lanes - 1)) != 0)
       throw UserError(whereSet(settings, "row_lanes"),
@@ -192,6 +196,7 @@ class ReductionScheduler final : public Scheduler {
     in.forced_splits = static_cast<int>(option<int64_t>("grid_splits"));
     in.max_vector_width = static_cast<int>(option<int64_t>("max_vector_width"));
     in.row_lanes = static_cast<int>(option<int64_t>("row_lanes"));
+    in.unroll = static_cast<int>(option<int64_t>("unroll"));
     in.symbolic = info.shapeMode() == ShapeMode::Symbolic;
     ReductionParams p = computeReductionParams(in, info.device());
     p.index32 &= accesses.epilogue_max_offset < (int64_t{1} << 31) - 1;

@@ -157,6 +157,10 @@ TEST(ReductionOptions, MaxVectorWidthOutOfRangeNamesTheSettingAndCapsTheWidth) {
   }
 }
 
+TEST(ReductionOptions, UnrollOutOfRangeNamesTheSetting) {
+  expectOutOfRange("unroll", 17, 6, 9, "[0, 16]");
+}
+
 TEST(ReductionOptions, RowLanesOutOfRangeOrNotAPowerOfTwoNamesTheSetting) {
   expectOutOfRange("row_lanes", 1024, 4, 12, "[0, 512]");
   auto s = builtinScheduler("reduction");

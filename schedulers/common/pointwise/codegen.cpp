@@ -44,6 +44,10 @@ std::vector<kernelgen::Access> collectAccesses(const Fusion& segment, const Segm
 
 namespace {
 
+// The longest loop over a block's rows that is unrolled (rows_per_block is 2
+// unless an option or the grid's y limit asks for more).
+constexpr int64_t kMaxUnrolledRows = 8;
+
 MergedDims mergedDims(const PointwiseParams& p) {
   MergedDims dims;
   dims.groups = p.groups;
@@ -145,10 +149,16 @@ kir::Block buildLoops(const PointwiseParams& p, const SegmentFacts& facts, const
     } else {
       // Rows per block is a size-derived choice no code depends on: a parameter too.
       const kir::Value rows = shape.lits.value(p.rows_per_block, "rows");
-      row = k.forLoop("r", idx, kir::lit(0), rows);
+      // Rows that fill every block exactly need no bound check, and a short
+      // loop without one unrolls: each row's loads issue before the first
+      // row's math, more bytes in flight per thread.
+      const bool exact = !shape.lits.symbolic() && p.outerExtent() % p.rows_per_block == 0;
+      row = k.forLoop(
+          "r", idx, kir::lit(0), rows, {},
+          exact && p.rows_per_block <= kMaxUnrolledRows ? kir::Unroll::Full : kir::Unroll::None);
       const kir::Value o = row.declare(
           "o", idx, kir::cast(idx, kir::blockIdx('y')) * rows + kir::var("r"), {.is_const = true});
-      row.ifThen(o >= outer, kir::BodyStyle::SameLine).breakLoop();
+      if (!exact) row.ifThen(o >= outer, kir::BodyStyle::SameLine).breakLoop();
     }
     kernelgen::declareMergedIndices(row, shape.dims, "o", 0, b, &shape.lits);
     for (size_t g = 0; g < b; ++g) kernelgen::declareIterIndices(row, shape.dims, shape.space, g);

@@ -360,16 +360,18 @@ PointwiseParams computePointwiseParams(const SegmentFacts& facts,
   // a thread's chunks keep more chains in flight (take_along_axis over
   // 8192x4096 floats 186.6 / 158.6 / 145.6 / 143.3 us at 1 / 2 / 4 / 8; an
   // embedding lookup, 16384x4096 bf16, 78.2 / 72.7 / 71.1 / 72.8).
-  // 2-D: a block covers 128 or 256 columns and one row, or 4 rows when their
+  // 2-D: a block covers 128 or 256 columns and one row, or 2 rows when their
   // shared loads (the inputs no row dim moves) are more than an L1 keeps,
-  // and 4 rows leave at least 4 blocks an SM; more rows only where grid.y
+  // and 2 rows leave at least 4 blocks an SM; more rows only where grid.y
   // would pass 65535.
   // Rows of a block run one after another in each thread, so sharing pays
   // only for loads that would come from the L2 again (H200, L2 flushed, 1 /
-  // 2 / 4 rows a block: RoPE, 2 MB of cos and sin, 164.1 / 152.6 / 147.7 us;
-  // 32768x4096 float bias-GELU, a 16 KB bias, 256.8 / 257.2 / 262.0; GELU
-  // backward 98.9 / 99.4 / 101.1; broadcast_heavy 129.9 / 131.4 / 133.5;
-  // 8 and 16 rows were slower still: bias-GELU 261.9 and 271.1).
+  // 2 / 4 rows a block: 32768x4096 float bias-GELU, a 16 KB bias, 256.8 /
+  // 257.2 / 262.0 us; GELU backward 98.9 / 99.4 / 101.1; broadcast_heavy
+  // 129.9 / 131.4 / 133.5; 8 and 16 rows were slower still: bias-GELU 261.9
+  // and 271.1). RoPE, 2 MB of cos and sin, took 164.1 / 152.6 / 147.7 with
+  // the kernels of the time; its kernel today, 1 / 2 / 4 / 8 rows: 133.9 /
+  // 133.6 / 136.6 / 142.9 (the same in two calls; docs/perf/corpus-5.md).
   if (p.break_point == 0) {
     constexpr int kGatherUnroll = 4;
     p.threads = chunks >= 256 * sms * 4 ? 256 : 128;
@@ -381,7 +383,7 @@ PointwiseParams computePointwiseParams(const SegmentFacts& facts,
     if (overrides.threads > 0) p.threads = overrides.threads;
     const int64_t blocks_x = ceilDiv(chunks, p.threads);
     const int64_t outer = p.outerExtent();
-    constexpr int64_t kRows = 4;
+    constexpr int64_t kRows = 2;
     constexpr int64_t kL1Bytes = 128 << 10;
     const bool share =
         rowInvariantInputBytes(p, accesses) > kL1Bytes && outer * blocks_x >= 4 * kRows * sms;
