@@ -25,7 +25,11 @@ class PointwiseScheduler final : public PointwiseSchedulerBase {
              "heuristic decides)"},
             {"rows_per_block", OptionType::Int, int64_t{0},
              "Rows each block loops over in the 2-D schedule, 1 to 256 (0: the heuristic "
-             "decides)"}};
+             "decides)"},
+            {"max_vector_width", OptionType::Int, int64_t{0},
+             "Most elements a thread accesses at once along the innermost dim, 1 to 16, "
+             "rounded down to a power of two (0: as many as 16 bytes hold where alignment "
+             "allows; for tuning)"}};
   }
 
   void configure(const OptionSettings& settings) override {
@@ -33,6 +37,7 @@ class PointwiseScheduler final : public PointwiseSchedulerBase {
     requireIntInRange(settings, "unroll", 0, 16, " (0: the heuristic decides)");
     requireIntInRange(settings, "rows_per_block", 0, 256, " (0: the heuristic decides)");
     requireIntInRange(settings, "threads", 0, 1024, " (0: the heuristic decides)");
+    requireIntInRange(settings, "max_vector_width", 0, 16, " (0: the widest alignment allows)");
     if (const int64_t threads = option<int64_t>("threads"); threads % 32 != 0) {
       throw UserError(whereSet(settings, "threads"),
                       fmt::format("scheduler 'pointwise': option 'threads' must be a multiple "
@@ -45,7 +50,8 @@ class PointwiseScheduler final : public PointwiseSchedulerBase {
   PointwiseParams chooseParams(const SegmentAnalysis& a, RuntimeInfo& info) const override {
     const LaunchOverrides overrides{static_cast<int>(option<int64_t>("threads")),
                                     static_cast<int>(option<int64_t>("unroll")),
-                                    static_cast<int>(option<int64_t>("rows_per_block"))};
+                                    static_cast<int>(option<int64_t>("rows_per_block")),
+                                    static_cast<int>(option<int64_t>("max_vector_width"))};
     return computePointwiseParams(a.facts, a.accesses, info.device(), overrides);
   }
 };

@@ -22,6 +22,7 @@ namespace fusebox::reduction {
 
 using kernelgen::ceilDiv;
 using kernelgen::pow2Ceil;
+using kernelgen::pow2Floor;
 
 using kernelgen::Access;
 
@@ -103,12 +104,6 @@ std::string ReductionParams::toString() const {
 }
 
 namespace {
-
-int64_t pow2Floor(int64_t a) {
-  int64_t p = 1;
-  while (p * 2 <= a) p *= 2;
-  return p;
-}
 
 constexpr int64_t kBlockThreads = 256;
 // Blocks of 256 threads that fill every SM (8 each at 2048 threads per SM).

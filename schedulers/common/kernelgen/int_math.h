@@ -18,4 +18,11 @@ inline int64_t pow2Ceil(int64_t a) {
   return p;
 }
 
+// The largest power of two <= a (1 for a <= 1).
+inline int64_t pow2Floor(int64_t a) {
+  int64_t p = 1;
+  while (p * 2 <= a) p *= 2;
+  return p;
+}
+
 }  // namespace fusebox::kernelgen

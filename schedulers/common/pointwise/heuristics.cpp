@@ -18,6 +18,7 @@ namespace fusebox::pointwise {
 
 using kernelgen::ceilDiv;
 using kernelgen::pow2Ceil;
+using kernelgen::pow2Floor;
 
 int64_t PointwiseParams::outerExtent() const {
   int64_t e = 1;
@@ -212,7 +213,7 @@ void chooseBreakPoint(PointwiseParams& p, const std::vector<Access>& accesses) {
 // vector counts as a plain access; other loads under checks are read per
 // element and do not narrow the vector.
 void chooseVectorWidth(PointwiseParams& p, const SegmentFacts& facts,
-                       const std::vector<Access>& accesses) {
+                       const std::vector<Access>& accesses, int cap) {
   const int m = static_cast<int>(p.groups.size());
   if (m > 0) {
     const auto& last = p.groups.back();
@@ -226,6 +227,7 @@ void chooseVectorWidth(PointwiseParams& p, const SegmentFacts& facts,
         any = true;
       }
     if (!any) width = 1;
+    if (cap > 0) width = std::min(width, static_cast<int>(pow2Floor(cap)));
     auto fits = [&](int v) {
       if (!single_chunked_group && last_extent % v != 0) return false;
       for (const Access& a : accesses) {
@@ -265,13 +267,14 @@ void describeBranches(PointwiseParams& p, const SegmentFacts& facts,
 
 }  // namespace
 
-PointwiseParams pointwiseLayout(const SegmentFacts& facts, const std::vector<Access>& accesses) {
+PointwiseParams pointwiseLayout(const SegmentFacts& facts, const std::vector<Access>& accesses,
+                                int max_vector_width) {
   PointwiseParams p;
   p.reference_output = facts.reference_output;
   p.iter_sizes = facts.iter_sizes;
   mergeDims(p, facts, accesses);
   chooseBreakPoint(p, accesses);
-  chooseVectorWidth(p, facts, accesses);
+  chooseVectorWidth(p, facts, accesses, max_vector_width);
   describeBranches(p, facts, accesses);
   return p;
 }
@@ -349,7 +352,7 @@ PointwiseParams computePointwiseParams(const SegmentFacts& facts,
                                        const std::vector<Access>& accesses,
                                        const DeviceProperties& device,
                                        const LaunchOverrides& overrides) {
-  PointwiseParams p = pointwiseLayout(facts, accesses);
+  PointwiseParams p = pointwiseLayout(facts, accesses, overrides.max_vector_width);
   const int64_t sms = std::max(1, device.multiprocessor_count);
   const int64_t chunks = p.chunks();
   // 1-D: 256 threads once there are 4 waves of them, one chunk a thread

@@ -86,9 +86,11 @@ void setShapeMode(PointwiseParams& p, const Fusion& segment, RuntimeInfo& info,
                   const SegmentFacts& facts, const std::vector<kernelgen::Access>& accesses);
 
 // The layout: reference output, merged dims, 1-D or 2-D schedule, vector
-// width (threads, unroll, grid still to choose).
+// width (threads, unroll, grid still to choose). `max_vector_width` > 0 caps
+// the width, rounded down to a power of two.
 PointwiseParams pointwiseLayout(const SegmentFacts& facts,
-                                const std::vector<kernelgen::Access>& accesses);
+                                const std::vector<kernelgen::Access>& accesses,
+                                int max_vector_width = 0);
 
 // Given threads and unroll (1-D) or threads and rows_per_block (2-D): the
 // grid and the index width. Grid dims are clamped to 2^32 - 1;
@@ -102,6 +104,7 @@ struct LaunchOverrides {
   int threads = 0;
   int unroll = 0;
   int rows_per_block = 0;  // 2-D; still raised where grid.y would pass 65535
+  int max_vector_width = 0;  // a cap on the elements a thread accesses at once
 };
 
 // The built-in rules (docs/schedulers/pointwise.md).
