@@ -155,7 +155,7 @@ struct GridShape {
 };
 
 // Inner: a row's lanes along threadIdx.x, rows along threadIdx.y.
-GridShape innerBlocks(ReductionParams& p, int64_t sms, int row_lanes, int unroll) {
+GridShape innerBlocks(ReductionParams& p, const HeuristicInputs& in, int64_t sms) {
   GridShape g;
   const int64_t vecs = std::max<int64_t>(1, ceilDiv(p.reduced_extent, p.vector_width));
   // Short rows: a power-of-two group of lanes per row (a warp-group shuffle
@@ -176,13 +176,13 @@ GridShape innerBlocks(ReductionParams& p, int64_t sms, int row_lanes, int unroll
   if (p.kept_extent == 1 && vecs > 32)
     p.block_x = static_cast<int>(
         std::max<int64_t>(p.block_x, std::clamp<int64_t>(pow2Ceil(ceilDiv(vecs, 4)), 32, 512)));
-  if (row_lanes > 0) p.block_x = row_lanes;
+  if (in.row_lanes > 0) p.block_x = in.row_lanes;
   // At least a whole warp: the shuffles of a lane group name all 32 lanes.
   p.block_y = static_cast<int>(std::max<int64_t>(
       std::min<int64_t>(kBlockThreads / p.block_x, pow2Ceil(std::max<int64_t>(1, p.kept_extent))),
       32 / std::min(p.block_x, 32)));
   p.unroll = static_cast<int>(std::clamp<int64_t>(ceilDiv(vecs, p.block_x), 1, 4));
-  if (unroll > 0) p.unroll = unroll;
+  if (in.unroll > 0) p.unroll = in.unroll;
   g.grid_x = std::max<int64_t>(1, ceilDiv(p.kept_extent, p.block_y));
   const int64_t steps = ceilDiv(vecs, int64_t{p.block_x} * p.unroll);
   if (g.grid_x < 2 * sms && steps >= 8)
@@ -268,8 +268,7 @@ ReductionParams computeReductionParams(const HeuristicInputs& in, const DevicePr
   ReductionParams p;
   chooseLayout(p, in);
   const int64_t sms = std::max(1, device.multiprocessor_count);
-  GridShape g = p.kind == ReductionKind::Inner ? innerBlocks(p, sms, in.row_lanes, in.unroll)
-                                               : outerBlocks(p, in, sms);
+  GridShape g = p.kind == ReductionKind::Inner ? innerBlocks(p, in, sms) : outerBlocks(p, in, sms);
   if (in.forced_splits > 0) g.splits = in.forced_splits;
   g.splits = std::clamp<int64_t>(g.splits, 1, 65535);
   p.grid = {static_cast<uint32_t>(std::min<int64_t>(g.grid_x, UINT32_MAX)),
