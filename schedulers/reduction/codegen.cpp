@@ -225,13 +225,19 @@ void KernelWriter::edgeLoop(kir::Block& k, const kir::Block& chunk) {
 // across x (the row's lanes), Outer across y (the block's rows, in order).
 void KernelWriter::threadCombine(kir::Block& k) {
   const kir::Value smem = kir::var("fusebox_reduction_smem");
-  for (size_t a = 0; a < accs_.size(); ++a) {
-    if (inner_) {
-      if (p_.block_x == 1) continue;
-      block_sync_ = true;
-      kir::combineLanes(k, {state(a), p_.block_x, smem});
-      continue;
+  if (inner_) {
+    if (p_.block_x == 1) return;
+    block_sync_ = true;
+    // Every reduction's states at once: one set of barriers for all.
+    for (size_t first = 0; first < accs_.size(); first += kir::kMaxLanesStates) {
+      kir::LanesCombine c{state(first), p_.block_x, smem};
+      for (size_t a = first + 1; a < std::min(accs_.size(), first + kir::kMaxLanesStates); ++a)
+        c.more.push_back(state(a));
+      kir::combineLanes(k, std::move(c));
     }
+    return;
+  }
+  for (size_t a = 0; a < accs_.size(); ++a) {
     if (p_.block_y == 1) continue;
     block_sync_ = true;
     kir::combineRows(k, {.s = state(a),
@@ -419,7 +425,7 @@ int64_t sharedMemoryBytes(const ReductionStructure& st, const ReductionParams& p
   for (const Expr* r : st.reductions) widest = std::max(widest, accumulatorFor(r).state_bytes);
   const int64_t threads = int64_t{p.block_x} * p.block_y;
   if (p.kind == ReductionKind::Inner)
-    return kir::lanesCombineShuffles(p.block_x) ? 0 : threads * widest;
+    return kir::lanesCombineSharedBytes(p.block_x, threads, widest);
   return p.block_y > 1 ? threads * p.vector_width * widest : 0;
 }
 

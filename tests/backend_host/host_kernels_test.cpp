@@ -88,6 +88,9 @@ TEST(HostKernels, ManyBlocksOverTwoGridDimensionsRunOnWorkerThreads) {
 //   1: per threadIdx.y slice, the max by blockReduceX (row = blockIdx.x * blockDim.y + y)
 //   2: Welford variance (m2 / n) of the row by warp shuffles + blockReduce
 //   3: the row reversed through dynamic shared memory (m == block size)
+//   4: per threadIdx.y slice, the sum and the max at once by
+//      storeWarpPartial / combineWarpPartials (out[2r], out[2r + 1]), twice
+//      in a row through the same slots
 const char* kReduceSource = R"(#include <fusebox_runtime.cuh>
 extern "C" __global__ void block_reductions(fusebox::KernelParams p) {
   const float* in = static_cast<const float*>(p.ptr[0]);
@@ -119,6 +122,48 @@ extern "C" __global__ void block_reductions(fusebox::KernelParams p) {
     for (int64_t j = tid; j < m; j += nthreads) fusebox::welfordUpdate(w, row[j]);
     w = fusebox::blockReduce(w, fusebox::WelfordCombine{}, wsmem);
     if (tid == 0) out[blockIdx.x] = w.m2 / static_cast<float>(w.n);
+  } else if (mode == 4) {
+    const int64_t r = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
+    const float* row = in + r * m;
+    float sum = 0.0f, best = fusebox::NumericLimits<float>::lowest();
+    for (int64_t j = threadIdx.x; j < m; j += blockDim.x) {
+      sum += row[j];
+      best = fusebox::op::maximum(best, row[j]);
+    }
+    unsigned char* const slots = reinterpret_cast<unsigned char*>(smem);
+    float* const sums = reinterpret_cast<float*>(slots);
+    float* const bests = reinterpret_cast<float*>(slots + fusebox::warpSlotBytes<float>());
+    for (int round = 0; round < 2; ++round) {
+      // The second round combines the first's results again: every lane
+      // holds the row's total, so the sum grows by the lane count.
+      fusebox::storeWarpPartial(sum, fusebox::ReduceSum{}, sums);
+      fusebox::storeWarpPartial(best, fusebox::ReduceMax{}, bests);
+      __syncthreads();
+      // The warp count is the kernel's constant: one case a block shape.
+#define COMBINE(W)                                                   \
+  case W:                                                            \
+    sum = fusebox::combineWarpPartials<W>(fusebox::ReduceSum{}, sums);    \
+    best = fusebox::combineWarpPartials<W>(fusebox::ReduceMax{}, bests); \
+    break;
+      switch (blockDim.x / 32) {
+        COMBINE(2)
+        COMBINE(3)
+        COMBINE(8)
+        COMBINE(32)
+        default:
+          __trap();
+      }
+#undef COMBINE
+      __syncthreads();
+      if (round == 0 && threadIdx.x == 0) {
+        out[2 * r] = sum;
+        out[2 * r + 1] = best;
+      }
+    }
+    // Every lane of the row got the same results.
+    if (threadIdx.x == 1 && (sum != out[2 * r] * static_cast<float>(blockDim.x) ||
+                             best != out[2 * r + 1]))
+      __trap();
   } else {
     float* staged = fusebox::dynamicSharedMemory<float>();
     staged[tid] = in[blockIdx.x * m + tid];
@@ -183,6 +228,23 @@ TEST(HostKernels, BlockReduceXReducesEachRowOfTheBlockSeparately) {
       const float expected =
           *std::max_element(values.begin() + r * m, values.begin() + (r + 1) * m);
       EXPECT_EQ(best[r], expected) << "block.x=" << block[0] << " row " << r;
+    }
+  }
+}
+
+TEST(HostKernels, SeveralStatesCombineAcrossWarpsInOneBarrier) {
+  const int64_t m = 301;
+  for (std::array<uint32_t, 3> block :
+       {std::array<uint32_t, 3>{64, 4, 1}, {96, 2, 1}, {256, 1, 1}, {1024, 1, 1}}) {
+    const int64_t rows = 3 * block[1];
+    const std::vector<float> values = rowValues(rows, m);
+    const std::vector<float> out = runReduction(4, rows, m, block, 3, 2 * rows);
+    for (int64_t r = 0; r < rows; ++r) {
+      double sum = 0;
+      for (int64_t j = 0; j < m; ++j) sum += values[r * m + j];
+      const float best = *std::max_element(values.begin() + r * m, values.begin() + (r + 1) * m);
+      EXPECT_NEAR(out[2 * r], sum, 1e-3) << "block.x=" << block[0] << " row " << r;
+      EXPECT_EQ(out[2 * r + 1], best) << "block.x=" << block[0] << " row " << r;
     }
   }
 }

@@ -3,6 +3,7 @@
 // barrier across blocks), refuses what it cannot lower, and dumps as one
 // node. Their results are checked by the reduction and persistent suites,
 // which run the lowered kernels on the host backend.
+#include <fmt/format.h>
 #include <fusebox/error.h>
 
 #include <gtest/gtest.h>
@@ -40,6 +41,55 @@ TEST(KernelIrCombine, LanesShuffleWithinAWarpAndGoThroughSharedMemoryBeyond) {
   // What sizes a kernel's shared memory for the combine says the same.
   EXPECT_TRUE(lanesCombineShuffles(1) && lanesCombineShuffles(16) && lanesCombineShuffles(32));
   EXPECT_FALSE(lanesCombineShuffles(24) || lanesCombineShuffles(64) || lanesCombineShuffles(0));
+  EXPECT_EQ(lanesCombineSharedBytes(32, 256, 4), 0);
+  EXPECT_EQ(lanesCombineSharedBytes(24, 48, 4), 48 * 4);
+  EXPECT_EQ(lanesCombineSharedBytes(128, 256, 8), 256 * 8 + 128);
+}
+
+TEST(KernelIrCombine, SeveralStatesOfLanesShareTheirBarriers) {
+  auto many = [](int lanes, size_t count) {
+    Block k;
+    LanesCombine c{sumOf("acc0"), lanes, var("smem")};
+    for (size_t i = 1; i < count; ++i)
+      c.more.push_back({var(fmt::format("acc{}", i)), named(i == 1 ? "double" : "float"),
+                        "fusebox::ReduceMax", text("0")});
+    combineLanes(k, std::move(c));
+    return printCuda(k, 0);
+  };
+  // Each state's region after the one before it, in the state's own type.
+  EXPECT_EQ(many(128, 3),
+            "{\n"
+            "  unsigned char* const lane_smem = reinterpret_cast<unsigned char*>(smem);\n"
+            "  float* const lane_slots0 = reinterpret_cast<float*>(lane_smem);\n"
+            "  double* const lane_slots1 = reinterpret_cast<double*>(lane_smem + "
+            "fusebox::warpSlotBytes<float>());\n"
+            "  float* const lane_slots2 = reinterpret_cast<float*>(lane_smem + "
+            "(fusebox::warpSlotBytes<float>() + fusebox::warpSlotBytes<double>()));\n"
+            "  fusebox::storeWarpPartial(acc0, fusebox::ReduceSum{}, lane_slots0);\n"
+            "  fusebox::storeWarpPartial(acc1, fusebox::ReduceMax{}, lane_slots1);\n"
+            "  fusebox::storeWarpPartial(acc2, fusebox::ReduceMax{}, lane_slots2);\n"
+            "  __syncthreads();\n"
+            "  acc0 = fusebox::combineWarpPartials<4>(fusebox::ReduceSum{}, lane_slots0);\n"
+            "  acc1 = fusebox::combineWarpPartials<4>(fusebox::ReduceMax{}, lane_slots1);\n"
+            "  acc2 = fusebox::combineWarpPartials<4>(fusebox::ReduceMax{}, lane_slots2);\n"
+            "  __syncthreads();\n"
+            "}\n");
+  // Within a warp, shuffles a state; 24 lanes, a tree a state.
+  EXPECT_EQ(many(16, 2),
+            "acc0 = fusebox::warpGroupReduce<16>(acc0, fusebox::ReduceSum{});\n"
+            "acc1 = fusebox::warpGroupReduce<16>(acc1, fusebox::ReduceMax{});\n");
+  EXPECT_EQ(
+      many(24, 2),
+      "acc0 = fusebox::blockReduceX(acc0, fusebox::ReduceSum{}, reinterpret_cast<float*>(smem));\n"
+      "acc1 = fusebox::blockReduceX(acc1, fusebox::ReduceMax{}, "
+      "reinterpret_cast<double*>(smem));\n");
+  EXPECT_NO_THROW(many(64, kMaxLanesStates));
+  EXPECT_THROW(many(64, kMaxLanesStates + 1), InternalError);
+  Block k;
+  combineLanes(k, {sumOf("acc0"), 64, var("smem"), {sumOf("acc1")}});
+  EXPECT_EQ(printIr(k),
+            "combine lanes(64) acc0: float by fusebox::ReduceSum, acc1: float by "
+            "fusebox::ReduceSum through smem\n");
 }
 
 TEST(KernelIrCombine, RowsCombineInOrderOfYLaidOutYVX) {

@@ -115,6 +115,50 @@ TEST(InnerOuterPersistentHeuristics, LayernormBackwardOnAnH100) {
   EXPECT_EQ(paramLine(params, "column accumulators"), "registers") << params;
 }
 
+// Layernorm backward's kernel on an H100 at 16384x4096 (column accumulators
+// in shared memory): the row's two sums combine in one pair of barriers, and
+// the output pass moves each chunk's accumulators between shared memory and
+// registers whole, in 16-byte groups ([c][k][v / 4][thread][v % 4]), not an
+// element at a time. (Its results: persistent_cases.inc.)
+TEST(InnerOuterPersistentKernel, RowSumsShareBarriersAndAccumulatorsMoveAsVectors) {
+  DeviceProperties h100;
+  h100.multiprocessor_count = 132;
+  h100.shared_memory_per_block = 227 * 1024;
+  PythonDefinition def = normDefinition(Norm::LayerNormBwd, DataType::BFloat16);
+  const std::vector<ArgumentInfo> infos = {
+      tensorInfo(DataType::BFloat16, {16384, 4096}), tensorInfo(DataType::BFloat16, {16384, 4096}),
+      tensorInfo(DataType::Float, {16384}), tensorInfo(DataType::Float, {16384}),
+      tensorInfo(DataType::BFloat16, {4096})};
+  auto s = builtinScheduler("inner_outer_persistent");
+  s->configure({});
+  RuntimeInfo info(*def.fusion, infos, h100);
+  ASSERT_TRUE(runTimeDecision(*s, *def.fusion, info).accepted());
+  auto plan = planOf(*s, *def.fusion, info);
+  auto* kp = dynamic_cast<KernelPlan*>(plan.get());
+  ASSERT_NE(kp, nullptr);
+  const std::string& src = kp->kernel.source;
+  auto count = [&src](const std::string& what) {
+    size_t n = 0;
+    for (size_t p = src.find(what); p != std::string::npos; p = src.find(what, p + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("fusebox::storeWarpPartial("), 2u) << src;
+  EXPECT_EQ(count("fusebox::blockReduceX("), 0u) << src;
+  EXPECT_NE(src.find("for (int v = 0; v < 8; ++v) ccl0[v] = cacc0[((k * 2 + v / 4) * 256 + ctid) "
+                     "* 4 + v % 4];"),
+            std::string::npos)
+      << src;
+  EXPECT_NE(src.find("ccl1[v] = fusebox::ReduceSum{}(ccl1[v], "), std::string::npos) << src;
+  EXPECT_NE(src.find("for (int v = 0; v < 8; ++v) cacc1[((k * 2 + v / 4) * 256 + ctid) * 4 + v % "
+                     "4] = ccl1[v];"),
+            std::string::npos)
+      << src;
+  // The block's rows read each other's slots 4 states apart.
+  EXPECT_NE(src.find("s = fusebox::ReduceSum{}(s, csm[(y * 128 + threadIdx.x) * 4]);"),
+            std::string::npos)
+      << src;
+}
+
 // Rows of 384 chunks or more take 128 threads and as many chunks as they
 // need while their buffers keep at most 256 B a thread; past that, 4 chunks
 // still.

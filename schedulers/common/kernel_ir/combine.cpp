@@ -30,20 +30,58 @@ void checkState(const CombineState& s, const char* what) {
 }
 
 Block lowerLanes(const LanesCombine& c) {
-  checkState(c.s, "lanes");
+  std::vector<CombineState> states{c.s};
+  states.insert(states.end(), c.more.begin(), c.more.end());
+  for (const CombineState& s : states) checkState(s, "lanes");
   FUSEBOX_CHECK(c.lanes >= 1, "kernel IR: a lanes combine over {} lanes", c.lanes);
+  FUSEBOX_CHECK(states.size() <= kMaxLanesStates,
+                "kernel IR: a lanes combine of {} states (at most {})", states.size(),
+                kMaxLanesStates);
   Block out;
   if (c.lanes == 1) return out;
-  const Value functor = text(c.s.functor + "{}");
   if (lanesCombineShuffles(c.lanes)) {
-    out.assign(c.s.state, call("fusebox::warpGroupReduce", {c.s.state, functor},
+    for (const CombineState& s : states)
+      out.assign(s.state, call("fusebox::warpGroupReduce", {s.state, text(s.functor + "{}")},
                                {named(std::to_string(c.lanes))}));
     return out;
   }
   FUSEBOX_CHECK(c.smem.defined(), "kernel IR: a combine over {} lanes needs shared memory",
                 c.lanes);
-  out.assign(c.s.state, call("fusebox::blockReduceX",
-                             {c.s.state, functor, reinterpretAs(pointerTo(c.s.type), c.smem)}));
+  if (c.lanes % 32 != 0 || states.size() == 1) {
+    // A state alone: one warp combines the warps' partials (every warp
+    // doing it cost cross-entropy 4096x32000, whose state's combine takes
+    // two exponentials, 6% on an H200); other lane counts: a shared-memory
+    // tree a state (block_reduce.cuh).
+    for (const CombineState& s : states)
+      out.assign(s.state,
+                 call("fusebox::blockReduceX",
+                      {s.state, text(s.functor + "{}"), reinterpretAs(pointerTo(s.type), c.smem)}));
+    return out;
+  }
+  // Several states over whole warps: every state's warp partials, one
+  // barrier, each warp combines the row's partials, one barrier.
+  Block b = out.scope();
+  const Type bytes = named("unsigned char");
+  const Value base =
+      b.declare("lane_smem", constPointerTo(bytes), reinterpretAs(pointerTo(bytes), c.smem));
+  std::vector<Value> slots;
+  Value offset = lit(0);
+  for (size_t i = 0; i < states.size(); ++i) {
+    const CombineState& s = states[i];
+    slots.push_back(b.declare(fmt::format("lane_slots{}", i), constPointerTo(s.type),
+                              reinterpretAs(pointerTo(s.type), i == 0 ? base : base + offset)));
+    offset = i == 0 ? call("fusebox::warpSlotBytes", {}, {s.type})
+                    : offset + call("fusebox::warpSlotBytes", {}, {s.type});
+  }
+  for (size_t i = 0; i < states.size(); ++i)
+    b.evaluate(call("fusebox::storeWarpPartial",
+                    {states[i].state, text(states[i].functor + "{}"), slots[i]}));
+  b.syncThreads();
+  for (size_t i = 0; i < states.size(); ++i)
+    b.assign(states[i].state,
+             call("fusebox::combineWarpPartials", {text(states[i].functor + "{}"), slots[i]},
+                  {named(std::to_string(c.lanes / 32))}));
+  b.syncThreads();  // the slots may be reused after the combine
   return out;
 }
 
@@ -62,9 +100,12 @@ Block lowerRows(const RowsCombine& c) {
   const Value x = c.x.defined() ? c.x : threadIdx('x');
   const Value own_row = c.y.defined() ? c.y : threadIdx('y');
   const Value columns = lit(c.columns);
+  FUSEBOX_CHECK(c.stride >= 1, "kernel IR: a rows combine with slots {} apart", c.stride);
+  auto strided = [&](const Value& i) { return c.stride == 1 ? i : i * lit(c.stride); };
   // Row y's state v: [y][v][x].
   auto slot = [&](const Value& y) {
-    return subscript(csm, c.width ? (y * lit(c.width) + v) * columns + x : y * columns + x);
+    return subscript(csm,
+                     strided(c.width ? (y * lit(c.width) + v) * columns + x : y * columns + x));
   };
   auto perState = [&](Block& b) {
     if (c.width == 0) return b;
@@ -78,7 +119,7 @@ Block lowerRows(const RowsCombine& c) {
   // Rows in order, each row's states independent of each other: `width`
   // combines in flight a row, not one chain of rows per state.
   Block reader = c.broadcast ? s : s.ifThen(own_row == lit(0));
-  perState(reader).assign(mine, c.width ? subscript(csm, v * columns + x) : subscript(csm, x));
+  perState(reader).assign(mine, subscript(csm, strided(c.width ? v * columns + x : x)));
   if (c.rows > 1) {
     Block row = reader.forLoop("y", intType(), lit(1), lit(c.rows), {}, Unroll::None,
                                c.width ? BodyStyle::Braces : BodyStyle::SameLine);
@@ -210,6 +251,13 @@ bool lanesCombineShuffles(int lanes) {
   return lanes >= 1 && lanes <= 32 && (lanes & (lanes - 1)) == 0;
 }
 
+int64_t lanesCombineSharedBytes(int lanes, int64_t threads, int64_t widest_state_bytes) {
+  if (lanesCombineShuffles(lanes)) return 0;
+  // kMaxLanesStates regions of threads / 32 slots, each rounded up to 16
+  // bytes: at most a quarter of a state a thread, plus 8 x 15 bytes.
+  return threads * widest_state_bytes + (lanes % 32 == 0 ? 128 : 0);
+}
+
 void combineLanes(Block& block, LanesCombine c) {
   auto spec = std::make_shared<CombineSpec>();
   spec->scope = CombineSpec::Scope::Lanes;
@@ -265,7 +313,9 @@ std::string describeCombine(const CombineSpec& spec) {
   switch (spec.scope) {
     case CombineSpec::Scope::Lanes: {
       const LanesCombine& c = spec.lanes;
-      return fmt::format("combine lanes({}) {}{}", c.lanes, stateText(c.s, 0),
+      std::string states = stateText(c.s, 0);
+      for (const CombineState& s : c.more) states += ", " + stateText(s, 0);
+      return fmt::format("combine lanes({}) {}{}", c.lanes, states,
                          c.smem.defined() ? " through " + printValue(c.smem) : "");
     }
     case CombineSpec::Scope::Rows: {

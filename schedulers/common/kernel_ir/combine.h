@@ -35,10 +35,27 @@ struct CombineState {
 // the shared memory a kernel declares for it.
 bool lanesCombineShuffles(int lanes);
 
+//
+// `more`: states combined with `s` in the same barriers (at most
+// kMaxLanesStates in all): beyond a warp, with lanes a multiple of 32, every
+// warp stores its partial of each state, the block passes one barrier and
+// every warp combines its row's partials (a second barrier frees `smem`):
+// two barriers for all, where a state alone takes three (one warp combines
+// the partials and shares the result: fewer instructions when there is
+// one state to combine). `smem` then
+// holds a region a state, each a slot a warp of the block rounded up to 16
+// bytes: lanesCombineSharedBytes() is enough for up to kMaxLanesStates.
+inline constexpr size_t kMaxLanesStates = 8;
+// The shared memory a lanes combine over `lanes` lanes of a block of
+// `threads` needs, its widest state `widest_state_bytes`: none when it
+// shuffles, else a state a thread (and for whole warps up to 128 bytes for
+// the regions' rounding).
+int64_t lanesCombineSharedBytes(int lanes, int64_t threads, int64_t widest_state_bytes);
 struct LanesCombine {
   CombineState s;
   int lanes = 1;
   Value smem{};
+  std::vector<CombineState> more{};
 };
 
 // Across the block's rows, in order of row: thread (x, y) of `rows` rows
@@ -49,7 +66,9 @@ struct LanesCombine {
 // every row gets the result (else row 0 only, the others keep their own).
 // `stored`: the states are in `smem` already, in that layout, and the block
 // synchronized since: only the read, into `state` (no barrier before or
-// after; the caller owns the memory).
+// after; the caller owns the memory). `stride`: states between two
+// consecutive slots of that layout (a caller's slots interleaved with
+// others', as vectors).
 struct RowsCombine {
   CombineState s;
   int rows = 1;
@@ -60,6 +79,7 @@ struct RowsCombine {
   Value x{};
   Value y{};
   bool stored = false;
+  int stride = 1;
 };
 
 // Across the blocks of a grid, through partials in global memory: the

@@ -73,7 +73,8 @@ class ColumnKernelWriter final : public PersistentWriter {
                  const std::vector<VectorPlacement::ChunkLoad>& loads) override;
   // The per-column states (Arrays of vector_width) over the block's rows,
   // then over the grid's bands; every thread of the strip gets the results.
-  void combine(kir::Block& k, const kir::CombineState& state) override;
+  void combine(kir::Block& k, const std::vector<kir::CombineState>& states) override;
+  void combineOne(kir::Block& k, const kir::CombineState& state);
   void combineBlockRows(kir::Block& k, const kir::CombineState& state) const;
   void epilogue(kir::Block& k);
 
@@ -110,7 +111,11 @@ void ColumnKernelWriter::combineBlockRows(kir::Block& k, const kir::CombineState
                        .broadcast = true});
 }
 
-void ColumnKernelWriter::combine(kir::Block& k, const kir::CombineState& state) {
+void ColumnKernelWriter::combine(kir::Block& k, const std::vector<kir::CombineState>& states) {
+  for (const kir::CombineState& state : states) combineOne(k, state);
+}
+
+void ColumnKernelWriter::combineOne(kir::Block& k, const kir::CombineState& state) {
   combineBlockRows(k, state);
   if (p_.grid[1] <= 1) return;
   const int64_t offset = partial_offsets_.at(next_combine_++);

@@ -17,6 +17,7 @@ namespace fusebox::normalization {
 
 using kernelgen::ceilDiv;
 using kernelgen::pow2Ceil;
+using kernelgen::pow2Floor;
 
 using namespace fusebox::kernelgen;
 using namespace fusebox::reduction;
@@ -47,13 +48,31 @@ int64_t ColumnPartials::dynamicSharedBytes() const {
   return bytes;
 }
 
-// Slots [c][k][v][thread]: a warp's accesses hit consecutive banks.
+int64_t ColumnPartials::group(size_t c) const {
+  if (!shared_) return 1;
+  return std::min<int64_t>(std::max(1, p_.vector_width),
+                           kernelgen::pow2Floor(std::max<int64_t>(1, 16 / accs_[c].state_bytes)));
+}
+
+// Shared slots [c][k][v / G][thread][v % G], G states a 16-byte group: a
+// thread moves its chunk's states in 16-byte vectors, and a warp's vectors
+// are consecutive (no bank conflict).
 kir::Value ColumnPartials::slot(size_t c) const {
   const kir::Value acc = kir::var(fmt::format("cacc{}", c));
   const kir::Value k = kir::var("k", kir::intType()), v = kir::var("v", kir::intType());
   if (!shared_) return kir::subscript(kir::subscript(acc, k), v);
-  return kir::subscript(acc, (k * kir::lit(p_.vector_width) + v) * kir::lit(p_.threads()) +
-                                 kir::var("ctid", kir::intType()));
+  const int64_t G = group(c);
+  const kir::Value ctid = kir::var("ctid", kir::intType());
+  if (G == 1)
+    return kir::subscript(acc, (k * kir::lit(p_.vector_width) + v) * kir::lit(p_.threads()) + ctid);
+  return kir::subscript(
+      acc, ((k * kir::lit(p_.vector_width / G) + v / kir::lit(G)) * kir::lit(p_.threads()) + ctid) *
+                   kir::lit(G) +
+               v % kir::lit(G));
+}
+
+kir::Value ColumnPartials::chunkCopy(size_t c) const {
+  return kir::subscript(kir::var(fmt::format("ccl{}", c)), kir::var("v", kir::intType()));
 }
 
 namespace {
@@ -96,8 +115,28 @@ void ColumnPartials::declare(kir::Block& k) const {
   }
 }
 
+void ColumnPartials::beginChunk(kir::Block& pre_chunk, kir::Block& post_chunk) const {
+  if (!shared_) return;
+  // A chunk's states are copied in and out whole: vector accesses, and no
+  // shared memory access between an element's update and the next.
+  for (size_t c = 0; c < accs_.size(); ++c) {
+    const Accumulator& A = accs_[c];
+    pre_chunk.declare(
+        fmt::format("ccl{}", c),
+        kir::named(fmt::format("fusebox::Array<{}, {}>", A.stateType(), p_.vector_width)), {});
+    pre_chunk
+        .forLoop("v", kir::intType(), kir::lit(0), kir::lit(p_.vector_width), {}, kir::Unroll::Full,
+                 kir::BodyStyle::SameLine)
+        .assign(chunkCopy(c), slot(c));
+    post_chunk
+        .forLoop("v", kir::intType(), kir::lit(0), kir::lit(p_.vector_width), {}, kir::Unroll::Full,
+                 kir::BodyStyle::SameLine)
+        .assign(slot(c), chunkCopy(c));
+  }
+}
+
 void ColumnPartials::accumulate(kir::Block& at, size_t c, const kir::Value& x) const {
-  accs_[c].update(at, slot(c), x);
+  accs_[c].update(at, shared_ ? chunkCopy(c) : slot(c), x);
 }
 
 void ColumnPartials::storeBlockPartial(kir::Block& k, size_t c) const {
@@ -135,14 +174,19 @@ void ColumnPartials::storeBlockPartial(kir::Block& k, size_t c) const {
     kir::Block e =
         chunkElements(row0, p_.batch, V, kir::BodyStyle::Braces, kir::BodyStyle::Braces);
     const kir::Value s = e.declare("s", st, {});
-    kir::combineRows(
-        e, {.s = {s, st, A.functor, A.identity()},
-            .rows = p_.block[1],
-            .columns = p_.block[0],
-            .width = 0,
-            .smem = kir::var(fmt::format("cacc{}", c)) +
-                    (kir::var("k") * kir::lit(V) + kir::var("v")) * kir::lit(p_.threads()),
-            .stored = true});
+    const int64_t G = group(c);
+    const kir::Value kk = kir::var("k"), v = kir::var("v");
+    kir::combineRows(e, {.s = {s, st, A.functor, A.identity()},
+                         .rows = p_.block[1],
+                         .columns = p_.block[0],
+                         .width = 0,
+                         .smem = kir::var(fmt::format("cacc{}", c)) +
+                                 (G == 1 ? (kk * kir::lit(V) + v) * kir::lit(p_.threads())
+                                         : (kk * kir::lit(V / G) + v / kir::lit(G)) *
+                                                   kir::lit(p_.threads() * G) +
+                                               v % kir::lit(G)),
+                         .stored = true,
+                         .stride = static_cast<int>(G)});
     store(e, column(e) < kir::lit(H), s);
     return;
   }

@@ -35,8 +35,13 @@ class ColumnPartials {
   // The per-thread accumulators, at their identity: cacc<c>[batch] in
   // registers, or slots of the dynamic shared memory.
   void declare(kir::Block& k) const;
+  // Around the output pass's element loop: with the accumulators in shared
+  // memory, the chunk's states are copied into registers before it and
+  // back after it.
+  void beginChunk(kir::Block& pre_chunk, kir::Block& post_chunk) const;
   // Value `x` of column reduction c's input at element (k, v) of the
-  // thread's chunks enters its accumulator.
+  // thread's chunks enters its accumulator (in the output pass, after
+  // beginChunk).
   void accumulate(kir::Block& at, size_t c, const kir::Value& x) const;
   // After the row loop: the block combine, the partials, the grid barrier,
   // the final reduction and the column outputs.
@@ -57,6 +62,12 @@ class ColumnPartials {
   // Accumulator c's slot for chunk k, element v (the loop variables), of
   // this thread.
   kir::Value slot(size_t c) const;
+  // States of accumulator c in one 16-byte group of its shared slots (1 in
+  // registers).
+  int64_t group(size_t c) const;
+  // Element v of the output pass's copy of accumulator c's chunk (shared
+  // accumulators).
+  kir::Value chunkCopy(size_t c) const;
   // The block's partial row of accumulator c, stored at partial<c>.
   void storeBlockPartial(kir::Block& k, size_t c) const;
   // Block b's columns: the partials of every block reduced, in block order,

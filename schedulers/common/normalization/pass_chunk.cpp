@@ -28,7 +28,7 @@ bool PassContext::mergedStage(int stage) const {
 }
 
 PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
-                         const std::function<void(Placement&)>& extra) {
+                         const std::function<void(CachePlacement&)>& extra) {
   ElementWriter& w = c.w;
   const NormalizationStructure& st = c.st;
   CachePlacement placement(c.md, w.space(), c.cached, c.arrays);

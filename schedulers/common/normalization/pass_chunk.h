@@ -69,7 +69,7 @@ struct PassChunk {
 // mean<a> for variances; == st.stages: the outputs). `extra` writes more of
 // the output pass's element (inner-outer's column accumulators).
 PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
-                         const std::function<void(kernelgen::Placement&)>& extra = {});
+                         const std::function<void(CachePlacement&)>& extra = {});
 
 // Before pass `stage` (st.stages: the output pass): the results of the
 // reductions of earlier stages become values of `c.w`, states red<a>_<o>.

@@ -87,7 +87,7 @@ void PersistentWriter::passLoop(kir::Block& k, int stage, bool deviations) {
     pass_.load_hint =
         ++passes_written_ < p_.row_reads ? kir::LoadHint::KeepForNextPass : kir::LoadHint::LastUse;
   const PassChunk chunk =
-      writePassChunk(pass_, stage, deviations, [this](Placement& p) { outputPassExtra(p); });
+      writePassChunk(pass_, stage, deviations, [this](CachePlacement& p) { outputPassExtra(p); });
   k.append(chunk.pre_row);
   chunkLoop(k, chunk.body, chunk.loads);
   afterChunks(k, stage, deviations);
@@ -134,32 +134,44 @@ void PersistentWriter::reduceStage(kir::Block& k, int stage) {
   }
   passLoop(k, stage);
   const int64_t n = p_.reduced_extent;
+  // The stage's states combine together (one set of barriers for all).
+  std::vector<kir::CombineState> states;
   for (size_t a : in_stage) {
     const Accumulator& A = accs_[a];
     if (const OnlineExpSumPair* online = pass_.onlineMax(a)) {
       const bool approximate = w_.approximates(online->exp);
-      combine(k, {kir::var(name("acc", a)), kir::named(onlineType(A)),
-                  fmt::format("fusebox::OnlineExpSumCombine<{}>", approximate), onlineIdentity(A)});
-      continue;
+      states.push_back({kir::var(name("acc", a)), kir::named(onlineType(A)),
+                        fmt::format("fusebox::OnlineExpSumCombine<{}>", approximate),
+                        onlineIdentity(A)});
+    } else if (!A.welford) {
+      states.push_back(
+          {kir::var(name("acc", a)), kir::named(A.stateType()), A.functor, A.identity()});
+    } else {
+      states.push_back(
+          {kir::var(name("sum", a)), kir::named(A.scalar), "fusebox::ReduceSum", kir::lit(0)});
     }
-    if (!A.welford) {
-      combine(k, {kir::var(name("acc", a)), kir::named(A.stateType()), A.functor, A.identity()});
-      continue;
-    }
-    combine(k, {kir::var(name("sum", a)), kir::named(A.scalar), "fusebox::ReduceSum", kir::lit(0)});
+  }
+  combine(k, states);
+  std::vector<kir::CombineState> deviations;
+  for (size_t a : in_stage) {
+    const Accumulator& A = accs_[a];
+    if (!A.welford) continue;
     // The mean of no elements stays 0, as a Welford state's.
     fill(k, A.scalar, name("mean", a),
          n > 0 ? at(name("sum", a)) / kir::cast(kir::named(A.scalar), kir::lit(n)) : kir::lit(0),
          true);
     fill(k, A.scalar, name("sq", a), kir::lit(0));
+    deviations.push_back(
+        {kir::var(name("sq", a)), kir::named(A.scalar), "fusebox::ReduceSum", kir::lit(0)});
   }
-  if (variances) passLoop(k, stage, true);
+  if (variances) {
+    passLoop(k, stage, true);
+    combine(k, deviations);
+  }
   for (size_t a : in_stage) {
     const Accumulator& A = accs_[a];
     const std::string acc = name("acc", a);
     if (A.welford) {
-      combine(k,
-              {kir::var(name("sq", a)), kir::named(A.scalar), "fusebox::ReduceSum", kir::lit(0)});
       const std::string type =
           width_ ? fmt::format("fusebox::Array<{}, {}>", A.stateType(), width_) : A.stateType();
       k.declare(acc, kir::named(type), {});

@@ -54,11 +54,11 @@ class PersistentWriter {
   // for the loop to issue.
   virtual void chunkLoop(kir::Block& k, const kir::Block& body,
                          const std::vector<kernelgen::VectorPlacement::ChunkLoad>& loads) = 0;
-  // Combines `state` across the threads (and blocks) that share it; every
-  // thread that holds it gets the result.
-  virtual void combine(kir::Block& k, const kir::CombineState& state) = 0;
+  // Combines `states` (a stage's, at once) across the threads (and blocks)
+  // that share them; every thread that holds one gets its result.
+  virtual void combine(kir::Block& k, const std::vector<kir::CombineState>& states) = 0;
   // More of the output pass's element (inner-outer's column accumulators).
-  virtual void outputPassExtra(kernelgen::Placement&) {}
+  virtual void outputPassExtra(CachePlacement&) {}
   // More of pass `stage` after the loop over the chunks (a row's scalar
   // edge: row_edge.h).
   virtual void afterChunks(kir::Block&, int /*stage*/, bool /*deviations*/) {}

@@ -83,8 +83,8 @@ class RowKernelWriter final : public PersistentWriter {
   // The chunk's indices (mb, the reduced dims', the m<g>) from `start`.
   void declareChunkIndices(kir::Block& chunk, const std::string& start) const;
   // The row's threads combine; every thread of the row gets the result.
-  void combine(kir::Block& k, const kir::CombineState& state) override;
-  void outputPassExtra(Placement& placement) override;
+  void combine(kir::Block& k, const std::vector<kir::CombineState>& states) override;
+  void outputPassExtra(CachePlacement& placement) override;
   void afterChunks(kir::Block& k, int stage, bool deviations) override;
   // The row's head, body_end and edge_count (rows with a scalar edge).
   void declareRowEdge(kir::Block& rows) const;
@@ -261,25 +261,36 @@ void RowKernelWriter::afterChunks(kir::Block& k, int stage, bool deviations) {
   edgeElement(k, chunk.body);
 }
 
-void RowKernelWriter::outputPassExtra(Placement& placement) {
+void RowKernelWriter::outputPassExtra(CachePlacement& placement) {
   if (columns_ == nullptr) return;
+  partials_->beginChunk(placement.vec.pre_chunk, placement.vec.post_chunk);
   for (size_t k = 0; k < columns_->column_reductions.size(); ++k) {
     const auto* in = columns_->column_reductions[k]->input(0)->as<TensorView>();
     partials_->accumulate(w_.sink.at(), k, w_.value(in, w_.iterationIndexOf(in), placement));
   }
 }
 
-void RowKernelWriter::combine(kir::Block& k, const kir::CombineState& state) {
-  kir::combineLanes(k, {state, p_.block[0], kir::var("fusebox_norm_smem")});
+void RowKernelWriter::combine(kir::Block& k, const std::vector<kir::CombineState>& states) {
+  for (size_t first = 0; first < states.size(); first += kir::kMaxLanesStates) {
+    const size_t last = std::min(states.size(), first + kir::kMaxLanesStates);
+    kir::combineLanes(k, {states[first],
+                          p_.block[0],
+                          kir::var("fusebox_norm_smem"),
+                          {states.begin() + static_cast<std::ptrdiff_t>(first) + 1,
+                           states.begin() + static_cast<std::ptrdiff_t>(last)}});
+  }
   if (p_.row_split == 1) return;
   // Then across the cluster, through the exchange slots after the buffers'
   // shared memory: one of two regions, in turn (ClusterCombine).
   const int64_t region = int64_t{p_.block[1]} * widestCombinedStateBytes(st_, p_.reload);
-  const kir::Value base =
-      kir::call("fusebox::dynamicSharedMemory", {}, {kir::named("unsigned char")}) +
-      kir::lit(p_.shared_buffer_bytes + (cluster_combines_++ % 2) * region);
-  kir::combineCluster(k, {state, p_.row_split, kir::reinterpretAs(kir::pointerTo(state.type), base),
-                          kir::asIndex(kir::threadIdx('y')), kir::threadIdx('x') == kir::lit(0)});
+  for (const kir::CombineState& state : states) {
+    const kir::Value base =
+        kir::call("fusebox::dynamicSharedMemory", {}, {kir::named("unsigned char")}) +
+        kir::lit(p_.shared_buffer_bytes + (cluster_combines_++ % 2) * region);
+    kir::combineCluster(k,
+                        {state, p_.row_split, kir::reinterpretAs(kir::pointerTo(state.type), base),
+                         kir::asIndex(kir::threadIdx('y')), kir::threadIdx('x') == kir::lit(0)});
+  }
 }
 
 void RowKernelWriter::epilogue(kir::Block& k) {
@@ -360,8 +371,8 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
 }  // namespace
 
 int64_t rowKernelSharedMemoryBytes(const NormalizationStructure& st, const PersistentParams& p) {
-  if (kir::lanesCombineShuffles(p.block[0])) return 0;
-  return int64_t{p.threads()} * widestCombinedStateBytes(st, p.reload);
+  return kir::lanesCombineSharedBytes(p.block[0], p.threads(),
+                                      widestCombinedStateBytes(st, p.reload));
 }
 
 std::unique_ptr<KernelPlan> rowKernelPlan(GeneratedKernel gen, const PersistentParams& p,
