@@ -172,6 +172,32 @@ TEST(KernelIrCombine, ARowsCombineOfScalarsAtTheThreadsItNames) {
             "threadIdx.x]);\n"
             "  }\n"
             "}\n");
+  // Slots interleaved with others' (16-byte groups): `stride` states apart.
+  Block strided;
+  combineRows(strided, {.s = sumOf("s"),
+                        .rows = 2,
+                        .columns = 32,
+                        .width = 0,
+                        .smem = var("slots"),
+                        .broadcast = false,
+                        .stored = true,
+                        .stride = 4});
+  EXPECT_EQ(printCuda(strided, 0),
+            "{\n"
+            "  float* const csm = reinterpret_cast<float*>(slots);\n"
+            "  if (threadIdx.y == 0) {\n"
+            "    s = csm[threadIdx.x * 4];\n"
+            "    for (int y = 1; y < 2; ++y) s = fusebox::ReduceSum{}(s, csm[(y * 32 + "
+            "threadIdx.x) * 4]);\n"
+            "  }\n"
+            "}\n");
+  EXPECT_EQ(printIr(strided),
+            "combine rows(2 of 32 columns) s: float by fusebox::ReduceSum through slots, slots 4 "
+            "apart, to row 0\n");
+  RowsCombine no_stride{.s = sumOf("s"), .rows = 2, .smem = var("slots"), .stride = 0};
+  Block bad;
+  combineRows(bad, no_stride);
+  EXPECT_THROW(printCuda(bad, 0), InternalError);
 }
 
 GridCombine gridOf(GridProtocol protocol, int width) {

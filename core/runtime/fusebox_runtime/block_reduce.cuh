@@ -94,8 +94,10 @@ FUSEBOX_DEVICE void storeWarpPartial(T value, Op op, T* slots) {
 
 // Warps: blockDim.x / 32, known to the kernel. Lane l of each warp loads
 // partial l % Warps and the warp combines them by shuffles: a power of two
-// by a butterfly (every lane ends with the same value, the operands in the
-// same order), other counts into lane 0, then broadcast. Every warp does the
+// by a butterfly in which both lanes of a pair put the lower lane's value
+// first (so every lane computes the same bits even where op(a, b) and
+// op(b, a) round differently: a contracted online exp-sum, Welford), other
+// counts into lane 0, then broadcast. Every warp does the
 // same, so every thread of the row gets the same result. (Each thread
 // combining every partial itself cost softmax backward 16384x4096, 16 warps
 // a row and 8 elements a thread, 4% on an H200.)
@@ -105,8 +107,10 @@ FUSEBOX_DEVICE T combineWarpPartials(Op op, const T* slots) {
   const T* row = slots + static_cast<int>(threadIdx.y + blockDim.y * threadIdx.z) * Warps;
   T partial = row[laneId() % Warps];
   if ((Warps & (Warps - 1)) == 0) {
-    for (int offset = Warps / 2; offset > 0; offset /= 2)
-      partial = op(partial, shflXor(partial, offset));
+    for (int offset = Warps / 2; offset > 0; offset /= 2) {
+      const T other = shflXor(partial, offset);
+      partial = (laneId() & offset) != 0 ? op(other, partial) : op(partial, other);
+    }
     return partial;
   }
   return shflIdx(warpReducePartial(partial, op, Warps), 0);

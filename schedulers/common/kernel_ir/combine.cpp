@@ -320,9 +320,10 @@ std::string describeCombine(const CombineSpec& spec) {
     }
     case CombineSpec::Scope::Rows: {
       const RowsCombine& c = spec.rows;
-      return fmt::format("combine rows({} of {} columns) {} through {}{}", c.rows, c.columns,
+      return fmt::format("combine rows({} of {} columns) {} through {}{}{}", c.rows, c.columns,
                          stateText(c.s, c.width),
                          c.smem.defined() ? printValue(c.smem) : "(no shared memory)",
+                         c.stride > 1 ? fmt::format(", slots {} apart", c.stride) : "",
                          c.broadcast ? "" : ", to row 0");
     }
     case CombineSpec::Scope::Grid: {
