@@ -192,22 +192,38 @@ FUSEBOX_DEVICE float exp_approx(float x) {
   return ::expf(x);
 #endif
 }
-// a / b as (a * s) * (1 / (b * s)), 1.5 ulp: with the same b for every
-// element (a row's sum) the compiler computes s and the reciprocal once, so
-// each element costs two multiplies instead of a division. s (a power of two:
-// 2^24 for |b| < 2^-126, 2^-24 for |b| >= 2^126, else 1) keeps the
-// reciprocal a normal float, so zeros, infinities, NaN, denormal and huge
-// divisors give what a / b gives.
-FUSEBOX_DEVICE float div_approx(float a, float b) {
+// a / b as (a * s) * (1 / (b * s)), 1.5 ulp. s (a power of two: 2^24 for
+// |b| < 2^-126, 2^-24 for |b| >= 2^126, else 1) keeps the reciprocal a
+// normal float, so zeros, infinities, NaN, denormal and huge divisors give
+// what a / b gives. A divisor the same for many elements (a row's sum) is
+// prepared once (approx_divisor: s and the reciprocal), so each element
+// costs two multiplies instead of a division; div_approx(a, b) is
+// div_approx(a, approx_divisor(b)), the same result either way.
+struct ApproxDivisor {
+  float divisor;  // b itself: the exact division of the host and precise builds
+  float scale;
+  float reciprocal;
+};
+FUSEBOX_DEVICE ApproxDivisor approx_divisor(float b) {
 #if defined(__CUDA_ARCH__) && !defined(FUSEBOX_PRECISE_MATH)
   const float magnitude = ::fabsf(b);
   const float s = magnitude < 1.17549435e-38f   ? 16777216.0f
                   : magnitude >= 8.50705917e37f ? 5.96046448e-08f
                                                 : 1.0f;
-  return (a * s) * (1.0f / (b * s));
+  return {b, s, 1.0f / (b * s)};
 #else
-  return a / b;
+  return {b, 1.0f, 1.0f};
 #endif
+}
+FUSEBOX_DEVICE float div_approx(float a, ApproxDivisor d) {
+#if defined(__CUDA_ARCH__) && !defined(FUSEBOX_PRECISE_MATH)
+  return (a * d.scale) * d.reciprocal;
+#else
+  return a / d.divisor;
+#endif
+}
+FUSEBOX_DEVICE float div_approx(float a, float b) {
+  return div_approx(a, approx_divisor(b));
 }
 
 // Ops written out once for both floating types.

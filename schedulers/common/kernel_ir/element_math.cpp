@@ -198,9 +198,22 @@ Value unaryOp(UnaryOpType o, const Operand& x, DataType out, bool approximate) {
   return roundTo(out, op(approx ? "exp_approx" : std::string(toString(o)), {as(mt, x)}));
 }
 
+bool dividesApproximately(BinaryOpType o, const Operand& a, const Operand& b, DataType out) {
+  return (o == BinaryOpType::Div || o == BinaryOpType::TrueDiv) &&
+         binaryMathType(o, a.dtype, b.dtype, out) == "float";
+}
+
+Value prepareDivisor(const Operand& b) {
+  return op("approx_divisor", {as("float", b)});
+}
+
+Value divideByPrepared(const Value& prepared, const Operand& a, DataType out) {
+  return roundTo(out, op("div_approx", {as("float", a), prepared}));
+}
+
 Value binaryOp(BinaryOpType o, const Operand& a, const Operand& b, DataType out, bool approximate) {
   const std::string mt = binaryMathType(o, a.dtype, b.dtype, out);
-  if (approximate && (o == BinaryOpType::Div || o == BinaryOpType::TrueDiv) && mt == "float")
+  if (approximate && dividesApproximately(o, a, b, out))
     return roundTo(out, op("div_approx", {as(mt, a), as(mt, b)}));
   return roundTo(out, op(std::string(toString(o)) + widthSuffix(o, out), {as(mt, a), as(mt, b)}));
 }

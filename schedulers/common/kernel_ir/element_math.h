@@ -39,6 +39,15 @@ struct Operand {
 Value unaryOp(UnaryOpType op, const Operand& x, DataType out, bool approximate = false);
 Value binaryOp(BinaryOpType op, const Operand& a, const Operand& b, DataType out,
                bool approximate = false);
+// An approximate float division whose divisor is the same for many
+// elements (a row's sum): the divisor prepared once (fusebox::op::
+// approx_divisor), then two multiplies an element, the result binaryOp's.
+// `dividesApproximately`: whether binaryOp, told it may, would divide
+// approximately in float; `prepareDivisor`: the prepared value of b;
+// `divideByPrepared`: a divided by it.
+bool dividesApproximately(BinaryOpType op, const Operand& a, const Operand& b, DataType out);
+Value prepareDivisor(const Operand& b);
+Value divideByPrepared(const Value& prepared, const Operand& a, DataType out);
 Value ternaryOp(TernaryOpType op, const Operand& a, const Operand& b, const Operand& c,
                 DataType out);
 

@@ -136,8 +136,14 @@ kir::Value ElementWriter::opValue(const Expr* e, const std::vector<kir::Operand>
   switch (e->op()) {
     case OpType::Unary:
       return kir::unaryOp(e->attr<UnaryOpType>(), operand(0), out, approximate);
-    case OpType::Binary:
-      return kir::binaryOp(e->attr<BinaryOpType>(), operand(0), operand(1), out, approximate);
+    case OpType::Binary: {
+      const auto o = e->attr<BinaryOpType>();
+      if (auto it = prepared_divisors_.find(e);
+          it != prepared_divisors_.end() && approximate &&
+          kir::dividesApproximately(o, operand(0), operand(1), out))
+        return kir::divideByPrepared(it->second, operand(0), out);
+      return kir::binaryOp(o, operand(0), operand(1), out, approximate);
+    }
     case OpType::Ternary:
       return kir::ternaryOp(e->attr<TernaryOpType>(), operand(0), operand(1), operand(2), out);
     case OpType::Cast:

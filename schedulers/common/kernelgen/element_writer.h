@@ -87,6 +87,10 @@ class ElementWriter {
   const std::vector<IndexCheck>& indexChecks() const { return index_checks_; }
   // Every access made so far, in order.
   const std::vector<Access>& accesses() const { return accesses_; }
+  // `e`, an approximate division (approximates(e)), divides by `prepared`,
+  // its divisor prepared once (kir::prepareDivisor) where every element
+  // that computes `e` sees it: a row's sum.
+  void divideBy(const Expr* e, kir::Value prepared) { prepared_divisors_[e] = std::move(prepared); }
   // Whether `e` (an exp or a division) computes approximately (approximate_math.h).
   bool approximates(const Expr* e) const { return approximate_.count(e) > 0; }
 
@@ -161,6 +165,7 @@ class ElementWriter {
   std::unordered_map<const Val*, kir::Value> scalar_memo_;
   std::vector<Access> accesses_;
   std::unordered_set<const Expr*> approximate_;  // approximate_math.h
+  std::unordered_map<const Expr*, kir::Value> prepared_divisors_;
   ExactValues exact_;                            // exact_values.h
   std::unordered_map<const Expr*, int> index_check_ids_;
   std::vector<IndexCheck> index_checks_;

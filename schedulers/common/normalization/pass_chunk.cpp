@@ -2,8 +2,10 @@
 #include "normalization/pass_chunk.h"
 
 #include <fmt/format.h>
+#include <fusebox/scheduler.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace fusebox::normalization {
 
@@ -103,7 +105,62 @@ PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
   return {placement.vec.pre_row, b, placement.vec.chunk_loads};
 }
 
-void provideStageResults(PassContext& c, int stage) {
+namespace {
+
+// Whether `e` computes a value that differs by kept element only from the
+// `row` tensors (and scalars): an elementwise op of row tensors, or a
+// broadcast, expand or squeeze of one.
+bool computesRowValue(const Expr* e, const std::set<const TensorView*>& row) {
+  const OpType op = e->op();
+  if (!(isElementwise(op) || op == OpType::Broadcast || op == OpType::Expand ||
+        op == OpType::Squeeze) ||
+      e->outputs().size() != 1)
+    return false;
+  bool any = false;
+  for (const Val* in : e->inputs()) {
+    const auto* tv = dynamic_cast<const TensorView*>(in);
+    if (tv == nullptr) continue;
+    if (row.count(tv) == 0) return false;
+    any = true;
+  }
+  return any;
+}
+
+// The components of `at` (an index of a tensor sized as the domain, or as
+// the kept dims) that name the kept element.
+Index keptComponents(const Index& at, const RowFacts& facts) {
+  if (at.size() != facts.domain.size()) return at;
+  Index out;
+  for (size_t d = 0; d < at.size(); ++d)
+    if (!facts.reduced[d]) out.push_back(at[d]);
+  return out;
+}
+
+// Where a row value of `sizes` is computed: over the domain (`in_domain`;
+// its reduced dims the domain's or 1, read at index 0, since it loads
+// nothing there) or over the kept dims; none for other shapes.
+struct RowValueSite {
+  bool in_domain = false;
+  Index index;
+};
+std::optional<RowValueSite> rowValueSite(const std::vector<int64_t>& sizes, const RowFacts& facts) {
+  const IterSpace kept = keptSpace(facts);
+  if (sizes == kept.sizes) return RowValueSite{false, kept.index()};
+  if (sizes.size() != facts.domain.size()) return std::nullopt;
+  const Index full = domainSpace(facts).index();
+  RowValueSite site{true, {}};
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (!facts.reduced[d] ? sizes[d] != facts.domain[d]
+                          : sizes[d] != facts.domain[d] && sizes[d] != 1)
+      return std::nullopt;
+    site.index.push_back(facts.reduced[d] ? IndexExpr::constant(0, sizes.size()) : full[d]);
+  }
+  return site;
+}
+
+}  // namespace
+
+kir::Block provideStageResults(PassContext& c, int stage) {
   std::vector<const Expr*> done;
   std::vector<size_t> accumulator;  // the accumulator each of `done` is (its variable's number)
   for (size_t a = 0; a < c.accs.size(); ++a)
@@ -111,9 +168,85 @@ void provideStageResults(PassContext& c, int stage) {
       done.push_back(c.accs[a].expr);
       accumulator.push_back(a);
     }
-  provideReducedValues(c.w, done, c.facts, [&c, accumulator](size_t k, size_t o) {
-    return c.state(fmt::format("red{}_{}", accumulator[k], o));
-  });
+  ElementWriter& w = c.w;
+  auto provideResults = [&] {
+    provideReducedValues(w, done, c.facts, [&c, accumulator](size_t k, size_t o) {
+      return c.state(fmt::format("red{}_{}", accumulator[k], o));
+    });
+  };
+  provideResults();
+  kir::Block code;
+  if (c.per_column) return code;
+  // Row values: each element would compute them again (a log of the row's
+  // exp-sum is a call of some 30 instructions, an rstd a reciprocal square
+  // root), in every chunk's guarded block, where the compiler does not
+  // hoist them. Those sized as the domain (a broadcast rstd plus nothing
+  // else) or as the kept dims (a log-sum-exp) are computed here, once a
+  // row; the walk reads them through every other shape.
+  std::set<const TensorView*> row;
+  for (const Expr* r : done)
+    for (const Val* o : r->outputs()) row.insert(o->as<TensorView>());
+  std::vector<const TensorView*> fresh;
+  for (const Expr* e : c.segment.exprs()) {
+    if (!computesRowValue(e, row)) continue;
+    const auto* tv = e->output(0)->as<TensorView>();
+    row.insert(tv);
+    const std::vector<int64_t>& sizes = c.facts.sizes.at(tv);
+    // Broadcasts, squeezes and copies move a value the walk reads through.
+    const bool computes = e->op() == OpType::Unary || e->op() == OpType::Binary ||
+                          e->op() == OpType::Ternary || e->op() == OpType::Cast;
+    if (computes && c.row_values.count(tv) == 0 && rowValueSite(sizes, c.facts))
+      fresh.push_back(tv);
+  }
+  const IterSpace domain = w.space();
+  // The code of `tv`'s value at its site, appended to `code`.
+  auto valueAtSite = [&](const TensorView* tv, const RowValueSite& site) {
+    w.setSpace(site.in_domain ? domain : keptSpace(c.facts));
+    provideResults();
+    ScalarPlacement placement(w.space());
+    w.sink.reset();
+    const kir::Value value = w.value(tv, site.index, placement);
+    code.append(w.sink.body);
+    return value;
+  };
+  for (const TensorView* tv : fresh) {
+    const kir::Value value = valueAtSite(tv, *rowValueSite(c.facts.sizes.at(tv), c.facts));
+    const std::string name = w.sink.newVar("row");
+    code.declare(name, kir::named("auto"), value, kir::kConstUnused);
+    c.row_values[tv] = name;
+    const RowFacts& facts = c.facts;
+    w.provide(tv, [&w, &facts, tv, name](const Index& at) {
+      const IterSpace& space = w.space();
+      if (indexKey(keptComponents(at, facts), space) != indexKey(ownKeptIndex(facts, space), space))
+        throw Unschedulable(fmt::format(
+            "an element reads {} at another kept element: each thread holds only its own kept "
+            "element's row values",
+            tv->toString()));
+      return kir::var(name);
+    });
+  }
+  // Approximate divisions of elements by a row value (softmax's by the
+  // row's sum) prepare the divisor once a row too.
+  for (const Expr* e : c.segment.exprs()) {
+    if (e->op() != OpType::Binary || !w.approximates(e)) continue;
+    const auto* a = dynamic_cast<const TensorView*>(e->input(0));
+    const auto* b = dynamic_cast<const TensorView*>(e->input(1));
+    if (a == nullptr || b == nullptr || row.count(a) > 0 || row.count(b) == 0 ||
+        c.prepared_divisors.count(e) > 0)
+      continue;
+    const std::optional<RowValueSite> site = rowValueSite(c.facts.sizes.at(b), c.facts);
+    if (!site) continue;
+    const kir::Value divisor = valueAtSite(b, *site);
+    const std::string name = w.sink.newVar("rdiv");
+    code.declare(name, kir::named("auto"), kir::prepareDivisor({divisor, b->dtype()}),
+                 kir::kConstUnused);
+    c.prepared_divisors.insert(e);
+    w.divideBy(e, kir::var(name));
+  }
+  w.sink.reset();
+  w.setSpace(domain);
+  provideResults();
+  return code;
 }
 
 kir::Block writeReducedOutputs(PassContext& c) {

@@ -10,6 +10,7 @@
 #include <fusebox/ir/ir.h>
 
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -49,6 +50,11 @@ struct PassContext {
   // The accesses that may be vectors (kernelgen::VectorPlacement::
   // vectors_allowed; rows whose chunks a scalar head aligns); unset: all.
   std::function<bool(const kernelgen::ElementRef&)> vectors_allowed = {};
+  // Row values computed once a row (provideStageResults): each tensor and
+  // the variable that holds it.
+  std::map<const TensorView*, std::string> row_values = {};
+  // The divisions by a row value whose divisor is prepared once a row.
+  std::set<const Expr*> prepared_divisors = {};
 
   // State `name` at the element the code is at: name, or name[v].
   kir::Value state(const std::string& name) const;
@@ -72,8 +78,12 @@ PassChunk writePassChunk(PassContext& c, int stage, bool deviations,
                          const std::function<void(CachePlacement&)>& extra = {});
 
 // Before pass `stage` (st.stages: the output pass): the results of the
-// reductions of earlier stages become values of `c.w`, states red<a>_<o>.
-void provideStageResults(PassContext& c, int stage);
+// reductions of earlier stages become values of `c.w`, states red<a>_<o>;
+// and the elementwise tensors computed from them and scalars alone (a
+// log-sum-exp, an rstd), row values, are computed once a row by the
+// returned code, not once an element (a row kernel's; a column kernel's
+// states differ by column and it returns nothing).
+kir::Block provideStageResults(PassContext& c, int stage);
 
 // The stores of the reduced-domain outputs (mean, rstd...) at the kept
 // element the kernel is at, each reduction output read as state red<a>_<o>;

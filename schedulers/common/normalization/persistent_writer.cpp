@@ -95,7 +95,7 @@ void PersistentWriter::passLoop(kir::Block& k, int stage, bool deviations) {
 
 void PersistentWriter::writeStages(kir::Block& k) {
   for (int s = 0; s < st_.stages; ++s) {
-    provideStageResults(pass_, s);
+    k.append(provideStageResults(pass_, s));
     if (pass_.mergedStage(s)) {
       k.comment(fmt::format("stage {}: its sum of exp came with the max, online", s));
       continue;
@@ -103,7 +103,7 @@ void PersistentWriter::writeStages(kir::Block& k) {
     k.comment(fmt::format("stage {}", s));
     reduceStage(k, s);
   }
-  provideStageResults(pass_, st_.stages);
+  k.append(provideStageResults(pass_, st_.stages));
   k.comment("the full-domain outputs");
   passLoop(k, st_.stages);
 }
