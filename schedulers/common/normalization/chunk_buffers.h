@@ -123,6 +123,8 @@ class KeptValues {
   // an earlier pass kept are read from their arrays, and this pass stores
   // those it first computes. Call w.observe(nullptr) after the walk.
   void beginPass(kernelgen::ElementWriter& w, int pass);
+  // Whether `tv` is one of the kept values.
+  bool keeps(const TensorView* tv) const { return kept_.count(tv) > 0; }
 
  private:
   const std::map<const TensorView*, int, ByName>& kept_;

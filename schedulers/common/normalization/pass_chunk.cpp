@@ -190,6 +190,11 @@ kir::Block provideStageResults(PassContext& c, int stage) {
   for (const Expr* e : c.segment.exprs()) {
     if (!computesRowValue(e, row)) continue;
     const auto* tv = e->output(0)->as<TensorView>();
+    // A kept value (an exp of a broadcast max, planned before the kernel is
+    // written) is stored by the pass that computes it and read back from
+    // its array by the later ones: it, and what is computed from it, stay
+    // element values.
+    if (c.kept.keeps(tv)) continue;
     row.insert(tv);
     const std::vector<int64_t>& sizes = c.facts.sizes.at(tv);
     // Broadcasts, squeezes and copies move a value the walk reads through.
@@ -226,7 +231,9 @@ kir::Block provideStageResults(PassContext& c, int stage) {
     });
   }
   // Approximate divisions of elements by a row value (softmax's by the
-  // row's sum) prepare the divisor once a row too.
+  // row's sum) prepare the divisor once a row too. The walk still reads the
+  // divisor at each element's index, so the row values' own-row check
+  // holds for it.
   for (const Expr* e : c.segment.exprs()) {
     if (e->op() != OpType::Binary || !w.approximates(e)) continue;
     const auto* a = dynamic_cast<const TensorView*>(e->input(0));
