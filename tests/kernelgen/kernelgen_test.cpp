@@ -251,6 +251,15 @@ TEST(KernelgenApproximateMath, OnlyExpsAndDivisionsReachingSixteenBitOutputs) {
             "fusebox::Cast<float>::from(fusebox::op::div(a, b))");
   EXPECT_EQ(binary(BinaryOpType::Mul, DataType::Float, true),
             "fusebox::Cast<float>::from(fusebox::op::mul(a, b))");
+  // A divisor prepared once (a row's sum): the same division, two multiplies.
+  EXPECT_TRUE(kir::dividesApproximately(BinaryOpType::Div, a, b, DataType::Float));
+  EXPECT_FALSE(kir::dividesApproximately(BinaryOpType::Mul, a, b, DataType::Float));
+  EXPECT_FALSE(kir::dividesApproximately(BinaryOpType::Div, {kir::var("d"), DataType::Double},
+                                         {kir::var("e"), DataType::Double}, DataType::Double));
+  EXPECT_EQ(kir::printValue(kir::prepareDivisor(b)), "fusebox::op::approx_divisor(b)");
+  EXPECT_EQ(kir::printValue(kir::divideByPrepared(kir::var("rdiv0"), a, DataType::BFloat16)),
+            "fusebox::Cast<float>::from(fusebox::Cast<fusebox::BFloat16>::from("
+            "fusebox::op::div_approx(a, rdiv0)))");
 }
 
 // A log-sum-exp's exps may be approximate even for a float output: the log
