@@ -1,26 +1,12 @@
 // The persistent schedulers on the host backend, against the reference
 // evaluator (the cases are shared with the GPU suite: persistent_cases.inc),
 // plus their rejections, each with its reason.
-#include <fusebox/backend/host_backend.h>
 #include <fusebox/ir/ops.h>
 
 #include <sstream>
 
+#include "persistent/host_fixture.h"
 #include "persistent/persistent_test_util.h"
-
-class PersistentFixture : public ::testing::Test {
- protected:
-  static fusebox::Backend& backend() {
-    static std::unique_ptr<fusebox::Backend> b = fusebox::makeHostBackend();
-    return *b;
-  }
-  // An H100's shape, so the heuristics pick what a GPU gets.
-  static fusebox::DeviceProperties device() {
-    fusebox::DeviceProperties d;
-    d.multiprocessor_count = 132;
-    return d;
-  }
-};
 
 #include "persistent/persistent_cases.inc"
 
@@ -497,69 +483,6 @@ TEST_F(PersistentFixture, ARowReadOnceIsNotKeptOverACluster) {
 // A deliberately wrong kernel: layernorm forward whose rstd is sqrt(var + eps)
 // instead of its reciprocal square root gives O(1) outputs off by a few
 // tenths; the tolerance model must catch it in every output it touches.
-// Values of a row computed from its reductions alone (a log of the
-// exp-sum, an rstd, a reciprocal of the sum) are computed once a row,
-// before the pass that reads them, not once an element in every chunk:
-// each op appears once in the kernel, in front of the loops, and every
-// output still matches the evaluator.
-TEST_F(PersistentFixture, RowValuesAreComputedOnceARow) {
-  auto count = [](const std::string& src, const std::string& what) {
-    size_t n = 0;
-    for (size_t p = src.find(what); p != std::string::npos; p = src.find(what, p + 1)) ++n;
-    return n;
-  };
-  // The mean log-probability of a row (cross-entropy's label smoothing):
-  // sum(x - max - log(sum(exp(x - max)))), and the log-sum-exp itself.
-  auto smoothing = std::make_unique<Fusion>();
-  TensorView* x = castOp(DataType::Float, defineTensor(*smoothing, {-1, -1}, DataType::BFloat16));
-  TensorView* shifted = binaryOp(BinaryOpType::Sub, x, broadcast(max(x, {1}), {false, true}));
-  TensorView* lse = unaryOp(UnaryOpType::Log, sum(exp(shifted), {1}));
-  smoothing->addOutput(
-      sum(binaryOp(BinaryOpType::Sub, shifted, broadcast(lse, {false, true})), {1}));
-  smoothing->addOutput(lse);
-  {
-    auto s = builtinScheduler("inner_persistent");
-    s->configure({});
-    SchedulerRun r = expectSchedulerMatchesEvaluator(
-        *s, backend(), *smoothing, {Argument(randomTensor(DataType::BFloat16, {6, 1000}, 3))},
-        device());
-    ASSERT_TRUE(r.run_time.accepted()) << r.run_time.reason();
-    EXPECT_EQ(count(r.source, "fusebox::op::log("), 1u) << r.source;
-    // The log comes after the exp-sum's combine and before the last pass.
-    EXPECT_LT(r.source.find("fusebox::op::log("), r.source.find("// stage 2")) << r.source;
-    EXPECT_GT(r.source.find("fusebox::op::log("), r.source.find("// stage 1")) << r.source;
-  }
-  // Layernorm's rstd, rsqrt(var + eps) over [rows, 1], and softmax's
-  // division by the row's sum, whose divisor is prepared once.
-  for (auto [norm, once] : {std::pair{Norm::LayerNormFwd, "fusebox::op::rsqrt("},
-                            {Norm::RmsNormFwd, "fusebox::op::rsqrt("},
-                            {Norm::SoftmaxFwd, "fusebox::op::approx_divisor("}}) {
-    SCOPED_TRACE(normName(norm));
-    PythonDefinition def = normDefinition(norm, DataType::BFloat16);
-    auto s = builtinScheduler("inner_persistent");
-    s->configure({});
-    SchedulerRun r = expectSchedulerMatchesEvaluator(*s, backend(), *def.fusion,
-                                                     normInputs(def, 6, 1024, 5), device());
-    ASSERT_TRUE(r.run_time.accepted()) << r.run_time.reason();
-    EXPECT_EQ(count(r.source, once), 1u) << r.source;
-    if (norm == Norm::SoftmaxFwd) {
-      EXPECT_NE(r.source.find("fusebox::op::div_approx(vc0[k][v], rdiv"), std::string::npos)
-          << r.source;
-    }
-  }
-}
-
-// A row value read at another row's element is refused as a reduction
-// result is (the analysis finds it first): each thread holds its own row's.
-TEST(InnerPersistentRejects, AnElementReadingAnotherRowsValue) {
-  auto f = std::make_unique<Fusion>();
-  TensorView* x = defineTensor(*f, {-1, -1}, DataType::Float);
-  TensorView* l = unaryOp(UnaryOpType::Log, max(x, {1}));
-  f->addOutput(binaryOp(BinaryOpType::Sub, x, broadcast(l, {true, false})));
-  expectReason(runTime("inner_persistent", *f, {tensorInfo(DataType::Float, {5, 5})}),
-               "at another kept element");
-}
-
 TEST_F(PersistentFixture, AWrongKernelFailsValidation) {
   PythonDefinition def = normDefinition(Norm::LayerNormFwd, DataType::BFloat16);
   const std::vector<Argument> inputs = normInputs(def, 8, 4096, 11);
