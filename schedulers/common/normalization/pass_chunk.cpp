@@ -126,16 +126,6 @@ bool computesRowValue(const Expr* e, const std::set<const TensorView*>& row) {
   return any;
 }
 
-// The components of `at` (an index of a tensor sized as the domain, or as
-// the kept dims) that name the kept element.
-Index keptComponents(const Index& at, const RowFacts& facts) {
-  if (at.size() != facts.domain.size()) return at;
-  Index out;
-  for (size_t d = 0; d < at.size(); ++d)
-    if (!facts.reduced[d]) out.push_back(at[d]);
-  return out;
-}
-
 // Where a row value of `sizes` is computed: over the domain (`in_domain`;
 // its reduced dims the domain's or 1, read at index 0, since it loads
 // nothing there) or over the kept dims; none for other shapes.

@@ -95,15 +95,16 @@ IterSpace keptSpace(const RowFacts& facts) {
   return s;
 }
 
-Index ownKeptIndex(const RowFacts& facts, const IterSpace& space) {
+Index keptComponents(const Index& at, const RowFacts& facts) {
+  if (at.size() != facts.domain.size()) return at;  // already over the kept dims
   Index out;
-  if (space.rank() == facts.domain.size()) {
-    const Index full = space.index();
-    for (size_t d = 0; d < facts.domain.size(); ++d)
-      if (!facts.reduced[d]) out.push_back(full[d]);
-    return out;
-  }
-  return space.index();  // the kept space itself
+  for (size_t d = 0; d < at.size(); ++d)
+    if (!facts.reduced[d]) out.push_back(at[d]);
+  return out;
+}
+
+Index ownKeptIndex(const RowFacts& facts, const IterSpace& space) {
+  return keptComponents(space.index(), facts);
 }
 
 void provideReducedValues(ElementWriter& w, const std::vector<const Expr*>& reductions,

@@ -50,6 +50,9 @@ std::string rowShapeProblem(const NormalizationStructure& st,
 kernelgen::IterSpace domainSpace(const RowFacts& facts);
 // The kept dims of the domain (the epilogue's space), named as in domainSpace.
 kernelgen::IterSpace keptSpace(const RowFacts& facts);
+// The components of `at` (an index over the domain, or over the kept dims)
+// that name the kept element.
+kernelgen::Index keptComponents(const kernelgen::Index& at, const RowFacts& facts);
 // The index a reduction output (kept dims only) is read at by the element
 // of the domain space the kernel is at: its own kept element.
 kernelgen::Index ownKeptIndex(const RowFacts& facts, const kernelgen::IterSpace& space);
