@@ -432,10 +432,9 @@ TEST_F(PersistentFixture, WideRowsTwoBlocksAnSMHoldStayInSharedMemory) {
     const int64_t threads = std::stoll(paramLine(r.params, "block").substr(1));
     EXPECT_EQ(threads & (threads - 1), 0) << r.params;
     EXPECT_NE(placement.find("in shared memory"), std::string::npos) << r.params;
-    // Two blocks an SM asked of ptxas in one block; one over a cluster.
-    EXPECT_NE(bounds.find(c.where == Where::Cluster ? ", 1 blocks per SM" : ", 2 blocks per SM"),
-              std::string::npos)
-        << r.params;
+    // One block an SM asked of ptxas, in one block and over a cluster: two
+    // capped the registers and cost the rows kept in shared memory 4-7%.
+    EXPECT_NE(bounds.find(", 1 blocks per SM"), std::string::npos) << r.params;
     const std::string copy = fmt::format("fusebox::asyncCopy<{}>(pb0_s + ", c.copy_bytes);
     EXPECT_NE(r.source.find(copy), std::string::npos) << r.source;
     // Each chunk a group, waited for alone by the first pass that reads it.
