@@ -378,8 +378,8 @@ TEST_F(PersistentFixture, ReloadedPassesIssueAGroupsLoadsFirst) {
 // a scalar head; softmax backward's two inputs of 24576: 96 KB). A row of
 // which an SM holds one block (softmax backward's two inputs of 32000: 128
 // KB; one input of 65537) is kept over a cluster of two
-// blocks, each holding half at two blocks an SM or more (launch bounds of
-// one block, which leave ptxas its registers); without clusters
+// blocks, each holding half at two blocks an SM or more. Both ask ptxas
+// for one block an SM, which leaves it its registers; without clusters
 // it is read again by each pass, and then a row of one load a pass asks
 // ptxas for two blocks an SM, one of more loads (a group in flight) for
 // one. Every case matches the evaluator.
