@@ -20,4 +20,11 @@ class PersistentFixture : public ::testing::Test {
     d.multiprocessor_count = 132;
     return d;
   }
+  // An H200's shared memory a block (the opt-in maximum) and L2.
+  static fusebox::DeviceProperties h200() {
+    fusebox::DeviceProperties d = device();
+    d.shared_memory_per_block = 227 * 1024;
+    d.l2_cache_bytes = 50 << 20;
+    return d;
+  }
 };

@@ -402,17 +402,15 @@ TEST_F(PersistentFixture, WideRowsTwoBlocksAnSMHoldStayInSharedMemory) {
                         Case{Norm::SoftmaxBwd, DataType::BFloat16, 24576, Where::Shared, 16},
                         Case{Norm::SoftmaxFwd, DataType::BFloat16, 65537, Where::Reload, 0},
                         Case{Norm::SoftmaxBwd, DataType::BFloat16, 32000, Where::Reload, 0}}) {
-    DeviceProperties h200 = device();
-    h200.shared_memory_per_block = 227 * 1024;
-    h200.l2_cache_bytes = 50 << 20;
-    if (c.where == Where::Reload) h200.max_cluster_blocks = 1;  // a device without clusters
+    DeviceProperties limits = h200();
+    if (c.where == Where::Reload) limits.max_cluster_blocks = 1;  // a device without clusters
     SCOPED_TRACE(fmt::format("{} {} width {}, clusters of up to {}", normName(c.norm),
-                             irName(c.dtype), c.width, h200.max_cluster_blocks));
+                             irName(c.dtype), c.width, limits.max_cluster_blocks));
     PythonDefinition def = normDefinition(c.norm, c.dtype);
     auto s = builtinScheduler("inner_persistent");
     s->configure({});
     SchedulerRun r = expectSchedulerMatchesEvaluator(*s, backend(), *def.fusion,
-                                                     normInputs(def, 3, c.width, 21), h200);
+                                                     normInputs(def, 3, c.width, 21), limits);
     ASSERT_TRUE(r.run_time.accepted()) << r.run_time.reason();
     const std::string placement = paramLine(r.params, "buffer_placement");
     const std::string bounds = paramLine(r.params, "launch_bounds");
@@ -450,9 +448,7 @@ TEST_F(PersistentFixture, WideRowsTwoBlocksAnSMHoldStayInSharedMemory) {
 // Softmax over the same rows, read twice, is kept over a cluster. Both
 // match the evaluator.
 TEST_F(PersistentFixture, ARowReadOnceIsNotKeptOverACluster) {
-  DeviceProperties h200 = device();
-  h200.shared_memory_per_block = 227 * 1024;
-  h200.l2_cache_bytes = 50 << 20;
+  const DeviceProperties limits = h200();
   const int64_t width = 131072;  // 256 KB of bfloat16: no block holds it
   auto lse = std::make_unique<Fusion>();
   TensorView* x = defineTensor(*lse, {-1, -1}, DataType::BFloat16);
@@ -463,7 +459,7 @@ TEST_F(PersistentFixture, ARowReadOnceIsNotKeptOverACluster) {
   auto s = builtinScheduler("inner_persistent");
   s->configure({});
   SchedulerRun once = expectSchedulerMatchesEvaluator(
-      *s, backend(), *lse, {randomTensor(DataType::BFloat16, {3, width}, 17)}, h200);
+      *s, backend(), *lse, {randomTensor(DataType::BFloat16, {3, width}, 17)}, limits);
   ASSERT_TRUE(once.run_time.accepted()) << once.run_time.reason();
   EXPECT_EQ(paramLine(once.params, "buffer_placement").rfind("none: every pass reads", 0), 0u)
       << once.params;
@@ -472,7 +468,7 @@ TEST_F(PersistentFixture, ARowReadOnceIsNotKeptOverACluster) {
 
   PythonDefinition softmax = normDefinition(Norm::SoftmaxFwd, DataType::BFloat16);
   SchedulerRun twice = expectSchedulerMatchesEvaluator(*s, backend(), *softmax.fusion,
-                                                       normInputs(softmax, 3, width, 19), h200);
+                                                       normInputs(softmax, 3, width, 19), limits);
   ASSERT_TRUE(twice.run_time.accepted()) << twice.run_time.reason();
   EXPECT_EQ(paramLine(twice.params, "row_split").rfind("4 blocks a row", 0), 0u) << twice.params;
   EXPECT_NE(paramLine(twice.params, "buffer_placement").find("in shared memory"), std::string::npos)
@@ -520,3 +516,27 @@ TEST_F(PersistentFixture, AWrongKernelFailsValidation) {
 }
 
 }  // namespace
+
+// A row the heuristics keep in one block's shared memory gets the kernel
+// `persistent_buffers = "shared"` forces, source and params alike, so an
+// A/B of the option against another setting measures the shipped kernel.
+TEST_F(PersistentFixture, ForcedSharedBuffersBuildTheKernelTheHeuristicsChoose) {
+  for (Norm n : {Norm::SoftmaxFwd, Norm::LayerNormFwd}) {
+    SCOPED_TRACE(normName(n));
+    PythonDefinition def = normDefinition(n, DataType::BFloat16);
+    auto a = builtinScheduler("inner_persistent");
+    a->configure({});
+    SchedulerRun ra = expectSchedulerMatchesEvaluator(*a, backend(), *def.fusion,
+                                                      normInputs(def, 3, 32000, 21), h200());
+    auto b = builtinScheduler("inner_persistent");
+    OptionSettings settings;
+    settings["persistent_buffers"] = OptionSetting{OptionValue(std::string("shared")), {}};
+    b->configure(settings);
+    SchedulerRun rb = expectSchedulerMatchesEvaluator(*b, backend(), *def.fusion,
+                                                      normInputs(def, 3, 32000, 21), h200());
+    EXPECT_EQ(ra.params, rb.params);
+    EXPECT_EQ(ra.source, rb.source);
+    EXPECT_EQ(paramLine(ra.params, "buffer_placement").rfind("0 of 8 chunks in registers", 0), 0u)
+        << ra.params;
+  }
+}
