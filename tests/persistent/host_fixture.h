@@ -2,24 +2,15 @@
 // and the host-only tests run on the host backend with an H100's SM count.
 #pragma once
 
-#include <fusebox/backend/host_backend.h>
 #include <fusebox/scheduler.h>
 #include <gtest/gtest.h>
 
-#include <memory>
+#include "support/host_suite.h"
 
 class PersistentFixture : public ::testing::Test {
  protected:
-  static fusebox::Backend& backend() {
-    static std::unique_ptr<fusebox::Backend> b = fusebox::makeHostBackend();
-    return *b;
-  }
-  // An H100's shape, so the heuristics pick what a GPU gets.
-  static fusebox::DeviceProperties device() {
-    fusebox::DeviceProperties d;
-    d.multiprocessor_count = 132;
-    return d;
-  }
+  static fusebox::Backend& backend() { return fusebox::test::hostBackend(); }
+  static fusebox::DeviceProperties device() { return fusebox::test::h100Shape(); }
   // An H200's shared memory a block (the opt-in maximum) and L2.
   static fusebox::DeviceProperties h200() {
     fusebox::DeviceProperties d = device();

@@ -1,20 +1,15 @@
 // The pointwise scheduler on the host backend, against the reference evaluator
 // (the cases are shared with the GPU suite: pointwise_cases.inc), plus the
 // scheduler's rejections.
-#include <fusebox/backend/host_backend.h>
 #include <fusebox/frontend/python_definition.h>
 #include <fusebox/ir/ops.h>
 
 #include "pointwise/pointwise_test_util.h"
+#include "support/host_suite.h"
 
 class PointwiseFixture : public ::testing::Test {
  protected:
-  static fusebox::Backend& backend() {
-    // One backend for the suite: its kernel cache (memory, and disk unless
-    // FUSEBOX_KERNEL_CACHE says otherwise) spares recompiles.
-    static std::unique_ptr<fusebox::Backend> b = fusebox::makeHostBackend();
-    return *b;
-  }
+  static fusebox::Backend& backend() { return fusebox::test::hostBackend(); }
   static fusebox::DeviceProperties device() { return {}; }
 };
 

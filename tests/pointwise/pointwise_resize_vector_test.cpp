@@ -4,21 +4,16 @@
 // loads the branch's input as one vector guarded by that check and selects
 // from it per element. Elsewhere the loads stay scalar. Each case also runs
 // on the host backend against the reference evaluator, in both shape modes.
-#include <fusebox/backend/host_backend.h>
 #include <fusebox/ir/ops.h>
 
 #include <regex>
 
 #include "pointwise/pointwise_test_util.h"
+#include "support/host_suite.h"
 #include "support/source_classes.h"
 
 namespace fusebox::test {
 namespace {
-
-Backend& hostBackend() {
-  static std::unique_ptr<Backend> b = makeHostBackend();
-  return *b;
-}
 
 const ShapeMode kModes[] = {ShapeMode::Static, ShapeMode::Symbolic};
 

@@ -2,18 +2,15 @@
 // backend, with kernels compiled over symbolic sizes (ShapeMode::Symbolic):
 // every size, stride and shape scalar a kernel parameter, checked against the
 // reference evaluator as the static kernels are.
-#include <fusebox/backend/host_backend.h>
 #include <fusebox/frontend/python_definition.h>
 #include <fusebox/ir/ops.h>
 
 #include "pointwise/pointwise_test_util.h"
+#include "support/host_suite.h"
 
 class PointwiseSymbolicFixture : public fusebox::test::SymbolicShapesFixture {
  protected:
-  static fusebox::Backend& backend() {
-    static std::unique_ptr<fusebox::Backend> b = fusebox::makeHostBackend();
-    return *b;
-  }
+  static fusebox::Backend& backend() { return fusebox::test::hostBackend(); }
   static fusebox::DeviceProperties device() { return {}; }
 };
 

@@ -3,22 +3,17 @@
 // is the same, so the source must hold no size, and params that compare
 // sameAs must give one source. Static kernels keep their literals, byte for
 // byte as before.
-#include <fusebox/backend/host_backend.h>
 #include <fusebox/ir/ops.h>
 
 #include <regex>
 #include <set>
 
 #include "pointwise/pointwise_test_util.h"
+#include "support/host_suite.h"
 #include "support/source_classes.h"
 
 namespace fusebox::test {
 namespace {
-
-Backend& hostBackend() {
-  static std::unique_ptr<Backend> b = makeHostBackend();
-  return *b;
-}
 
 // bf16(float(x) * w + y): x bf16 [N, M], w float [M] over every row, y float [N, M].
 std::unique_ptr<Fusion> castMulAddFusion() {

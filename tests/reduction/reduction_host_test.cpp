@@ -1,26 +1,18 @@
 // The reduction scheduler on the host backend, against the reference
 // evaluator (the cases are shared with the GPU suite: reduction_cases.inc),
 // plus the scheduler's rejections, each with its reason.
-#include <fusebox/backend/host_backend.h>
 #include <fusebox/ir/ops.h>
 
 #include <array>
 #include <cstdio>
 
 #include "reduction/reduction_test_util.h"
+#include "support/host_suite.h"
 
 class ReductionFixture : public ::testing::Test {
  protected:
-  static fusebox::Backend& backend() {
-    static std::unique_ptr<fusebox::Backend> b = fusebox::makeHostBackend();
-    return *b;
-  }
-  // An H100's shape, so the heuristics pick the blocks and splits a GPU gets.
-  static fusebox::DeviceProperties device() {
-    fusebox::DeviceProperties d;
-    d.multiprocessor_count = 132;
-    return d;
-  }
+  static fusebox::Backend& backend() { return fusebox::test::hostBackend(); }
+  static fusebox::DeviceProperties device() { return fusebox::test::h100Shape(); }
 };
 
 #include "reduction/reduction_cases.inc"

@@ -2,29 +2,17 @@
 // twenty sizes each, an inner and an outer reduction whose params compare
 // sameAs get one kernel source (the runtime reuses compiled kernels by
 // source), hold no size in it, and match the reference evaluator.
-#include <fusebox/backend/host_backend.h>
 #include <fusebox/ir/ops.h>
 
 #include <algorithm>
 #include <regex>
 
 #include "reduction/reduction_test_util.h"
+#include "support/host_suite.h"
 #include "support/source_classes.h"
 
 namespace fusebox::test {
 namespace {
-
-Backend& hostBackend() {
-  static std::unique_ptr<Backend> b = makeHostBackend();
-  return *b;
-}
-
-// An H100's shape: the heuristics split long reductions across blocks.
-DeviceProperties h100() {
-  DeviceProperties d;
-  d.multiprocessor_count = 132;
-  return d;
-}
 
 using Sizes = std::vector<std::pair<int64_t, int64_t>>;
 
@@ -48,8 +36,9 @@ SymbolicRuns runOverSizes(const Fusion& f, DataType dtype, const Sizes& sizes) {
   uint32_t seed = 1;
   for (const auto& [n, m] : sizes) {
     out.labels.push_back(fmt::format("[{}, {}]", n, m));
-    out.runs.push_back(expectReductionMatches(
-        hostBackend(), f, {randomTensor(dtype, {n, m}, seed++)}, h100(), 0, ShapeMode::Symbolic));
+    out.runs.push_back(expectReductionMatches(hostBackend(), f,
+                                              {randomTensor(dtype, {n, m}, seed++)}, h100Shape(), 0,
+                                              ShapeMode::Symbolic));
     const SchedulerRun& r = out.runs.back();
     EXPECT_EQ(paramLine(r.params, "shapes"), "symbolic") << r.params;
     for (int64_t v : {n, m}) {
@@ -116,10 +105,10 @@ TEST(ReductionSymbolic, StaticSourcesHoldTheSizes) {
   f.addOutput(sum(x, {1}));
   const SchedulerRun a =
       expectReductionMatches(hostBackend(), f, {randomTensor(DataType::Float, {8, 1000}, 1)},
-                             h100(), 0, ShapeMode::Static);
+                             h100Shape(), 0, ShapeMode::Static);
   const SchedulerRun b =
       expectReductionMatches(hostBackend(), f, {randomTensor(DataType::Float, {8, 1004}, 1)},
-                             h100(), 0, ShapeMode::Static);
+                             h100Shape(), 0, ShapeMode::Static);
   EXPECT_NE(a.source, b.source);
   EXPECT_TRUE(std::regex_search(a.source, std::regex("\\b1000\\b"))) << a.source;
   EXPECT_EQ(paramLine(a.params, "shapes"), "");

@@ -1,16 +1,13 @@
 // The scan scheduler on the host backend against the reference evaluator (the
 // cases are shared with the GPU suite: scan_cases.inc), plus its rejections.
-#include <fusebox/backend/host_backend.h>
 #include <fusebox/ir/ops.h>
 
+#include "support/host_suite.h"
 #include "support/scheduler_run.h"
 
 class ScanFixture : public ::testing::Test {
  protected:
-  static fusebox::Backend& backend() {
-    static std::unique_ptr<fusebox::Backend> b = fusebox::makeHostBackend();
-    return *b;
-  }
+  static fusebox::Backend& backend() { return fusebox::test::hostBackend(); }
   static fusebox::DeviceProperties device() { return {}; }
 };
 
