@@ -155,6 +155,7 @@ kir::Block KernelWriter::chunk(bool edge) {
   MergedDims md = md_;
   if (edge) md.vector_width = 1;
   VectorPlacement placement(md, w_.space(), !edge);
+  placement.stream_reads = p_.streamed_loads;
   if (p_.rowEdges()) {
     // Vectors only where the head aligns them (the lead's and those that
     // agree with it); the rest element by element.

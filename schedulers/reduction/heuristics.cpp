@@ -44,6 +44,10 @@ std::string ReductionParams::identity() const {
   return structure() + "\n" + shape_classes;  // "shapes: symbolic" first: never a Static one
 }
 
+std::string ReductionParams::loadsLine() const {
+  return streamed_loads ? "streamed (inputs read once evict first)" : "plain";
+}
+
 std::string ReductionParams::structure() const {
   if (shape_mode == ShapeMode::Static) return toString();
   std::vector<std::string> classes;
@@ -60,14 +64,15 @@ std::string ReductionParams::structure() const {
       "block: [{}, {}, 1]\n"
       "grid_reduction: {}\n"
       "launch_bounds: {}\n"
-      "index_type: {}",
+      "index_type: {}\n"
+      "loads: {}",
       kind == ReductionKind::Inner ? "inner" : "outer", fmt::join(classes, ", "),
       fmt::join(kept_dims, ", "), fmt::join(reduced_dims, ", "), vector_width, unroll, block_x,
       block_y, grid[1] > 1 ? "blocks combine through scratch (their number a parameter)" : "no",
       min_blocks_per_sm > 0
           ? fmt::format("{} threads, {} blocks per SM", block_x * block_y, min_blocks_per_sm)
           : std::string("none"),
-      index32 ? "int32" : "int64");
+      index32 ? "int32" : "int64", loadsLine());
 }
 
 std::string ReductionParams::toString() const {
@@ -85,7 +90,8 @@ std::string ReductionParams::toString() const {
       "grid: [{}, {}, {}]\n"
       "grid_reduction: {}\n"
       "launch_bounds: {}\n"
-      "index_type: {}{}{}",
+      "index_type: {}\n"
+      "loads: {}{}{}",
       kind == ReductionKind::Inner ? "inner" : "outer", fmt::join(classes, ", "),
       fmt::join(kept_dims, ", "), kept_extent, fmt::join(reduced_dims, ", "), reduced_extent,
       vector_width, unroll, block_x, block_y, grid[0], grid[1], grid[2],
@@ -94,7 +100,7 @@ std::string ReductionParams::toString() const {
       min_blocks_per_sm > 0
           ? fmt::format("{} threads, {} blocks per SM", block_x * block_y, min_blocks_per_sm)
           : std::string("none"),
-      index32 ? "int32" : "int64",
+      index32 ? "int32" : "int64", loadsLine(),
       rowEdges()
           ? fmt::format("\nrow_edges: a scalar head aligns each row's vectors (lead offset "
                         "mod {}: [{}] + {}), and a scalar tail ends it",
@@ -248,6 +254,39 @@ bool lightLoop(const HeuristicInputs& in) {
   return in.accumulators == 1 && in.accumulator_bytes <= 8 && streamed_in <= 2 && streamed_out <= 1;
 }
 
+// Streamed loads: the loop's lines leave the L2 first. A loop that only
+// reads (every output a kept-sized reduction, at most 1/16 of what it
+// reads) then finds the dirty lines the L2 holds (the last kernel's writes)
+// still there when it ends, instead of writing them back while it reads.
+// That pays up to about six L2s of reads; past it, lines evicted first cost
+// more than the write-backs they spare. H200 (50 MB of L2), after a 256 MiB
+// write as do_bench flushes, kernel µs plain / streamed: sum over rows,
+// f32 4096x4096 25.9 / 22.1, 8192x4096 42.8 / 37.6, 16384x4096 72.3 /
+// 69.5, 32768x4096 130.0 / 133.1; bf16 8192x4096 25.9 / 22.9, 16384x4096
+// 42.6 / 39.0, 32768x4096 72.3 / 71.3, 65536x4096 130.2 / 134.5; sum over
+// columns f32 4096x4096 30.1 / 27.8, 8192x4096 52.9 / 49.0, 16384x4096
+// 80.2 / 78.9, 32768x4096 139.6 / 142.4. Kernels that write as much as they
+// read lost 1-5% streamed (bias-GELU f32 32768x4096 256.8 / 262.0, RMSNorm
+// forward bf16 32768x1024 38.9 / 40.0; docs/perf/corpus-9.md).
+constexpr int64_t kStreamedL2Multiple = 6;
+bool streamedLoads(const ReductionParams& p, const HeuristicInputs& in, int64_t l2_bytes) {
+  if (in.streamed_loads != "auto") return in.streamed_loads == "on";
+  if (l2_bytes <= 0 || p.reduced_extent < 16) return false;
+  int64_t read = 0;
+  for (const Access& a : *in.accesses) {
+    if (a.is_output) return false;  // the loop writes an output of the input's size
+    // The elements it reads: the extents of the dims that move it.
+    std::vector<int64_t> moving{a.element_size};
+    for (size_t d = 0; d < in.sizes.size(); ++d)
+      if (!a.offset.affine || a.offset.a.coef[d] != 0) moving.push_back(in.sizes[d]);
+    const std::optional<int64_t> bytes = checked::product(moving);
+    const std::optional<int64_t> sum = bytes ? checked::add(read, *bytes) : std::nullopt;
+    if (!sum) return false;
+    read = *sum;
+  }
+  return read <= kStreamedL2Multiple * l2_bytes;
+}
+
 // 32-bit indexing when every offset and every position a thread computes fits.
 bool fitsIndex32(const ReductionParams& p, const HeuristicInputs& in, const GridShape& g) {
   const int64_t limit = (int64_t{1} << 31) - 1;
@@ -277,6 +316,7 @@ ReductionParams computeReductionParams(const HeuristicInputs& in, const DevicePr
       int64_t{p.block_x} * p.block_y == kBlockThreads && lightLoop(in))
     p.min_blocks_per_sm = static_cast<int>(kBlocksPerSm);
   p.index32 = fitsIndex32(p, in, g);
+  p.streamed_loads = streamedLoads(p, in, device.l2_cache_bytes);
   return p;
 }
 

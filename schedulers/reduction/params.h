@@ -58,6 +58,9 @@ class ReductionParams final : public HeuristicParams {
   // registers within them; 0: no bounds.
   int min_blocks_per_sm = 0;
   bool index32 = true;  // every offset and position fits int32
+  // The loop's loads of inputs it reads each element of once are streamed
+  // (fusebox::loadVecStreamed: ld.global.cs, evicted from the L2 first).
+  bool streamed_loads = false;
   // Symbolic: the kernel takes its sizes (extents, strides, and the number
   // of splits) as parameters (kernelgen/size_literals.h); hash() and sameAs()
   // then compare structure() and shape_classes, not the sizes or the grid.
@@ -68,6 +71,8 @@ class ReductionParams final : public HeuristicParams {
   // Kept elements one block covers (rows for Inner, columns for Outer).
   int64_t keptPerBlock() const;
 
+  // The `loads:` line of toString() and structure().
+  std::string loadsLine() const;
   uint64_t hash() const override;
   bool sameAs(const HeuristicParams& other) const override;
   // Every choice, sizes included; Symbolic adds a `shapes: symbolic` line.
@@ -93,6 +98,7 @@ struct HeuristicInputs {
   int row_lanes = 0;              // the row_lanes option (inner); 0 = heuristic
   int unroll = 0;                 // the unroll option; 0 = heuristic
   bool symbolic = false;          // sizes are kernel parameters (no row edges)
+  std::string streamed_loads = "auto";  // the streamed_loads option: auto, on or off
 };
 
 ReductionParams computeReductionParams(const HeuristicInputs& in, const DeviceProperties& device);

@@ -46,7 +46,11 @@ class ReductionScheduler final : public Scheduler {
              "heuristic decides; each thread then reads up to 4 vectors of the row per step)"},
             {"unroll", OptionType::Int, int64_t{0},
              "Vectors each thread loads per step of its loop, all issued before the first is "
-             "summed, 1 to 16 (0: the heuristic decides, up to 4; for tuning)"}};
+             "summed, 1 to 16 (0: the heuristic decides, up to 4; for tuning)"},
+            {"streamed_loads", OptionType::String, std::string("auto"),
+             "Loads of inputs the loop reads each element of once evict first from the L2 "
+             "(ld.global.cs): \"auto\" (loops that write no output of the input's size and read "
+             "at most six L2s), \"on\" or \"off\""}};
   }
 
   void configure(const OptionSettings& settings) override {
@@ -55,6 +59,7 @@ class ReductionScheduler final : public Scheduler {
     requireIntInRange(settings, "max_vector_width", 0, 16, " (0: the widest the dtype allows)");
     requireIntInRange(settings, "row_lanes", 0, 512, " (0: the heuristic decides)");
     requireIntInRange(settings, "unroll", 0, 16, " (0: the heuristic decides)");
+    requireOneOf(settings, "streamed_loads", {"auto", "on", "off"});
     const int64_t lanes = option<int64_t>("row_lanes");
     if ((lanes & (lanes - 1)) != 0)
       throw UserError(whereSet(settings, "row_lanes"),
@@ -197,6 +202,7 @@ class ReductionScheduler final : public Scheduler {
     in.max_vector_width = static_cast<int>(option<int64_t>("max_vector_width"));
     in.row_lanes = static_cast<int>(option<int64_t>("row_lanes"));
     in.unroll = static_cast<int>(option<int64_t>("unroll"));
+    in.streamed_loads = option<std::string>("streamed_loads");
     in.symbolic = info.shapeMode() == ShapeMode::Symbolic;
     ReductionParams p = computeReductionParams(in, info.device());
     p.index32 &= accesses.epilogue_max_offset < (int64_t{1} << 31) - 1;

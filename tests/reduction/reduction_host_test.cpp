@@ -169,6 +169,21 @@ TEST(ReductionOptions, RowLanesOutOfRangeOrNotAPowerOfTwoNamesTheSetting) {
   }
 }
 
+TEST(ReductionOptions, StreamedLoadsOtherThanAutoOnOrOffNamesTheSetting) {
+  auto s = builtinScheduler("reduction");
+  OptionSettings settings;
+  settings["streamed_loads"] = OptionSetting{OptionValue(std::string("yes")), {"cfg.toml", 7, 1}};
+  try {
+    s->configure(settings);
+    FAIL() << "accepted streamed_loads = \"yes\"";
+  } catch (const UserError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("cfg.toml:7:1"), std::string::npos) << what;
+    EXPECT_NE(what.find("streamed_loads"), std::string::npos) << what;
+    EXPECT_NE(what.find("\"auto\", \"on\" or \"off\""), std::string::npos) << what;
+  }
+}
+
 TEST(ReductionParamsTest, H100ShapesOfTheBenchmarks) {
   // Heuristics only: what the benchmark workloads get on a 132-SM GPU.
   struct Case {

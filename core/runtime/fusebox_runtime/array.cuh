@@ -118,6 +118,32 @@ FUSEBOX_DEVICE Array<T, N> loadVecHinted(const T* p) {
 #endif
 }
 
+// A load of elements no other load of the kernel reads (a streamed input):
+// ld.global.cs, whose lines the L1 and the L2 evict first, so the lines
+// already there (dirty ones above all: the last kernel's outputs) stay
+// rather than being written back while the kernel reads. The reduction
+// scheduler's loops that only read use it (docs/schedulers/reduction.md,
+// `loads`). Coherent (not .nc): an input written in place may be read so.
+template <int N, typename T>
+FUSEBOX_DEVICE Array<T, N> loadVecStreamed(const T* p) {
+#if defined(FUSEBOX_CUDA_COMPILER)
+  constexpr int bytes = static_cast<int>(sizeof(T)) * N;
+  Array<T, N> v;
+  if constexpr (bytes == 16) {
+    *reinterpret_cast<uint4*>(&v) = __ldcs(reinterpret_cast<const uint4*>(p));
+  } else if constexpr (bytes == 8) {
+    *reinterpret_cast<uint2*>(&v) = __ldcs(reinterpret_cast<const uint2*>(p));
+  } else if constexpr (bytes == 4) {
+    *reinterpret_cast<unsigned int*>(&v) = __ldcs(reinterpret_cast<const unsigned int*>(p));
+  } else {
+    v = loadVec<N>(p);
+  }
+  return v;
+#else
+  return loadVec<N>(p);
+#endif
+}
+
 template <int N, typename T>
 FUSEBOX_DEVICE void storeVec(T* p, const Array<T, N>& v) {
   static_assert(sizeof(T) * N <= 16, "vector accesses are at most 16 bytes");

@@ -238,6 +238,8 @@ Value ternaryOp(TernaryOpType o, const Operand& a, const Operand& b, const Opera
 Value loadVector(int width, Value address, LoadHint hint) {
   if (hint == LoadHint::None)
     return call("fusebox::loadVec", {std::move(address)}, {named(std::to_string(width))});
+  if (hint == LoadHint::Streamed)
+    return call("fusebox::loadVecStreamed", {std::move(address)}, {named(std::to_string(width))});
   return call("fusebox::loadVecHinted", {std::move(address)},
               {named(hint == LoadHint::KeepForNextPass ? "fusebox::L2Hint::KeepForNextPass"
                                                        : "fusebox::L2Hint::LastUse"),

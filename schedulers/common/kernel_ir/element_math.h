@@ -52,12 +52,15 @@ Value ternaryOp(TernaryOpType op, const Operand& a, const Operand& b, const Oper
                 DataType out);
 
 // How long a loaded row should stay in the L2 (fusebox::L2Hint): no hint; a
-// later pass of the kernel reads it again; this is its last read.
-enum class LoadHint { None, KeepForNextPass, LastUse };
+// later pass of the kernel reads it again; this is its last read. Streamed:
+// no other load of the kernel reads these elements (fusebox::loadVecStreamed,
+// evict first).
+enum class LoadHint { None, KeepForNextPass, LastUse, Streamed };
 // fusebox::loadVec<width>(address): `width` elements from an address aligned
-// to their size (one 16-byte access at most); with a hint,
+// to their size (one 16-byte access at most); with a pass hint,
 // fusebox::loadVecHinted<fusebox::L2Hint::..., width>(address), a
-// non-coherent load (of data the kernel does not write).
+// non-coherent load (of data the kernel does not write); Streamed,
+// fusebox::loadVecStreamed<width>(address).
 Value loadVector(int width, Value address, LoadHint hint = LoadHint::None);
 // fusebox::storeVec<width>(address, values).
 void storeVector(Block& block, int width, Value address, Value values);

@@ -133,6 +133,13 @@ bool zeroOn(const Affine& a, const std::vector<int>& group) {
   return true;
 }
 
+bool VectorPlacement::readOnce(const Affine& a) const {
+  if (!a.terms.empty()) return false;
+  for (size_t d = 0; d < space_.sizes.size(); ++d)
+    if (a.coef[d] == 0 && space_.sizes[d] != 1) return false;
+  return true;
+}
+
 bool VectorPlacement::termsPerChunk(const Affine& a) const {
   for (const auto& term : a.terms)
     if (chunk_values_.count(term.first) == 0) return false;
@@ -219,7 +226,11 @@ kir::Value VectorPlacement::load(CodeSink& sink, const ElementRef& ref) {
         const std::string var = sink.newVar("vl");
         const kir::Type type =
             kir::named(fmt::format("fusebox::Array<{}, {}>", storageType(ref.tv->dtype()), vec));
-        kir::Value load = kir::loadVector(vec, kir::var(ref.pointer) + at, load_hint);
+        kir::Value load =
+            kir::loadVector(vec, kir::var(ref.pointer) + at,
+                            load_hint == kir::LoadHint::None && stream_reads && readOnce(off.a)
+                                ? kir::LoadHint::Streamed
+                                : load_hint);
         if (loads_first && !row_invariant && off.a.terms.empty()) {
           chunk_loads.push_back({var, type, load});
           load = kir::subscript(kir::var(var + "s"), kir::var("k", kir::intType()));

@@ -121,6 +121,11 @@ class VectorPlacement final : public Placement {
   // Makes the chunk_loads loads in pre_chunk again, as without loads_first.
   void loadInChunk();
 
+  // Vector loads of accesses that read each element at one iteration only
+  // (readOnce) are streamed (kir::LoadHint::Streamed: evicted first), where
+  // no pass hint is given. The reduction scheduler's choice (streamed_loads).
+  bool stream_reads = false;
+
   kir::Block pre_row;     // loads no row dim moves: above the row loop
   kir::Block pre_chunk;   // vector loads, hoisted loads and store arrays: above the element loop
   kir::Block post_chunk;  // vector stores: after the element loop
@@ -174,6 +179,9 @@ class VectorPlacement final : public Placement {
   std::set<std::string> chunk_values_;
   // Whether every run-time index of `a` (Affine::terms) is one per chunk.
   bool termsPerChunk(const Affine& a) const;
+  // Whether an access at `a` reads each element at one iteration only: every
+  // dim of more than one element moves it, through no run-time index.
+  bool readOnce(const Affine& a) const;
 };
 
 }  // namespace fusebox::kernelgen
