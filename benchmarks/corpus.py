@@ -4,9 +4,11 @@ benchmarks/workloads/ (or examples/) at a size LLMs use, with its PyTorch twin
 (the same math, the same outputs). On the lent GPU, for each workload:
 
   - fusebox: `fusebox run SCRIPT --backend cuda --bench N` (inputs resized with
-    --input), its kernels' medians summed (CUDA events, L2 flushed before each
-    launch); segments that ran on the host (expr_eval) are flagged, since their
-    time is not in the sum;
+    --input), the median of its `bench: call` line: the whole cache-hit call
+    between CUDA events, the L2 flushed once before it, as do_bench times
+    torch's function (the JSON keeps the kernels' own medians, each flushed
+    before its launch, summed as `kernel_sum_us`); segments that ran on the
+    host (expr_eval) are inside that figure and flagged;
   - eager PyTorch and torch.compile of the twin on the same shapes and dtypes,
     timed with triton.testing.do_bench (median; it flushes the L2 between
     calls), the lowest of --torch-repeats such medians (3);
@@ -25,6 +27,11 @@ sizes grow. `%fcopy` is the share of that reachable figure a kernel reaches.
 
     python3 benchmarks/corpus.py --fusebox build/gpu-rel/bin/fusebox \
         [--only REGEX] [--list] [--json OUT.json]
+
+An A/B of fusebox builds or options against one set of torch figures:
+`--torch-json EARLIER.json` takes eager, torch.compile and the flushed copies
+from an earlier run's JSON on the same GPU and times fusebox alone;
+`--fusebox-args "--shapes symbolic"` passes more arguments to `fusebox run`.
 
 The torch inputs are the script's own `inputs = [...]`, resized where the entry resizes them: a float
 input that the script made non-negative (torch.rand) stays non-negative, an
@@ -242,9 +249,9 @@ def flushed_copy_us(nbytes, repeats):
     return bench_ms(lambda: dst.copy_(src), repeats) * 1e3
 
 
-def run_fusebox(fusebox, script, shapes, dtypes, launches):
+def run_fusebox(fusebox, script, shapes, dtypes, launches, extra):
     cmd = [fusebox, "run", str(ROOT / script), "--backend", "cuda", "--no-ir",
-           "--bench", str(launches)]
+           "--bench", str(launches)] + extra
     for name, shape in shapes.items():
         cmd += ["--input", f"{name}={'x'.join(map(str, shape))}:{dtypes[name]}"]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
@@ -252,9 +259,13 @@ def run_fusebox(fusebox, script, shapes, dtypes, launches):
         return {"error": (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]}
     kernels = [float(m) for m in re.findall(r"^bench: group \d+ kernel \S+: median ([\d.]+) ms",
                                             p.stdout, re.M)]
+    call = re.search(r"^bench: call: median ([\d.]+) ms", p.stdout, re.M)
     run_line = re.search(r"^run 1: .*", p.stdout, re.M).group(0)
     schedulers = re.findall(r"group \d+ by (\w+)", run_line)
-    return {"us": sum(kernels) * 1e3, "kernels": len(kernels), "schedulers": schedulers}
+    if call is None:
+        return {"error": "no `bench: call` line in fusebox's output"}
+    return {"us": float(call.group(1)) * 1e3, "kernel_sum_us": sum(kernels) * 1e3,
+            "kernels": len(kernels), "schedulers": schedulers}
 
 
 def main():
@@ -267,6 +278,12 @@ def main():
     ap.add_argument("--torch-repeats", type=int, default=3,
                     help="time eager and torch.compile this many times (do_bench each), keep "
                          "the lowest median")
+    ap.add_argument("--fusebox-args", default="",
+                    help="more arguments for `fusebox run` (e.g. \"--shapes symbolic\")")
+    ap.add_argument("--torch-json",
+                    help="take the eager, torch.compile and flushed-copy figures from this "
+                         "--json of an earlier run on the same GPU and time fusebox alone (A/B "
+                         "of fusebox builds or options)")
     ap.add_argument("--json", help="write the rows here")
     args = ap.parse_args()
     chosen = [e for e in CORPUS if not args.only or re.search(args.only, e[0])]
@@ -274,9 +291,13 @@ def main():
         for name, script, shapes, _ in chosen:
             print(f"{name:36} {script} {shapes or ''}")
         return
-    copy = copy_gbps()
+    earlier = {}
+    if args.torch_json:
+        earlier = {r["workload"]: r for r in json.loads(Path(args.torch_json).read_text())}
+    copy = earlier[next(iter(earlier))]["copy_gbps"] if earlier else copy_gbps()
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, copy {copy:.0f} GB/s, "
-          f"{len(chosen)} workloads")
+          f"{len(chosen)} workloads" +
+          (f"; torch's figures and the copies from {args.torch_json}" if earlier else ""))
     header = (f"{'workload':36} {'fusebox us':>10} {'k':>2} {'%copy':>6} {'%fcopy':>6} "
               f"{'eager us':>9} {'compile us':>10} {'%copy':>6} {'%fcopy':>6} {'fb/compile':>10}"
               f"  schedulers")
@@ -291,9 +312,14 @@ def main():
         for k, n in enumerate(names):
             if n in shapes:
                 inputs[k] = resized(inputs[k], shapes[n])
-        fb = run_fusebox(args.fusebox, script, shapes, dtypes, args.launches)
+        fb = run_fusebox(args.fusebox, script, shapes, dtypes, args.launches,
+                         args.fusebox_args.split())
         row = {"workload": name, "copy_gbps": copy, **fb}
-        if twin is not None:
+        if earlier:
+            for key in ("bytes", "flushed_copy_us", "eager_us", "compile_us"):
+                if key in earlier.get(name, {}):
+                    row[key] = earlier[name][key]
+        elif twin is not None:
             fresh = [t.clone() if isinstance(t, torch.Tensor) else t for t in inputs]
             moved = nbytes(inputs) + nbytes(twin(*fresh))
             row["bytes"] = moved
@@ -327,7 +353,7 @@ def main():
         ratio_text = f"{ratio:10.2f}" if ratio else f"{'-':>10}"
         chosen_by = ",".join(fb.get("schedulers", [])) or fb.get("error", "")
         if "expr_eval" in fb.get("schedulers", []):
-            chosen_by += " (host segments not timed)"
+            chosen_by += " (host segments inside the time)"
         print(f"{name:36} {fb_text} {fb.get('kernels', 0):2d} {pct(fb_us)} {fpct(fb_us)} "
               f"{row.get('eager_us', float('nan')):9.1f} {comp_text} {pct(comp)} {fpct(comp)} "
               f"{ratio_text}  "

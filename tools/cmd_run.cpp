@@ -211,7 +211,8 @@ Command addRunCommand(CLI::App& parent) {
       ->check(realIn(0.0, 1.0));
   app->add_option("--bench", options->bench,
                   "Time each kernel over N launches (median, GB/s; on cuda each launch after "
-                  "an L2 flush, as triton.testing.do_bench) and run() on a cache hit")
+                  "an L2 flush, as triton.testing.do_bench) and run() on a cache hit (on cuda "
+                  "also between CUDA events, one flush a call)")
       ->check(integerIn(0, kMaxRepeat));
   app->add_flag("--bench-warm-l2", options->bench_warm_l2,
                 "--bench on cuda: time launches back to back, without flushing the L2 between "

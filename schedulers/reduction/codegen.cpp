@@ -67,15 +67,28 @@ IterSpace loopSpace(const SegmentFacts& facts, SizeLiterals* literals) {
 
 // One dim per merged dim, with the vectorized innermost dim last: the loop's
 // VectorPlacement then names dim g's index m<g> and the chunk's start mb.
+// An outer reduction's reduced dims are one merged dim, whose index is the
+// loop's position q: an access that walks them as one (a contiguous input)
+// reads at q times its stride, and one that does not at its dims' own
+// indices. Over symbolic sizes that saves dividing q into the dims' indices
+// only to multiply them again (two run-time divisions a row).
 MergedDims loopDims(const ReductionParams& p) {
   MergedDims md;
   const bool inner = p.kind == ReductionKind::Inner;
+  if (!inner && p.reduced_dims.size() > 1) {
+    md.groups.push_back(p.reduced_dims);
+    int64_t extent = 1;
+    for (int d : p.reduced_dims) extent *= p.sizes[static_cast<size_t>(d)];
+    md.extents.push_back(extent);
+  }
   for (const auto* dims :
-       {inner ? &p.kept_dims : &p.reduced_dims, inner ? &p.reduced_dims : &p.kept_dims})
+       {inner ? &p.kept_dims : &p.reduced_dims, inner ? &p.reduced_dims : &p.kept_dims}) {
+    if (!inner && dims == &p.reduced_dims && p.reduced_dims.size() > 1) continue;
     for (int d : *dims) {
       md.groups.push_back({d});
       md.extents.push_back(p.sizes[static_cast<size_t>(d)]);
     }
+  }
   md.vector_width = p.vector_width;
   return md;
 }
@@ -179,7 +192,9 @@ kir::Block KernelWriter::chunk(bool edge) {
   const size_t m = md_.groups.size();
   for (size_t g = 0; g + 1 < m; ++g)
     c.declare(fmt::format("m{}", g), kir::indexType(),
-              kir::var(fmt::format("i{}", md_.groups[g][0])), kir::kConstUnused);
+              md_.groups[g].size() > 1 ? kir::var("q")  // the reduced dims merged (loopDims)
+                                       : kir::var(fmt::format("i{}", md_.groups[g][0])),
+              kir::kConstUnused);
   c.append(placement.pre_chunk);
   kir::Block element =
       c.forLoop("v", kir::intType(), kir::lit(0), kir::lit(md.vector_width), {}, kir::Unroll::Full);

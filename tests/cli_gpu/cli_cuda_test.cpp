@@ -48,6 +48,10 @@ TEST_F(CliCuda, PointwiseKernelValidatesAndBenchesWithEvents) {
               ContainsRegex("bench: group 0 kernel fusebox_pointwise_[0-9a-f]+: median "
                             "[0-9.]+ ms over 5 launches \\(CUDA events, L2 flushed\\), [0-9.]+ "
                             "GB/s \\(1050624 bytes moved\\)"));
+  // The whole call, as do_bench times a function: here the same bytes.
+  EXPECT_THAT(r.output, ContainsRegex("bench: call: median [0-9.]+ ms over 5 calls \\(CUDA "
+                                      "events, L2 flushed, once a call\\), [0-9.]+ GB/s "
+                                      "\\(1050624 bytes of inputs and outputs\\)"));
   EXPECT_THAT(r.output, ContainsRegex("time-compile: compile \\(NVRTC\\) [0-9.]+ ms over 1 kernel "
                                       "\\(0 from the kernel cache"));
 }

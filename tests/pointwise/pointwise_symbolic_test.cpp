@@ -156,6 +156,29 @@ TEST(PointwiseSymbolic, PadWidthsAndSliceStartsFromInputsAreParameters) {
       {{0}, {1}, {2}, {3}, {4}});
 }
 
+TEST(PointwiseSymbolic, RandomNumbersAreNumberedByTheMergedIndex) {
+  // x + uniform(x's shape) with a seed: element i of the draw is the
+  // merged index itself (docs/random.md), not i0 * z + i1 with i0 and i1
+  // divided out of it at run time; the draws match the evaluator bit for
+  // bit.
+  auto f = std::make_unique<Fusion>();
+  Scalar* seed = defineScalar(*f, DataType::Int64);
+  Scalar* offset = defineScalar(*f, DataType::Int64);
+  TensorView* x = defineTensor(*f, {-1, -1}, DataType::Float);
+  TensorView* u = uniform(*f, {x->axis(0)->extent(), x->axis(1)->extent()}, f->constantDouble(0.0),
+                          f->constantDouble(1.0), DataType::Float, seed, offset);
+  f->addOutput(add(x, u));
+  f->addOutput(u);
+  for (const auto& [n, m] : std::vector<std::pair<int64_t, int64_t>>{{6, 40}, {5, 27}}) {
+    const std::vector<Argument> in{ScalarValue(int64_t{99}), ScalarValue(int64_t{3}),
+                                   randomTensor(DataType::Float, {n, m}, 8)};
+    const PointwiseRun r = expectMatchesEvaluator(hostBackend(), *f, in, {}, ShapeMode::Symbolic);
+    EXPECT_NE(r.source.find("uniformNarrow(rng0, static_cast<uint64_t>(m0)"), std::string::npos)
+        << r.source;
+    EXPECT_EQ(r.outputs.at(1).toDoubles(), std::get<Tensor>(evaluateFusion(*f, in)[1]).toDoubles());
+  }
+}
+
 TEST(PointwiseSymbolic, StaticSourcesHoldTheSizes) {
   auto f = castMulAddFusion();
   const SchedulerRun a =

@@ -4,8 +4,11 @@
 // source), hold no size in it, and match the reference evaluator.
 #include <fusebox/ir/ops.h>
 
+#include <gmock/gmock.h>
+
 #include <algorithm>
 #include <regex>
+#include <tuple>
 
 #include "reduction/reduction_test_util.h"
 #include "support/host_suite.h"
@@ -14,6 +17,7 @@
 namespace fusebox::test {
 namespace {
 
+using ::testing::HasSubstr;
 using Sizes = std::vector<std::pair<int64_t, int64_t>>;
 
 struct SymbolicRuns {
@@ -97,6 +101,31 @@ TEST(ReductionSymbolic, OuterSumWithAPointwiseOutputOverTwentySizes) {
   EXPECT_NE(a.plan.launch.grid[1], b.plan.launch.grid[1]) << b.params;
   EXPECT_EQ(a.source, b.source);
   EXPECT_EQ(r.at(sizes, {2000, 64}).source, a.source);
+}
+
+TEST(ReductionSymbolic, OuterSumOverTwoDimsReadsContiguousInputsAtTheLoopPosition) {
+  // sum(x + y, dims 0 and 1) of [B, S, H]: the two reduced dims are one
+  // merged dim whose index is the loop position q, so a contiguous input is
+  // read at q times a stride, with no run-time division of q (docs/
+  // schedulers/reduction.md, "Symbolic sizes"). y is a view with its two
+  // reduced dims swapped in memory: it does not walk them as one and is read
+  // at the dims' own indices; both must match the evaluator.
+  Fusion f;
+  TensorView* x = defineTensor(f, {-1, -1, -1}, DataType::Float);
+  TensorView* y = defineTensor(f, {-1, -1, -1}, DataType::Float, {false, false, true});
+  f.addOutput(sum(add(x, y), {0, 1}));
+  for (const auto& [b, s, h] : {std::tuple{4, 6, 64}, std::tuple{3, 50, 128}}) {
+    const Tensor yt =
+        randomTensor(DataType::Float, {b * s * h}, 5).asStrided({b, s, h}, {h, b * h, 1}, 0);
+    const SchedulerRun r =
+        expectReductionMatches(hostBackend(), f, {randomTensor(DataType::Float, {b, s, h}, 4), yt},
+                               h100Shape(), 0, ShapeMode::Symbolic);
+    EXPECT_THAT(r.source, HasSubstr("const idx_t m0 = q;")) << r.source;
+    EXPECT_TRUE(std::regex_search(r.source, std::regex(R"(in0 \+ \(m0 \* z\d+ \+ mb\))")))
+        << r.source;
+    EXPECT_TRUE(std::regex_search(r.source, std::regex(R"(in1 \+ \(i0 \* z\d+ \+ i1 \* z)")))
+        << r.source;
+  }
 }
 
 TEST(ReductionSymbolic, StaticSourcesHoldTheSizes) {

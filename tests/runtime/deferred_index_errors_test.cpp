@@ -69,6 +69,24 @@ TEST(DeferredIndexErrors, TheNextCallRaisesItOnce) {
   EXPECT_EQ(rows.getDouble({1, 2}), 2);
 }
 
+TEST(DeferredIndexErrors, TurningDeferralOffRaisesWhatIsPendingThenChecksEachCall) {
+  // `fusebox run --bench` defers while it times cache-hit calls, then turns
+  // deferral off: an index error one of those calls met is raised there.
+  const PythonDefinition def = gatherRows();
+  Captured captured;
+  auto rt = runtimeFor(def, captured, /*defer=*/false);
+  rt->setDeferIndexErrors(true);
+  EXPECT_NO_THROW(rt->run({table(), indices({9})}));
+  try {
+    rt->setDeferIndexErrors(false);
+    FAIL() << "turning deferral off did not raise the pending index error";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("index 9 is out of range for dim 0"));
+  }
+  // Not deferred any more: the call itself raises.
+  EXPECT_THROW(rt->run({table(), indices({4})}), UserError);
+}
+
 TEST(DeferredIndexErrors, CheckingRaisesItWithoutAnotherCall) {
   const PythonDefinition def = gatherRows();
   Captured captured;

@@ -86,6 +86,23 @@ TEST_F(RuntimeCuda, DeviceTensorsPassThroughAndOutputsStayOnTheDevice) {
   EXPECT_EQ(rt->lastRun().compile.kernels, 0);
 }
 
+TEST_F(RuntimeCuda, HostAndDeviceTensorsOfOneLayoutShareOneEntry) {
+  // The key is what the kernels read: a host input is copied to the GPU
+  // first, so a GPU input of the same layout is the same signature, not a
+  // second one (which would compile over symbolic sizes).
+  auto rt = runtime(chain(), /*outputs_on_host=*/false);
+  Tensor host = sampleTensor({33, 65});
+  Tensor device = rt->backend()->toBackend(host);
+  rt->run({host});
+  EXPECT_FALSE(rt->lastRun().cache_hit);
+  EXPECT_FALSE(rt->lastRun().symbolic_shapes);
+  const std::string signature = rt->lastRun().signature;
+  rt->run({device});
+  EXPECT_TRUE(rt->lastRun().cache_hit) << rt->lastRun().signature << " after " << signature;
+  EXPECT_EQ(rt->lastRun().signature, signature);
+  EXPECT_EQ(rt->counters().kernels_compiled, 1);
+}
+
 TEST_F(RuntimeCuda, MatmulRunsThroughCublas) {
   auto f = std::make_unique<Fusion>();
   TensorView* a = defineSymbolicTensor(*f, 2);

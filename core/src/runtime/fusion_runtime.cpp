@@ -203,7 +203,6 @@ std::vector<Argument> FusionRuntime::Impl::run(const std::vector<Argument>& inpu
   Backend& on = getBackend();
   if (runtime.defer_index_errors) checkDeferred(false);
   report = RunReport();
-  report.signature = inputSignature(inputs, shape_scalars);
   ++counters.runs;
 
   // Host tensors move to the GPU on cuda; device tensors are used in place.
@@ -219,6 +218,11 @@ std::vector<Argument> FusionRuntime::Impl::run(const std::vector<Argument>& inpu
     }
   }
   const std::vector<Argument>& backend_inputs = cuda ? staged : inputs;
+  // Keyed by what the kernels read: a host tensor and a GPU tensor of the
+  // same layout and alignment make the same plans, so they share an entry
+  // (keyed by the caller's tensors, GPU inputs after a first call with host
+  // ones were a second signature, which compiles over symbolic sizes).
+  report.signature = inputSignature(backend_inputs, shape_scalars);
 
   auto found = cache.find(report.signature);
   std::unique_ptr<CacheEntry> fresh;
@@ -282,6 +286,12 @@ void FusionRuntime::checkDeferredIndexErrors(bool wait) {
 
 void FusionRuntime::setOutputsOnHost(bool on) {
   impl_->runtime.outputs_on_host = on;
+}
+
+void FusionRuntime::setDeferIndexErrors(bool on) {
+  const bool was = impl_->runtime.defer_index_errors;
+  impl_->runtime.defer_index_errors = on;  // off even when a pending error is raised below
+  if (was && !on) impl_->checkDeferred(true);
 }
 
 BackendChoice FusionRuntime::backendChoice() const {

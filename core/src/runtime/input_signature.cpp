@@ -79,7 +79,6 @@ std::string inputSignature(const std::vector<Argument>& inputs,
       key += "undefined";
       continue;
     }
-    if (t.device() == Device::Cuda) key += "cuda ";
     key += dtypeName(t.dtype());
     key += '[';
     appendInts(key, t.sizes());

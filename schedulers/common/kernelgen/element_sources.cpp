@@ -246,8 +246,9 @@ kir::Value ElementWriter::randomValue(const Expr* e, const Index& idx) {
   const std::string role = fmt::format("T{}", tv->name());
   const kir::Type f64 = kir::named("double"), i64 = kir::named("int64_t"),
                   u64 = kir::named("uint64_t");
+  const IndexExpr position = linearOffset(idx, sizes, contiguousStrides(sizes), space_, role);
   const kir::Value i =
-      linearOffset(idx, sizes, contiguousStrides(sizes), space_, role).value(space_, role);
+      loads_ != nullptr ? loads_->position(position, space_, role) : position.value(space_, role);
   const kir::Value a = kir::castFrom(f64, scalarValue(e->input(rank)));
   const kir::Value b = kir::castFrom(f64, scalarValue(e->input(rank + 1)));
   kir::Value seed = kir::text("0ull"), offset = kir::text("0ull");

@@ -89,6 +89,10 @@ class VectorPlacement final : public Placement {
                              const kir::Value& checks) override;
   std::string indexVariable(CodeSink& sink, const kir::Value& index_value,
                             const kir::Value& expr) override;
+  kir::Value position(const IndexExpr& at, const IterSpace& /*space*/,
+                      const std::string& role) override {
+    return offsetValue(at, dims_.innermostName(), role);
+  }
 
   // Checks of pad / cat branches that hold alike over every chunk are made
   // once per chunk, and loads under them are read once per chunk (a vector,

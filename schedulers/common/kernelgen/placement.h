@@ -82,6 +82,15 @@ class Placement {
                                      const kir::Value& checks) {
     return checks;
   }
+  // A position in the iteration space as a value (a random op's element
+  // number): over the index variables here. VectorPlacement writes it over
+  // its merged indices where they walk as one, so that a kernel over
+  // symbolic sizes does not divide a merged index into dims only to sum
+  // them again (two run-time divisions an element).
+  virtual kir::Value position(const IndexExpr& at, const IterSpace& space,
+                              const std::string& role) {
+    return at.value(space, role);
+  }
 };
 
 // A scalar load into a new variable of the body, and a scalar store, at

@@ -14,9 +14,10 @@
 //   std::vector<Argument> outputs = runtime.run(inputs);   // miss: passes, segmentation...
 //   outputs = runtime.run(inputs);                         // hit: plans only
 //
-// The cache key (inputSignature) of a call is, per fusion input:
-//   - a tensor: dtype, sizes, strides, its device when CUDA, and the alignment
-//     of its data address (the largest power of two dividing it, recorded up
+// The cache key (inputSignature) of a call is, per fusion input as the
+// kernels read it (on cuda, after host tensors are copied to the GPU):
+//   - a tensor: dtype, sizes, strides, and the alignment of its data address (the largest power of
+//   two dividing it, recorded up
 //     to 16 bytes: the widest vector access; beyond that it would split the
 //     cache for nothing);
 //   - a scalar: its kind (bool, int, double), and its value only when the value
@@ -216,6 +217,9 @@ class FusionRuntime {
   // RuntimeOptions::outputs_on_host from now on (benchmarks keep outputs on
   // the device, so a timed run() copies nothing).
   void setOutputsOnHost(bool on);
+  // RuntimeOptions::defer_index_errors for later calls; turning it off first
+  // waits for the deferred checks and raises any error they hold.
+  void setDeferIndexErrors(bool on);
   // "cuda", "host" or "eval": where this runtime's plans run.
   BackendChoice backendChoice() const;
   // The backend object (the host backend for eval: host plans that run on a

@@ -1,4 +1,4 @@
-// timeKernelMs: device time of one kernel from CUDA events, for --bench.
+// timeCallMs and timeKernelMs: device time from CUDA events, for --bench.
 #include <fusebox/backend/cuda_backend.h>
 #include <fusebox/error.h>
 
@@ -10,22 +10,18 @@
 
 namespace fusebox {
 
-double timeKernelMs(Backend& backend, CompiledKernel& kernel, const LaunchConfig& config,
-                    const KernelParams& params, int iterations, L2State l2) {
-  cuda::CudaBackendImpl& cuda_backend = cuda::asCudaBackend(backend, "timeKernelMs");
-  auto* cuda_kernel = dynamic_cast<cuda::CudaKernel*>(&kernel);
-  FUSEBOX_USER_CHECK(cuda_kernel != nullptr,
-                     "timeKernelMs: kernel {} was not compiled by a cuda "
-                     "backend",
-                     kernel.name());
-  FUSEBOX_USER_CHECK(iterations >= 1, "timeKernelMs: iterations must be at least 1, got {}",
+double timeCallMs(Backend& backend, const std::function<void()>& call, int iterations, L2State l2,
+                  std::string_view what) {
+  cuda::CudaBackendImpl& cuda_backend = cuda::asCudaBackend(backend, "timeCallMs");
+  FUSEBOX_USER_CHECK(iterations >= 1, "timing {}: iterations must be at least 1, got {}", what,
                      iterations);
   cuda::CudaDevice& device = cuda_backend.device();
   device.makeCurrent();
   const cuda::DriverApi& api = cuda::driver();
 
-  // Two events around each timed launch: the flush between launches is not
-  // timed.
+  // Two events around each timed call: the flush between calls is not
+  // timed. While the GPU flushes, the host enqueues the call's work, as
+  // triton.testing.do_bench's timed calls do.
   struct Events {
     std::vector<CUevent> list;
     ~Events() {
@@ -39,15 +35,16 @@ double timeKernelMs(Backend& backend, CompiledKernel& kernel, const LaunchConfig
   }
   Tensor flush;
   if (l2 == L2State::Flushed) flush = backend.allocate(DataType::Int64, {kL2FlushBytes / 8}, {1});
-  kernel.launch(config, params);  // warm-up: first-launch costs, caches
-  CUstream stream = device.stream();
+  call();  // warm-up: first-launch costs, caches
   for (int i = 0; i < iterations; ++i) {
     if (flush.defined()) backend.memsetZero(flush);
-    cuda::check(api.eventRecord(events.list[2 * i], stream), "cuEventRecord");
-    kernel.launch(config, params);
-    cuda::check(api.eventRecord(events.list[2 * i + 1], stream), "cuEventRecord");
+    // The stream is read each time: a call may not change it, but the
+    // events must bracket the stream its work went to.
+    cuda::check(api.eventRecord(events.list[2 * i], device.stream()), "cuEventRecord");
+    call();
+    cuda::check(api.eventRecord(events.list[2 * i + 1], device.stream()), "cuEventRecord");
   }
-  device.synchronize(fmt::format("timing kernel {}", kernel.name()));
+  device.synchronize(fmt::format("timing {}", what));
   std::vector<double> times;
   for (int i = 0; i < iterations; ++i) {
     float ms = 0;
@@ -58,6 +55,19 @@ double timeKernelMs(Backend& backend, CompiledKernel& kernel, const LaunchConfig
   std::sort(times.begin(), times.end());
   const size_t mid = times.size() / 2;
   return times.size() % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
+}
+
+double timeKernelMs(Backend& backend, CompiledKernel& kernel, const LaunchConfig& config,
+                    const KernelParams& params, int iterations, L2State l2) {
+  FUSEBOX_USER_CHECK(dynamic_cast<cuda::CudaKernel*>(&kernel) != nullptr,
+                     "timeKernelMs: kernel {} was not compiled by a cuda "
+                     "backend",
+                     kernel.name());
+  FUSEBOX_USER_CHECK(iterations >= 1, "timeKernelMs: iterations must be at least 1, got {}",
+                     iterations);
+  return timeCallMs(
+      backend, [&] { kernel.launch(config, params); }, iterations, l2,
+      fmt::format("kernel {}", kernel.name()));
 }
 
 }  // namespace fusebox

@@ -30,6 +30,9 @@ double timeKernelMs(Backend&, CompiledKernel&, const LaunchConfig&, const Kernel
                     L2State) {
   fail();
 }
+double timeCallMs(Backend&, const std::function<void()>&, int, L2State, std::string_view) {
+  fail();
+}
 DeviceAllocatorStats deviceAllocatorStats(Backend&) {
   fail();
 }

@@ -14,9 +14,11 @@
 #include <fusebox/scheduler.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fusebox {
@@ -54,7 +56,15 @@ DeviceProperties queryDeviceProperties(Backend& backend);
 double timeKernelMs(Backend& backend, CompiledKernel& kernel, const LaunchConfig& config,
                     const KernelParams& params, int iterations, L2State l2 = L2State::Flushed);
 
-// The bytes timeKernelMs writes to flush the L2 cache: 256 MiB, as
+// Times `call` with CUDA events on the backend's stream, as
+// triton.testing.do_bench times a function: one warm-up call, then
+// `iterations` calls each between two events (after the flush, with
+// L2State::Flushed); returns the median in milliseconds. `what` names the
+// call in errors. Throws UserError for a non-cuda backend.
+double timeCallMs(Backend& backend, const std::function<void()>& call, int iterations,
+                  L2State l2 = L2State::Flushed, std::string_view what = "a call");
+
+// The bytes timeKernelMs and timeCallMs write to flush the L2 cache: 256 MiB, as
 // triton.testing.do_bench does (Hopper's L2 is 50 MiB).
 inline constexpr int64_t kL2FlushBytes = int64_t{256} << 20;
 
