@@ -16,10 +16,10 @@
 //
 // The cache key (inputSignature) of a call is, per fusion input as the
 // kernels read it (on cuda, after host tensors are copied to the GPU):
-//   - a tensor: dtype, sizes, strides, and the alignment of its data address (the largest power of
-//   two dividing it, recorded up
-//     to 16 bytes: the widest vector access; beyond that it would split the
-//     cache for nothing);
+//   - a tensor: dtype, sizes, strides, and the alignment of its data address
+//     (the largest power of two dividing it, recorded up to 16 bytes: the
+//     widest vector access; beyond that it would split the cache for
+//     nothing);
 //   - a scalar: its kind (bool, int, double), and its value only when the value
 //     feeds a shape: the scalar reaches (directly or through scalar arithmetic)
 //     an extent of some tensor, or a shape operand of reshape, expand, full,
