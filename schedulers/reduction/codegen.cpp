@@ -74,20 +74,23 @@ IterSpace loopSpace(const SegmentFacts& facts, SizeLiterals* literals) {
 // only to multiply them again (two run-time divisions a row).
 MergedDims loopDims(const ReductionParams& p) {
   MergedDims md;
-  const bool inner = p.kind == ReductionKind::Inner;
-  if (!inner && p.reduced_dims.size() > 1) {
-    md.groups.push_back(p.reduced_dims);
-    int64_t extent = 1;
-    for (int d : p.reduced_dims) extent *= p.sizes[static_cast<size_t>(d)];
-    md.extents.push_back(extent);
-  }
-  for (const auto* dims :
-       {inner ? &p.kept_dims : &p.reduced_dims, inner ? &p.reduced_dims : &p.kept_dims}) {
-    if (!inner && dims == &p.reduced_dims && p.reduced_dims.size() > 1) continue;
-    for (int d : *dims) {
+  auto eachDim = [&](const std::vector<int>& dims) {
+    for (int d : dims) {
       md.groups.push_back({d});
       md.extents.push_back(p.sizes[static_cast<size_t>(d)]);
     }
+  };
+  if (p.kind == ReductionKind::Inner) {
+    eachDim(p.kept_dims);
+    eachDim(p.reduced_dims);
+  } else {
+    if (p.reduced_dims.size() > 1) {
+      md.groups.push_back(p.reduced_dims);
+      md.extents.push_back(p.reduced_extent);
+    } else {
+      eachDim(p.reduced_dims);
+    }
+    eachDim(p.kept_dims);
   }
   md.vector_width = p.vector_width;
   return md;
