@@ -284,7 +284,7 @@ def main():
                     help="take the eager, torch.compile and flushed-copy figures from this "
                          "--json of an earlier run on the same GPU and time fusebox alone (A/B "
                          "of fusebox builds or options)")
-    ap.add_argument("--json", help="write the rows here")
+    ap.add_argument("--json", help="write the rows here (again after each workload)")
     args = ap.parse_args()
     chosen = [e for e in CORPUS if not args.only or re.search(args.only, e[0])]
     if args.list:
@@ -360,13 +360,13 @@ def main():
               f"{chosen_by}  [{time.time() - start:.0f}s]", flush=True)
         del inputs
         torch.cuda.empty_cache()
+        if args.json:  # after every row: a run cut off by a time limit keeps what it timed
+            Path(args.json).write_text(json.dumps(rows, indent=1))
     ratios = [r["ratio"] for r in rows if r.get("ratio")]
     if ratios:
         geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
         print(f"geometric mean fusebox / torch.compile over {len(ratios)} workloads: {geo:.3f}; "
               f"above 1.0: {sum(r > 1.0 for r in ratios)}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1))
 
 
 if __name__ == "__main__":

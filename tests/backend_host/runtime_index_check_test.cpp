@@ -1,7 +1,8 @@
 // The device runtime's index checks (index_check.cuh), compiled for the host:
 // what the checks return, which bad index a thread's IndexErrorLatch keeps,
-// when it reaches the IndexErrors words, and the forms over the words
-// themselves that kernels from an earlier kernelgen still call.
+// when it reaches the IndexErrors words and the host words they point at,
+// and the forms over the words themselves that kernels from an earlier
+// kernelgen still call.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -12,7 +13,7 @@ namespace fusebox::testing {
 namespace {
 
 TEST(RuntimeIndexCheck, ChecksReturnTheIndexOrZero) {
-  unsigned long long words[2] = {0, 0};
+  unsigned long long words[3] = {0, 0, 0};
   {
     IndexErrorLatch latch(words);
     EXPECT_EQ(checkedIndex(0, 5, latch, 1), 0);
@@ -32,7 +33,7 @@ TEST(RuntimeIndexCheck, ChecksReturnTheIndexOrZero) {
 }
 
 TEST(RuntimeIndexCheck, TheLatchRecordsWhenTheThreadLeavesAndOnlyIfNothingIs) {
-  unsigned long long words[2] = {0, 0};
+  unsigned long long words[3] = {0, 0, 0};
   {
     IndexErrorLatch latch(words);
     EXPECT_EQ(checkedIndex(1, 3, latch, 7), 1);
@@ -57,7 +58,7 @@ TEST(RuntimeIndexCheck, TheLatchRecordsWhenTheThreadLeavesAndOnlyIfNothingIs) {
 }
 
 TEST(RuntimeIndexCheck, TheFormsOverTheWordsRecordAtOnce) {
-  unsigned long long words[2] = {0, 0};
+  unsigned long long words[3] = {0, 0, 0};
   EXPECT_EQ(checkedIndex(2, 3, words, 4), 2);
   EXPECT_EQ(words[0], 0u);
   EXPECT_EQ(checkedSelectIndex(-3, 3, words, 5), 0);
@@ -66,6 +67,19 @@ TEST(RuntimeIndexCheck, TheFormsOverTheWordsRecordAtOnce) {
   EXPECT_EQ(words[1], 3u);
   EXPECT_EQ(checkedSelectIndex(-4, 3, words, 5), 0);
   EXPECT_EQ(words[0], 4u) << "the first record stays";
+}
+
+TEST(RuntimeIndexCheck, TheThreadThatClaimsTheRecordWritesTheHostWords) {
+  unsigned long long host[2] = {0, 0};
+  unsigned long long words[3] = {0, 0, reinterpret_cast<unsigned long long>(host)};
+  recordIndexError(words, 6, -12);
+  EXPECT_EQ(host[0], 6u);
+  EXPECT_EQ(host[1], static_cast<unsigned long long>(int64_t{-12}));
+  // A second error finds the record claimed: neither copy changes.
+  recordIndexError(words, 2, 40);
+  EXPECT_EQ(words[0], 6u);
+  EXPECT_EQ(host[0], 6u);
+  EXPECT_EQ(host[1], static_cast<unsigned long long>(int64_t{-12}));
 }
 
 }  // namespace

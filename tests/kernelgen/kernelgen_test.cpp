@@ -63,6 +63,7 @@ TEST(KernelgenParams, SlotsNamesAndScratch) {
   EXPECT_EQ(b[6].source, ParamBinding::Source::ScratchData);
   EXPECT_EQ(b[6].slot, 4);
   EXPECT_EQ(b[6].bytes, 256);
+  EXPECT_TRUE(b[6].kept) << "every kernelgen kernel leaves its scratch as it found it";
   kir::Block decl;
   params.declarePointers(decl);
   const std::string text = kir::printCuda(decl);

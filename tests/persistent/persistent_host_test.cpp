@@ -504,7 +504,8 @@ TEST_F(PersistentFixture, AWrongKernelFailsValidation) {
   kp->kernel.name = wrong_name;
 
   std::vector<Tensor> outs = allocateKernelOutputs(backend(), *kp);
-  const std::vector<Tensor> scratch = allocateKernelScratch(backend(), *kp);
+  SharedScratch shared;
+  const std::vector<Tensor> scratch = allocateKernelScratch(backend(), *kp, shared);
   backend().compile(kp->kernel)->launch(kp->launch, bindKernelParams(*kp, inputs, outs, scratch));
   backend().synchronize();
   const std::vector<Argument> expected = evaluateFusion(*def.fusion, inputs);

@@ -1,11 +1,14 @@
 // RuntimeOptions::defer_index_errors: a kernel's index-error record is read
-// in the background (Backend::readLater), so the call that met an index out
-// of range returns; the next call, or checkDeferredIndexErrors, raises it
-// once. On the host backend the read is done at once, so the deferral itself
-// (what is raised, when, and only once) is tested here; the GPU's background
-// read is run by the Python suite on CUDA tensors.
+// from host memory the kernel writes (IndexErrorRecord), so the call that met
+// an index out of range returns without waiting; the next call, or
+// checkDeferredIndexErrors, raises it once. On the host backend the kernel
+// has finished when the call returns, so the deferral itself (what is
+// raised, when, and only once) is tested here; on the GPU it is run by
+// RuntimeCuda and by the Python suite on CUDA tensors.
+#include <fusebox/backend/backend_choice.h>
 #include <fusebox/config.h>
 #include <fusebox/frontend/python_definition.h>
+#include <fusebox/index_error_record.h>
 
 #include <gmock/gmock.h>
 
@@ -96,6 +99,34 @@ TEST(DeferredIndexErrors, CheckingRaisesItWithoutAnotherCall) {
   EXPECT_NO_THROW(rt->checkDeferredIndexErrors(/*wait=*/true));
   rt->run({table(), indices({2})});
   EXPECT_NO_THROW(rt->checkDeferredIndexErrors(/*wait=*/true));
+}
+
+TEST(IndexErrorRecordTest, TakingAnErrorZeroesBothCopiesOfTheRecord) {
+  std::shared_ptr<Backend> backend = sharedBackend(BackendKind::Host);
+  IndexErrorRecord record(*backend, {{"gather", "T0", 1, 10, 0}}, "kernel_k");
+  auto* device = static_cast<int64_t*>(record.words().data());
+  ASSERT_EQ(record.words().numel(), 3);
+  auto* host = reinterpret_cast<int64_t*>(static_cast<uintptr_t>(device[2]));
+  ASSERT_NE(host, nullptr) << "the words name the host words the kernel writes";
+  EXPECT_FALSE(record.raised());
+  EXPECT_EQ(record.take(), "");
+  // What the claiming thread writes (recordIndexError).
+  device[0] = host[0] = 1;
+  device[1] = host[1] = 12;
+  EXPECT_TRUE(record.raised());
+  EXPECT_EQ(record.take(),
+            "gather: index 12 is out of range for dim 1 of T0, of size 10 (expected 0 <= index < "
+            "10); kernel kernel_k found it");
+  EXPECT_FALSE(record.raised());
+  EXPECT_EQ(device[0], 0);
+  EXPECT_EQ(device[1], 0);
+  EXPECT_EQ(host[1], 0);
+  EXPECT_EQ(device[2], static_cast<int64_t>(reinterpret_cast<uintptr_t>(host)));
+  EXPECT_EQ(record.take(), "");
+  // An id the kernel has no check for is the runtime's bug, not the user's.
+  device[0] = host[0] = 5;
+  EXPECT_THROW(record.take(), InternalError);
+  EXPECT_FALSE(record.raised()) << "zeroed all the same";
 }
 
 TEST(DeferredIndexErrors, WithoutTheOptionTheCallItselfFails) {

@@ -1,7 +1,9 @@
 // The runtime with kernels on the host backend: every example and benchmark
 // workload (small inputs) matches the evaluator and is run by the scheduler we
 // expect; a cache hit binds and launches only; --backend eval runs no kernels;
-// KernelParams come from a plan's bindings.
+// KernelParams come from a plan's bindings; kept scratch is shared by a
+// plan's launches, other scratch is zeroed for each.
+#include <fusebox/backend/backend_choice.h>
 #include <fusebox/config.h>
 #include <fusebox/eval/check_close.h>
 #include <fusebox/frontend/python_definition.h>
@@ -121,6 +123,41 @@ TEST(RuntimeBackends, BenchmarkKernelsTimesEachKernel) {
   EXPECT_GT(bench[0].gigabytesPerSecond(), 0);
 }
 
+TEST(RuntimeBackends, GridCombinesLeaveTheirKeptScratchReadyForTheNextCall) {
+  // Split over 4 blocks a column, a sum and a var_mean combine partials
+  // through a ticket the last block resets: kept scratch, zeroed before the
+  // first call only. Each later call, on other values, must still be right.
+  auto f = std::make_unique<Fusion>();
+  TensorView* x = defineSymbolicTensor(*f, 2);
+  f->addOutput(sum(x, {0}));
+  auto [var, mean] = varMean(x, {0}, 1, false);
+  f->addOutput(var);
+  f->addOutput(mean);
+  Config config = loadConfigFile(defaultConfigFile());
+  applySetting(config, "schedulers.reduction.grid_splits=4");
+  Captured captured;
+  RuntimeOptions o = captured.options();
+  o.backend = BackendChoice::Host;
+  Options options;
+  options.applyEnvironmentText("test", "dump", "scheduler_params");
+  FusionRuntime rt(std::move(f), config, builtinPlugins(), options, o);
+  for (int salt = 0; salt < 3; ++salt) {
+    SCOPED_TRACE(salt);
+    const Tensor in = sampleTensor({512, 24}, salt);
+    const std::vector<Argument> got = rt.run({in});
+    const std::vector<Argument> expected = evaluateFusion(rt.fusion(), {in});
+    const std::vector<OutputTolerance> tolerances = outputTolerances(rt.fusion(), {in});
+    ASSERT_EQ(got.size(), 3u);
+    for (size_t k = 0; k < got.size(); ++k) {
+      const CloseResult r = checkClose(got[k], expected[k], tolerances[k]);
+      EXPECT_TRUE(r.pass) << "output " << k << ": " << r.shape_error << r.first_mismatch;
+    }
+    ASSERT_EQ(rt.lastRun().segments.size(), 1u);
+    EXPECT_EQ(rt.lastRun().segments[0].scheduler, "reduction");
+  }
+  EXPECT_THAT(captured.dump.str(), HasSubstr(", 4, 1]")) << "the grid splits each column in 4";
+}
+
 TEST(KernelLaunch, ParamsComeFromTheBindings) {
   KernelPlan plan;
   plan.kernel.name = "k";
@@ -153,6 +190,35 @@ TEST(KernelLaunch, ABadBindingIsAnInternalErrorNamingIt) {
   }
   plan.bindings = {{ParamBinding::Source::OutputData, 0, KernelParams::kMaxPointers}};
   EXPECT_THROW(bindKernelParams(plan, {}, {sampleTensor({1})}), InternalError);
+}
+
+TEST(KernelLaunch, KeptScratchIsZeroedOnceAndSharedByEveryLaunch) {
+  std::shared_ptr<Backend> backend = sharedBackend(BackendKind::Host);
+  KernelPlan plan;
+  plan.kernel.name = "k";
+  ParamBinding kept{ParamBinding::Source::ScratchData, 0, 0};
+  kept.bytes = 20;
+  kept.kept = true;
+  ParamBinding fresh{ParamBinding::Source::ScratchData, 1, 1};
+  fresh.bytes = 8;
+  plan.bindings = {kept, {ParamBinding::Source::IndexErrors, 0, 2}, fresh};
+  plan.index_checks = {{"gather", "T0", 0, 4, 0}};
+  SharedScratch shared;
+  std::vector<Tensor> first = allocateKernelScratch(*backend, plan, shared);
+  ASSERT_EQ(first.size(), 3u);
+  EXPECT_EQ(first[0].numel(), 3) << "20 bytes in whole 8-byte words";
+  for (int64_t i = 0; i < 3; ++i) EXPECT_EQ(first[0].getDouble({i}), 0);
+  ASSERT_NE(shared.index_errors, nullptr);
+  EXPECT_EQ(first[1].data(), shared.index_errors->words().data());
+  // What a launch leaves in its buffers.
+  static_cast<int64_t*>(first[0].data())[1] = 5;
+  static_cast<int64_t*>(first[2].data())[0] = 9;
+  std::vector<Tensor> second = allocateKernelScratch(*backend, plan, shared);
+  EXPECT_EQ(second[0].data(), first[0].data()) << "kept: the same buffer, not zeroed again";
+  EXPECT_EQ(second[0].getDouble({1}), 5);
+  EXPECT_EQ(second[1].data(), first[1].data());
+  EXPECT_NE(second[2].data(), first[2].data());
+  EXPECT_EQ(second[2].getDouble({0}), 0) << "not kept: zeroed for every launch";
 }
 
 }  // namespace

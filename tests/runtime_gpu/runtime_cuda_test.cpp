@@ -1,7 +1,8 @@
 // The runtime on the cuda backend: the examples and workloads match the
 // evaluator; device tensors pass through without copies; expr_eval runs matmul
 // through cuBLAS and anything else on the host with copies it names; kernels
-// time with CUDA events. Every test skips without a usable GPU.
+// time with CUDA events; index errors reach the host. Every test skips
+// without a usable GPU.
 #include <fusebox/backend/cuda_backend.h>
 #include <fusebox/config.h>
 #include <fusebox/eval/check_close.h>
@@ -101,6 +102,59 @@ TEST_F(RuntimeCuda, HostAndDeviceTensorsOfOneLayoutShareOneEntry) {
   EXPECT_TRUE(rt->lastRun().cache_hit) << rt->lastRun().signature << " after " << signature;
   EXPECT_EQ(rt->lastRun().signature, signature);
   EXPECT_EQ(rt->counters().kernels_compiled, 1);
+}
+
+std::unique_ptr<Fusion> gatherRows() {
+  auto f = std::make_unique<Fusion>();
+  TensorView* table = defineSymbolicTensor(*f, 2);
+  TensorView* rows = defineSymbolicTensor(*f, 1, DataType::Int64);
+  f->addOutput(indexSelect(table, rows, 0));
+  return f;
+}
+
+Tensor rowIndices(std::vector<int64_t> values) {
+  Tensor t = Tensor::empty(DataType::Int64, {static_cast<int64_t>(values.size())});
+  for (size_t i = 0; i < values.size(); ++i) static_cast<int64_t*>(t.data())[i] = values[i];
+  return t;
+}
+
+TEST_F(RuntimeCuda, IndexErrorsReachTheHostThroughMappedMemory) {
+  // The kernel writes its record into pinned host memory: a call that waits
+  // raises it, one that does not leaves it for a later check, and the record
+  // is zeroed after each error so that good calls after it pass.
+  auto rt = runtime(gatherRows(), /*outputs_on_host=*/false);
+  Backend& backend = *rt->backend();
+  const Tensor table = backend.toBackend(sampleTensor({4, 64}));
+  const Tensor good = backend.toBackend(rowIndices({3, 0, 2}));
+  const Tensor bad = backend.toBackend(rowIndices({1, 7, 2}));
+  rt->run({table, good});
+  try {
+    rt->run({table, bad});
+    FAIL() << "a call that waits did not raise its index error";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("index 7 is out of range for dim 0"));
+  }
+  std::vector<Argument> got = rt->run({table, good});
+  Tensor rows = backend.toHost(std::get<Tensor>(got.at(0)));
+  EXPECT_EQ(rows.getDouble({0, 5}), backend.toHost(table).getDouble({3, 5}));
+
+  rt->setDeferIndexErrors(true);
+  for (int i = 0; i < 3; ++i) rt->run({table, good});
+  EXPECT_NO_THROW(rt->checkDeferredIndexErrors(/*wait=*/true));
+  rt->run({table, bad});
+  try {
+    rt->checkDeferredIndexErrors(/*wait=*/true);
+    FAIL() << "a deferred index error was not raised";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("an earlier call of this fusion: index_select"));
+    EXPECT_THAT(e.what(), HasSubstr("index 7 is out of range"));
+  }
+  EXPECT_NO_THROW(rt->checkDeferredIndexErrors(/*wait=*/true)) << "raised once";
+  // Without waiting: once the kernel is done, the next call sees it.
+  rt->run({table, bad});
+  backend.synchronize();
+  EXPECT_THROW(rt->run({table, good}), UserError);
+  EXPECT_NO_THROW(rt->checkDeferredIndexErrors(/*wait=*/true));
 }
 
 TEST_F(RuntimeCuda, MatmulRunsThroughCublas) {

@@ -136,11 +136,12 @@ inline SchedulerRun runScheduler(Scheduler& scheduler, Backend& backend, const F
   r.source = kp->kernel.source;
   // The runtime's own allocation and binding (kernel_launch.h).
   std::vector<Tensor> outs = allocateKernelOutputs(backend, *kp);
-  const std::vector<Tensor> scratch = allocateKernelScratch(backend, *kp);
+  SharedScratch shared;
+  const std::vector<Tensor> scratch = allocateKernelScratch(backend, *kp, shared);
   const KernelParams kparams = bindKernelParams(*kp, backend_inputs, outs, scratch);
   auto kernel = backend.compile(kp->kernel);
   kernel->launch(kp->launch, kparams);
-  checkKernelIndexErrors(backend, *kp, scratch);
+  checkIndexErrors(shared.index_errors.get());
   backend.synchronize();
   for (const Tensor& o : outs) r.outputs.push_back(backend.toHost(o));
   return r;

@@ -38,7 +38,7 @@ class __attribute__((visibility("default"))) KernelPlan : public SegmentPlan {
   // index_checks[k]); non-empty only with an IndexErrors binding. A launch
   // that meets an index out of range records the first one and reads
   // element 0 instead; the runtime then raises a UserError
-  // (checkKernelIndexErrors, fusebox/kernel_launch.h).
+  // (IndexErrorRecord, fusebox/index_error_record.h).
   std::vector<IndexCheck> index_checks;
   // Bytes every launch must read and write at least (each input read once,
   // each output written once): the denominator of GB/s in --bench.

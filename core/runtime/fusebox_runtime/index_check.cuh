@@ -1,16 +1,27 @@
 // Run-time index checks of indirect loads (index_select, select, gather,
 // take_along_axis: kernelgen's element writer). A kernel cannot throw, so an
-// index out of range is recorded -- one per launch, by the id of its check
-// (KernelPlan::index_checks), and its value -- in the kernel's IndexErrors
-// words, and the load reads element 0 instead so it stays inside the tensor.
-// The runtime raises the error after the launch and discards the outputs.
+// index out of range is recorded -- the first since the record was last
+// taken, by the id of its check (KernelPlan::index_checks), and its value --
+// and the load reads element 0 instead so it stays inside the tensor. The
+// record (the IndexErrors binding) is three words of device memory: id,
+// index, and the address of two host words, which the thread that claims the
+// record writes too, so the host sees the error without copying anything
+// back (IndexErrorRecord, fusebox/index_error_record.h). The runtime raises
+// it and discards the outputs.
 #pragma once
 
 namespace fusebox {
 
 FUSEBOX_DEVICE void recordIndexError(unsigned long long* errors, unsigned long long id,
                                      int64_t index) {
-  if (atomicCAS(errors, 0ull, id) == 0ull) errors[1] = static_cast<unsigned long long>(index);
+  if (atomicCAS(errors, 0ull, id) != 0ull) return;
+  errors[1] = static_cast<unsigned long long>(index);
+  auto* host = reinterpret_cast<volatile unsigned long long*>(errors[2]);
+  if (host == nullptr) return;
+  // The index lands before the id that tells the host to read it.
+  host[1] = static_cast<unsigned long long>(index);
+  __threadfence_system();
+  host[0] = id;
 }
 
 // A thread's first index error, held in registers and recorded in the

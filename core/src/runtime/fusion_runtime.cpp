@@ -34,7 +34,8 @@ struct FusionRuntime::Impl {
   const CacheEntry* last = nullptr;
   RuntimeCounters counters;
   RunReport report;
-  std::vector<DeferredIndexCheck> deferred_index_checks;
+  // Every kernel's index-error record (ExecutionContext::index_error_records).
+  std::vector<std::shared_ptr<IndexErrorRecord>> index_error_records;
   BackendChoice choice;              // resolved: Cuda, Host or Eval
   std::shared_ptr<Backend> backend;  // created at first use
   bool device_queried = false;
@@ -87,19 +88,20 @@ struct FusionRuntime::Impl {
 
   std::unique_ptr<CacheEntry> build(const std::vector<Argument>& inputs, std::string signature);
 
+  // Raises an error a kernel of an earlier call recorded, once; `wait`: of
+  // any call, after waiting for the queued kernels. Without waiting this
+  // reads host memory only (IndexErrorRecord::raised).
   void checkDeferred(bool wait) {
-    for (auto it = deferred_index_checks.begin(); it != deferred_index_checks.end();) {
-      if (!wait && !it->read->ready()) {
-        ++it;
-        continue;
-      }
-      std::string message = indexErrorMessage(it->index_checks, it->kernel, it->read->wait());
-      it = deferred_index_checks.erase(it);
-      if (!message.empty())
+    if (index_error_records.empty()) return;
+    if (wait) getBackend().synchronize();
+    for (const std::shared_ptr<IndexErrorRecord>& record : index_error_records) {
+      if (!record->raised()) continue;
+      if (std::string message = record->take(); !message.empty())
         throw UserError(
             fmt::format("an earlier call of this fusion: {} after the call "
                         "returned; that call's outputs hold element 0 where the "
-                        "index was out of range",
+                        "index was out of range (as do those of any later call "
+                        "that met one before this was raised)",
                         message));
     }
   }
@@ -240,8 +242,8 @@ std::vector<Argument> FusionRuntime::Impl::run(const std::vector<Argument>& inpu
   ctx.bench_iterations = bench_iterations;
   ctx.bench_l2 = bench_l2;
   ctx.bench = bench;
-  if (runtime.defer_index_errors && bench == nullptr)
-    ctx.deferred_index_checks = &deferred_index_checks;
+  ctx.index_error_records = &index_error_records;
+  ctx.defer_index_errors = runtime.defer_index_errors && bench == nullptr;
   if (found != cache.end()) {
     report.cache_hit = true;
     ++counters.cache_hits;

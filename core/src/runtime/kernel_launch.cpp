@@ -34,19 +34,33 @@ std::vector<Tensor> allocateKernelOutputs(Backend& backend, const KernelPlan& pl
   return outputs;
 }
 
-std::vector<Tensor> allocateKernelScratch(Backend& backend, const KernelPlan& plan) {
+std::vector<Tensor> allocateKernelScratch(Backend& backend, const KernelPlan& plan,
+                                          SharedScratch& shared) {
   std::vector<Tensor> scratch;
+  size_t next_kept = 0;
   for (const ParamBinding& b : plan.bindings) {
     if (b.source == ParamBinding::Source::IndexErrors) {
-      scratch.push_back(backend.allocate(DataType::Int64, {2}, {1}));
-      backend.memsetZero(scratch.back());
+      if (shared.index_errors == nullptr)
+        shared.index_errors =
+            std::make_shared<IndexErrorRecord>(backend, plan.index_checks, plan.kernel.name);
+      scratch.push_back(shared.index_errors->words());
       continue;
     }
     if (b.source != ParamBinding::Source::ScratchData) continue;
     FUSEBOX_CHECK(b.bytes >= 0, "kernel {}: {} asks for {} bytes", plan.kernel.name,
                   describeBinding(b), b.bytes);
+    if (b.kept && next_kept < shared.kept.size()) {
+      FUSEBOX_CHECK(shared.kept[next_kept].numel() == (b.bytes + 7) / 8,
+                    "kernel {}: {} is kept at another size", plan.kernel.name, describeBinding(b));
+      scratch.push_back(shared.kept[next_kept++]);
+      continue;
+    }
     scratch.push_back(backend.allocate(DataType::Int64, {(b.bytes + 7) / 8}, {1}));
     backend.memsetZero(scratch.back());
+    if (b.kept) {
+      shared.kept.push_back(scratch.back());
+      ++next_kept;
+    }
   }
   return scratch;
 }
@@ -103,47 +117,20 @@ KernelParams bindKernelParams(const KernelPlan& plan, const std::vector<Argument
   return params;
 }
 
-const Tensor* indexErrorBuffer(const KernelPlan& plan, const std::vector<Tensor>& scratch) {
-  size_t next_scratch = 0;
-  for (const ParamBinding& b : plan.bindings) {
-    if (b.source == ParamBinding::Source::ScratchData) ++next_scratch;
-    if (b.source != ParamBinding::Source::IndexErrors) continue;
-    FUSEBOX_CHECK(next_scratch < scratch.size(), "kernel {}: {} has no buffer", plan.kernel.name,
-                  describeBinding(b));
-    return &scratch[next_scratch];
-  }
-  return nullptr;
-}
-
-std::string indexErrorMessage(const std::vector<IndexCheck>& index_checks,
-                              const std::string& kernel, const Tensor& host_words) {
-  const auto* w = static_cast<const int64_t*>(host_words.data());
-  if (w[0] == 0) return {};
-  FUSEBOX_CHECK(w[0] > 0 && static_cast<size_t>(w[0]) <= index_checks.size(),
-                "kernel {} recorded index check {}; it has {}", kernel, w[0], index_checks.size());
-  const IndexCheck& c = index_checks[static_cast<size_t>(w[0] - 1)];
-  return fmt::format(
-      "{}: index {} is out of range for dim {} of {}, of size {} (expected {} <= index < {}); "
-      "kernel {} found it",
-      c.op, w[1], c.dim, c.tensor, c.size, c.lowest, c.size, kernel);
-}
-
-void checkKernelIndexErrors(Backend& backend, const KernelPlan& plan,
-                            const std::vector<Tensor>& scratch) {
-  const Tensor* words = indexErrorBuffer(plan, scratch);
-  if (words == nullptr) return;
-  std::string message =
-      indexErrorMessage(plan.index_checks, plan.kernel.name, backend.toHost(*words));
-  if (!message.empty()) throw UserError(message + ", so its outputs are discarded");
+void checkIndexErrors(IndexErrorRecord* index_errors) {
+  if (index_errors == nullptr) return;
+  if (std::string message = index_errors->take(); !message.empty())
+    throw UserError(message + ", so its outputs are discarded");
 }
 
 std::vector<Tensor> launchKernelPlan(Backend& backend, const KernelPlan& plan,
                                      CompiledKernel& kernel, const std::vector<Argument>& inputs) {
   std::vector<Tensor> outputs = allocateKernelOutputs(backend, plan);
-  std::vector<Tensor> scratch = allocateKernelScratch(backend, plan);
+  SharedScratch shared;
+  std::vector<Tensor> scratch = allocateKernelScratch(backend, plan, shared);
   const KernelParams params = bindKernelParams(plan, inputs, outputs, scratch);
   kernel.launch(plan.launch, params);
-  checkKernelIndexErrors(backend, plan, scratch);
+  checkIndexErrors(shared.index_errors.get());
   return outputs;
 }
 

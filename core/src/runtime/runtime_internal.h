@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fusebox/backend_plan.h>
+#include <fusebox/kernel_launch.h>
 #include <fusebox/kernel_plan.h>
 #include <fusebox/runtime.h>
 
@@ -47,6 +48,9 @@ struct ScheduledSegment {
   const BackendPlan* backend_plan = nullptr;
   const KernelPlan* kernel_plan = nullptr;
   std::shared_ptr<CompiledKernel> kernel;  // kernel_plan's, once compiled
+  // What kernel_plan's launches share (kept scratch, the index-error record),
+  // made at its first launch.
+  SharedScratch shared_scratch;
   // How `kernel` was obtained: reused from the concretization's kernels
   // (same heuristics, same source), or compiled for this signature.
   enum class KernelOrigin { None, Reused, Compiled } kernel_origin = KernelOrigin::None;
@@ -111,14 +115,6 @@ struct RuntimeStreams {
   std::ostream& diagnostics;
 };
 
-// An index-error record read in the background (RuntimeOptions::
-// defer_index_errors), with what its message needs.
-struct DeferredIndexCheck {
-  std::vector<IndexCheck> index_checks;
-  std::string kernel;
-  std::unique_ptr<PendingRead> read;
-};
-
 // What scheduling and running a cache entry needs from the runtime.
 struct ExecutionContext {
   Segmenter& segmenter;
@@ -135,8 +131,12 @@ struct ExecutionContext {
   int bench_iterations = 0;
   L2State bench_l2 = L2State::Flushed;  // cuda: flush the L2 before each timed launch
   std::vector<KernelBenchmark>* bench = nullptr;
-  // Non-null with defer_index_errors: launches append their reads here.
-  std::vector<DeferredIndexCheck>* deferred_index_checks = nullptr;
+  // The index-error records of the runtime's kernels: a kernel's record is
+  // added when it is first launched (FusionRuntime::Impl::checkDeferred reads them).
+  std::vector<std::shared_ptr<IndexErrorRecord>>* index_error_records = nullptr;
+  // defer_index_errors (and not timing kernels alone): a launch does not wait
+  // to check its record.
+  bool defer_index_errors = false;
 };
 
 // Picks a scheduler for group `g` of `entry` and has it make params and a plan,

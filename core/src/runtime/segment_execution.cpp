@@ -306,15 +306,14 @@ std::vector<Argument> executeEntry(CacheEntry& entry, const std::vector<Argument
       const std::vector<Tensor> in_place = inPlaceOutputs(*plan, steps, args, caller_inputs, ctx);
       for (const Tensor& t : in_place) ctx.counters.in_place_writes += t.defined();
       std::vector<Tensor> outs = allocateKernelOutputs(backend, *plan, in_place);
-      std::vector<Tensor> scratch = allocateKernelScratch(backend, *plan);
+      SharedScratch& shared = scheduled.shared_scratch;
+      const bool had_record = shared.index_errors != nullptr;
+      std::vector<Tensor> scratch = allocateKernelScratch(backend, *plan, shared);
+      if (!had_record && shared.index_errors != nullptr)
+        ctx.index_error_records->push_back(shared.index_errors);
       const KernelParams params = bindKernelParams(*plan, args, outs, scratch);
       scheduled.kernel->launch(plan->launch, params);
-      if (ctx.deferred_index_checks == nullptr) {
-        checkKernelIndexErrors(backend, *plan, scratch);
-      } else if (const Tensor* words = indexErrorBuffer(*plan, scratch)) {
-        ctx.deferred_index_checks->push_back(
-            {plan->index_checks, plan->kernel.name, backend.readLater(*words)});
-      }
+      if (!ctx.defer_index_errors) checkIndexErrors(shared.index_errors.get());
       if (ctx.bench != nullptr) benchmarkKernel(groups[g], scheduled, params, ctx);
       results.assign(outs.begin(), outs.end());
     } else if (scheduled.backend_plan != nullptr) {

@@ -123,6 +123,7 @@ std::string ParamLayout::addScratch(int64_t bytes) {
   b.index = scratch_;
   b.slot = pointers_++;
   b.bytes = bytes;
+  b.kept = true;
   bindings_.push_back(b);
   return fmt::format("scratch{}", scratch_++);
 }

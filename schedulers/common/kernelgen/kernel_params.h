@@ -56,8 +56,12 @@ class ParamLayout {
   // out-of-range index and records it on leaving; "" for a segment without
   // them.
   std::string indexErrors() const { return index_errors_ ? "index_errors" : ""; }
-  // A zeroed scratch buffer of `bytes` (grid reductions, ...): its pointer
-  // variable, scratch<n>, declared as `void*` by declarePointers.
+  // A scratch buffer of `bytes` (grid reductions, ...), zeroed before the
+  // plan's first launch and kept for its later ones (ParamBinding::kept): the
+  // kernel must leave it as it found it, as every user here does (tickets
+  // the last block resets, gridSync's barrier word, partials written before
+  // they are read). Its pointer variable, scratch<n>, declared as `void*` by
+  // declarePointers.
   std::string addScratch(int64_t bytes);
 
   // Output k may be written over segment input `input`'s memory: their

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <fusebox/backend/backend.h>
+#include <fusebox/index_error_record.h>
 #include <fusebox/kernel_plan.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,9 +18,20 @@ namespace fusebox {
 std::vector<Tensor> allocateKernelOutputs(Backend& backend, const KernelPlan& plan,
                                           const std::vector<Tensor>& given = {});
 
-// Zeroed scratch buffers, one per ScratchData or IndexErrors binding (in
-// binding order).
-std::vector<Tensor> allocateKernelScratch(Backend& backend, const KernelPlan& plan);
+// What the launches of one plan share, made at its first launch and kept:
+// the buffers of its kept ScratchData bindings (ParamBinding::kept), zeroed
+// once, and its IndexErrorRecord. The runtime keeps one per scheduled
+// segment, so every call's launch reuses them and queues no zeroing.
+struct SharedScratch {
+  std::vector<Tensor> kept;  // one per kept ScratchData binding, in binding order
+  std::shared_ptr<IndexErrorRecord> index_errors;  // null without index checks
+};
+
+// One buffer per ScratchData or IndexErrors binding, in binding order: from
+// `shared` for kept scratch and the index-error words (made and zeroed there
+// at the first call), freshly allocated and zeroed for any other scratch.
+std::vector<Tensor> allocateKernelScratch(Backend& backend, const KernelPlan& plan,
+                                          SharedScratch& shared);
 
 // The kernel's parameter block: `inputs` are the segment's inputs (backend
 // tensors and scalars), `outputs` and `scratch` what the two functions above
@@ -28,25 +41,14 @@ KernelParams bindKernelParams(const KernelPlan& plan, const std::vector<Argument
                               const std::vector<Tensor>& outputs,
                               const std::vector<Tensor>& scratch = {});
 
-// The IndexErrors buffer among a launch's `scratch` (nullptr when the plan
-// has no index checks).
-const Tensor* indexErrorBuffer(const KernelPlan& plan, const std::vector<Tensor>& scratch);
-// The message for the words a kernel recorded in its IndexErrors buffer
-// (copied to the host), naming the op, the index, the dim and its size, and
-// the kernel; empty when the kernel met no index out of range. `index_checks` and `kernel` are
-// the plan's (KernelPlan::index_checks, its kernel's name).
-std::string indexErrorMessage(const std::vector<IndexCheck>& index_checks,
-                              const std::string& kernel, const Tensor& host_words);
+// After a launch: waits for it and raises the first out-of-range index its
+// kernel recorded, if any, as a UserError naming the op, the index, the dim
+// and its size (KernelPlan::index_checks). Nothing to do (and no wait) for a
+// plan without index checks (a null record).
+void checkIndexErrors(IndexErrorRecord* index_errors);
 
-// After a launch: the first out-of-range index
-// the kernel recorded in its IndexErrors buffer, if any, as a UserError
-// naming the op, the index, the dim and its size (KernelPlan::index_checks).
-// It waits for the kernel (a copy to the host), so only plans with index
-// checks pay for it.
-void checkKernelIndexErrors(Backend& backend, const KernelPlan& plan,
-                            const std::vector<Tensor>& scratch);
-
-// Allocates, binds and launches (asynchronous on cuda); returns the outputs.
+// Allocates, binds and launches (asynchronous on cuda; a plan with index
+// checks waits for its kernel); returns the outputs.
 std::vector<Tensor> launchKernelPlan(Backend& backend, const KernelPlan& plan,
                                      CompiledKernel& kernel, const std::vector<Argument>& inputs);
 

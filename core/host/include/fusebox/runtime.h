@@ -161,10 +161,11 @@ struct RuntimeOptions {
   // Kernels with indirect loads record an index out of range instead of
   // reading past their tensor. false: the runtime reads that record right
   // after each such launch (one wait for the kernel) and fails the call.
-  // true: it reads it in the background (Backend::readLater), so the call
-  // does not wait; an error is raised by a later run() once the kernel has
-  // finished, or by checkDeferredIndexErrors (the Python module's mode, as
-  // torch's asynchronous device asserts).
+  // true: the call does not wait; the kernel also writes the record into
+  // host memory (IndexErrorRecord), which a later run() reads without
+  // waiting and raises once the kernel has written it, as does
+  // checkDeferredIndexErrors (the Python module's mode, as torch's
+  // asynchronous device asserts).
   bool defer_index_errors = false;
   // Where dumps go (default std::cout) and warnings (default std::cerr).
   std::ostream* dump = nullptr;

@@ -41,29 +41,6 @@ struct CompileTimings {
   bool disk_cache_hit = false;
 };
 
-// A small read of backend memory (an index-error word) that completes in the
-// background, so that its caller need not wait for the kernels queued before
-// it (Backend::readLater).
-class PendingRead {
- public:
-  virtual ~PendingRead() = default;
-  // Whether the work queued before the read, and the read, have finished.
-  virtual bool ready() = 0;
-  // The host copy, waiting for it when it is not ready.
-  virtual const Tensor& wait() = 0;
-};
-
-// A read that was done at once (the host backend; the default).
-class ImmediateRead final : public PendingRead {
- public:
-  explicit ImmediateRead(Tensor host) : host_(std::move(host)) {}
-  bool ready() override { return true; }
-  const Tensor& wait() override { return host_; }
-
- private:
-  Tensor host_;
-};
-
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -90,11 +67,13 @@ class Backend {
   // dense layout, through the host otherwise.
   virtual void copy(const Tensor& src, const Tensor& dst) = 0;
   virtual void synchronize() = 0;
-  // Starts copying `t` (a few bytes) to the host behind the work queued so
-  // far, without waiting for it; the default copies at once (toHost).
-  virtual std::unique_ptr<PendingRead> readLater(const Tensor& t) {
-    return std::make_unique<ImmediateRead>(toHost(t));
-  }
+  // `words` zeroed 64-bit words of host memory that this backend's kernels
+  // write through the same pointer, and the host reads in place, with no copy
+  // and no wait (an index-error record: kernel_launch.h). On cuda, pinned
+  // memory mapped into the device's address space (unified addressing), at
+  // most 8 words; the default is plain host memory, which a backend running
+  // its kernels on the host can write.
+  virtual Tensor allocateMapped(int64_t words) { return Tensor::empty(DataType::Int64, {words}); }
 };
 
 }  // namespace fusebox

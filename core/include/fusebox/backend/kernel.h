@@ -60,19 +60,27 @@ struct ParamBinding {
   enum class Source {
     InputData,    // ptr: data pointer of segment input `index`
     OutputData,   // ptr: data pointer of segment output `index`
-    ScratchData,  // ptr: a zeroed scratch buffer of `bytes` (e.g. grid reductions)
+    ScratchData,  // ptr: a zeroed scratch buffer of `bytes` (e.g. grid reductions;
+                  // see `kept`)
     InputScalar,  // i64 or f64: value of scalar segment input `index`
     Value,        // i64: `value`, fixed by the plan (a size or stride of a kernel
                   // compiled over symbolic sizes: the plan for another size
                   // binds another value to the same compiled kernel)
-    IndexErrors,  // ptr: two zeroed uint64 words where the kernel records the
-                  // first index it found out of range (KernelPlan::index_checks)
+    IndexErrors,  // ptr: the uint64 words {id, index, host address} where the
+                  // kernel records the first index it found out of range
+                  // (KernelPlan::index_checks) with fusebox::recordIndexError,
+                  // which also writes the host words (index_error_record.h)
   };
   Source source;
   int index = 0;           // which input / output
   int slot = 0;            // which ptr / i64 / f64 entry
   bool as_double = false;  // InputScalar: goes to f64 (else i64)
   int64_t bytes = 0;       // ScratchData
+  // ScratchData: zeroed before the plan's first launch only, then kept for
+  // its later launches, which the kernel must leave it ready for (tickets
+  // the last block resets, barrier words that end where they began, partials
+  // written before they are read). false: zeroed before every launch.
+  bool kept = false;
   int64_t value = 0;       // Value
 };
 

@@ -43,7 +43,10 @@ namespace fusebox {
 //    in_place_of_input (layout).
 // 10: thread-block clusters: LaunchConfig::cluster,
 //     DeviceProperties::max_cluster_blocks and l2_cache_bytes (layout).
-inline constexpr uint32_t kPluginApiVersion = 10;
+// 11: the IndexErrors words are a record kept across launches, with the host
+//     words it is read from (a kernel records through recordIndexError);
+//     ParamBinding::kept (layout).
+inline constexpr uint32_t kPluginApiVersion = 11;
 
 enum class PluginKind : uint32_t { Pass = 1, Scheduler = 2 };
 

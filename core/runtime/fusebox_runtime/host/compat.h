@@ -135,6 +135,9 @@ inline unsigned __activemask() {
 inline void __threadfence() {
   std::atomic_thread_fence(std::memory_order_seq_cst);
 }
+inline void __threadfence_system() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
 inline void __threadfence_block() {
   std::atomic_signal_fence(std::memory_order_seq_cst);
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -143,126 +144,64 @@ Tensor CudaBackendImpl::toHost(const Tensor& t) {
   return host;
 }
 
-// Pinned host slots and events for background reads, reused: cuMemFreeHost
-// waits for the whole device, so a read per launch cannot free its own.
-class ReadSlots {
+// Pinned host slots that kernels write through the same pointer (unified
+// addressing), reused: cuMemFreeHost waits for the whole device, so a slot
+// cannot be freed while the stream runs; chunks are freed with the backend.
+class MappedSlots {
  public:
-  static constexpr int64_t kSlotBytes = 256;
-  ~ReadSlots() {
+  static constexpr int64_t kSlotBytes = 64;
+  ~MappedSlots() {
     // At process exit the driver may be gone already: nothing to release then.
     try {
-      const DriverApi& api = driver();
-      for (CUevent e : events_) api.eventDestroy(e);
-      for (void* chunk : chunks_) api.memFreeHost(chunk);
+      for (void* chunk : chunks_) driver().memFreeHost(chunk);
     } catch (...) {
     }
   }
-  void* takeSlot() {
+  void* take() {
     std::lock_guard lock(mutex_);
-    if (slots_.empty()) {
+    if (free_.empty()) {
       constexpr int64_t kSlots = 64;
       void* chunk = nullptr;
       check(driver().memAllocHost(&chunk, static_cast<size_t>(kSlots * kSlotBytes)),
             "cuMemAllocHost");
       chunks_.push_back(chunk);
       for (int64_t i = 0; i < kSlots; ++i)
-        slots_.push_back(static_cast<char*>(chunk) + i * kSlotBytes);
+        free_.push_back(static_cast<char*>(chunk) + i * kSlotBytes);
     }
-    void* slot = slots_.back();
-    slots_.pop_back();
+    void* slot = free_.back();
+    free_.pop_back();
+    std::memset(slot, 0, static_cast<size_t>(kSlotBytes));
     return slot;
   }
-  void giveSlot(void* slot) {
+  void give(void* slot) {
     std::lock_guard lock(mutex_);
-    slots_.push_back(slot);
-  }
-  CUevent takeEvent() {
-    std::lock_guard lock(mutex_);
-    if (!events_free_.empty()) {
-      CUevent e = events_free_.back();
-      events_free_.pop_back();
-      return e;
-    }
-    CUevent e = nullptr;
-    check(driver().eventCreate(&e, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
-    events_.push_back(e);
-    return e;
-  }
-  void giveEvent(CUevent e) {
-    std::lock_guard lock(mutex_);
-    events_free_.push_back(e);
+    free_.push_back(slot);
   }
 
  private:
   std::mutex mutex_;
-  std::vector<void*> chunks_, slots_;
-  std::vector<CUevent> events_, events_free_;
+  std::vector<void*> chunks_, free_;
 };
 
-namespace {
-
-// A copy into a pinned slot behind the stream's work, with an event recorded
-// after it: ready() asks the event, wait() waits for it.
-class CudaPendingRead final : public PendingRead {
- public:
-  CudaPendingRead(std::shared_ptr<CudaDevice> device, std::shared_ptr<ReadSlots> slots,
-                  const Tensor& t)
-      : device_(std::move(device)), slots_(std::move(slots)) {
-    const DriverApi& api = driver();
-    device_->makeCurrent();
-    const int64_t bytes = spanElements(t.sizes(), t.strides()) * t.elementSize();
-    FUSEBOX_CHECK(bytes <= ReadSlots::kSlotBytes, "readLater of {} bytes (at most {})", bytes,
-                  ReadSlots::kSlotBytes);
-    slot_ = slots_->takeSlot();
-    host_ = Tensor::fromBlob(slot_, t.dtype(), t.sizes(), t.strides(), Device::Host);
-    event_ = slots_->takeEvent();
-    check(api.memcpyDtoHAsync(slot_, reinterpret_cast<CUdeviceptr>(t.data()),
-                              static_cast<size_t>(bytes), device_->stream()),
-          fmt::format("copying {} from the GPU", t.describe()));
-    check(api.eventRecord(event_, device_->stream()), "cuEventRecord");
-  }
-  ~CudaPendingRead() override {
-    // The slot goes back only once the copy into it has landed (at process
-    // exit the driver may be gone: then it is not reused anyway).
-    try {
-      if (!done_) driver().eventSynchronize(event_);
-    } catch (...) {
-    }
-    slots_->giveEvent(event_);
-    slots_->giveSlot(slot_);
-  }
-  bool ready() override {
-    if (done_) return true;
-    CUresult r = driver().eventQuery(event_);
-    if (r == CUDA_ERROR_NOT_READY) return false;
-    check(r, "cuEventQuery");
-    done_ = true;
-    return true;
-  }
-  const Tensor& wait() override {
-    if (!done_) {
-      check(driver().eventSynchronize(event_), "cuEventSynchronize");
-      done_ = true;
-    }
-    return host_;
-  }
-
- private:
-  std::shared_ptr<CudaDevice> device_;
-  std::shared_ptr<ReadSlots> slots_;
-  void* slot_ = nullptr;
-  Tensor host_;
-  CUevent event_ = nullptr;
-  bool done_ = false;
-};
-
-}  // namespace
-
-std::unique_ptr<PendingRead> CudaBackendImpl::readLater(const Tensor& t) {
-  FUSEBOX_USER_CHECK(t.defined() && t.device() == Device::Cuda, "readLater: {} is not a GPU tensor",
-                     t.defined() ? t.describe() : "undefined");
-  std::call_once(read_slots_once_, [this] { read_slots_ = std::make_shared<ReadSlots>(); });
-  return std::make_unique<CudaPendingRead>(device_, read_slots_, t);
+Tensor CudaBackendImpl::allocateMapped(int64_t words) {
+  FUSEBOX_CHECK(words >= 1 && words * 8 <= MappedSlots::kSlotBytes,
+                "allocateMapped of {} words (1 to {})", words, MappedSlots::kSlotBytes / 8);
+  std::call_once(mapped_slots_once_, [this] {
+    // A kernel writes the slot through its host address: that needs unified
+    // addressing (every 64-bit Linux driver has it; checked, not assumed).
+    int unified = 0;
+    check(driver().deviceGetAttribute(&unified, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING,
+                                      device_->device()),
+          "cuDeviceGetAttribute(UNIFIED_ADDRESSING)");
+    FUSEBOX_USER_CHECK(unified != 0,
+                       "{} has no unified addressing: its kernels cannot write host memory, "
+                       "which index checks need",
+                       describe());
+    mapped_slots_ = std::make_shared<MappedSlots>();
+  });
+  std::shared_ptr<MappedSlots> slots = mapped_slots_;
+  return Tensor::fromBlob(slots->take(), DataType::Int64, {words}, {1}, Device::Host,
+                          [slots](void* slot) { slots->give(slot); });
 }
 
 void CudaBackendImpl::memsetZero(const Tensor& t) {

@@ -17,7 +17,7 @@
 
 namespace fusebox::cuda {
 
-class ReadSlots;  // pinned memory and events of readLater (cuda_backend.cpp)
+class MappedSlots;  // pinned memory of allocateMapped (cuda_backend.cpp)
 
 class CudaBackendImpl final : public Backend {
  public:
@@ -35,7 +35,7 @@ class CudaBackendImpl final : public Backend {
   void memsetZero(const Tensor& t) override;
   void copy(const Tensor& src, const Tensor& dst) override;
   void synchronize() override;
-  std::unique_ptr<PendingRead> readLater(const Tensor& t) override;
+  Tensor allocateMapped(int64_t words) override;
 
   CudaDevice& device() { return *device_; }
   DeviceAllocator& allocator() { return *allocator_; }
@@ -48,9 +48,9 @@ class CudaBackendImpl final : public Backend {
   NvrtcCompiler compiler_;
   KernelCache cache_;  // loaded kernels (memory) and cubins (disk)
   std::once_flag cublas_once_;
-  // Pinned slots and events of readLater, made at its first use.
-  std::once_flag read_slots_once_;
-  std::shared_ptr<ReadSlots> read_slots_;
+  // Pinned slots of allocateMapped, made at its first use.
+  std::once_flag mapped_slots_once_;
+  std::shared_ptr<MappedSlots> mapped_slots_;
   void* cublas_handle_ = nullptr;
 };
 
