@@ -3,7 +3,11 @@
 // (tests/runtime_gpu) runtime suites.
 #pragma once
 
+#include <fusebox/eval/check_close.h>
+#include <fusebox/eval/evaluator.h>
+#include <fusebox/eval/tolerance.h>
 #include <fusebox/frontend/python_definition.h>
+#include <fusebox/runtime.h>
 
 #include <gmock/gmock.h>
 
@@ -91,20 +95,48 @@ inline void expectRanAsExpected(const Workload& w, const std::vector<std::string
   EXPECT_EQ(ran, w.schedulers);
 }
 
-inline std::vector<Argument> inputsFor(const PythonDefinition& def, const Workload& w) {
+// `call` picks other floating values of the same shapes (a second call of a
+// cached fusion must not find what the first left in kept scratch); integer
+// inputs, indices among them, stay those of call 0, which are in range.
+inline std::vector<Argument> inputsFor(const PythonDefinition& def, const Workload& w,
+                                       uint64_t call = 0) {
   std::vector<Argument> inputs;
   for (size_t i = 0; i < def.fusion->inputs().size(); ++i) {
     const std::string& name = def.input_names[i];
+    const uint64_t other = isIntegralType(def.fusion->inputs()[i]->dtype()) ? 0 : 1000 * call;
     if (auto it = w.smaller.find(name); it != w.smaller.end()) {
       InputSpec spec;
       spec.shape = it->second;
       spec.dtype = def.fusion->inputs()[i]->dtype();
-      inputs.push_back(materializeInput(spec, 100 + i));
+      inputs.push_back(materializeInput(spec, 100 + i + other));
     } else {
-      inputs.push_back(materializeInput(def.inputs.at(i), i));
+      inputs.push_back(materializeInput(def.inputs.at(i), i + other));
     }
   }
   return inputs;
+}
+
+// Call `call` of workload `w` through `rt` (inputsFor): the schedulers that
+// ran its segments are the table's, a call after the first is a cache hit,
+// and every output matches the evaluator. Returns the outputs.
+inline std::vector<Argument> expectWorkloadCallMatches(FusionRuntime& rt,
+                                                       const PythonDefinition& def,
+                                                       const Workload& w, uint64_t call) {
+  SCOPED_TRACE(call);
+  std::vector<Argument> inputs = inputsFor(def, w, call);
+  const std::vector<OutputTolerance> tolerances = outputTolerances(*def.fusion, inputs);
+  std::vector<Argument> expected = evaluateFusion(*def.fusion, inputs);
+  std::vector<Argument> got = rt.run(inputs);
+  EXPECT_EQ(rt.lastRun().cache_hit, call > 0);
+  std::vector<std::string> ran;
+  for (const auto& s : rt.lastRun().segments) ran.push_back(s.scheduler);
+  expectRanAsExpected(w, ran);
+  EXPECT_EQ(got.size(), expected.size());
+  for (size_t k = 0; k < got.size() && k < expected.size(); ++k) {
+    CloseResult r = checkClose(got[k], expected[k], tolerances[k]);
+    EXPECT_TRUE(r.pass) << "output " << k << ": " << r.shape_error << r.first_mismatch;
+  }
+  return got;
 }
 
 }  // namespace fusebox::runtime_testing

@@ -34,15 +34,24 @@ std::vector<Tensor> allocateKernelOutputs(Backend& backend, const KernelPlan& pl
   return outputs;
 }
 
+bool SharedScratch::makeIndexErrors(Backend& backend, const KernelPlan& plan) {
+  if (index_errors != nullptr) return false;
+  for (const ParamBinding& b : plan.bindings)
+    if (b.source == ParamBinding::Source::IndexErrors) {
+      index_errors =
+          std::make_shared<IndexErrorRecord>(backend, plan.index_checks, plan.kernel.name);
+      return true;
+    }
+  return false;
+}
+
 std::vector<Tensor> allocateKernelScratch(Backend& backend, const KernelPlan& plan,
                                           SharedScratch& shared) {
   std::vector<Tensor> scratch;
   size_t next_kept = 0;
   for (const ParamBinding& b : plan.bindings) {
     if (b.source == ParamBinding::Source::IndexErrors) {
-      if (shared.index_errors == nullptr)
-        shared.index_errors =
-            std::make_shared<IndexErrorRecord>(backend, plan.index_checks, plan.kernel.name);
+      shared.makeIndexErrors(backend, plan);
       scratch.push_back(shared.index_errors->words());
       continue;
     }

@@ -133,7 +133,7 @@ struct ExecutionContext {
   std::vector<KernelBenchmark>* bench = nullptr;
   // The index-error records of the runtime's kernels: a kernel's record is
   // added when it is first launched (FusionRuntime::Impl::checkDeferred reads them).
-  std::vector<std::shared_ptr<IndexErrorRecord>>* index_error_records = nullptr;
+  std::vector<std::weak_ptr<IndexErrorRecord>>* index_error_records = nullptr;
   // defer_index_errors (and not timing kernels alone): a launch does not wait
   // to check its record.
   bool defer_index_errors = false;

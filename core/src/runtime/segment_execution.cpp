@@ -307,10 +307,9 @@ std::vector<Argument> executeEntry(CacheEntry& entry, const std::vector<Argument
       for (const Tensor& t : in_place) ctx.counters.in_place_writes += t.defined();
       std::vector<Tensor> outs = allocateKernelOutputs(backend, *plan, in_place);
       SharedScratch& shared = scheduled.shared_scratch;
-      const bool had_record = shared.index_errors != nullptr;
-      std::vector<Tensor> scratch = allocateKernelScratch(backend, *plan, shared);
-      if (!had_record && shared.index_errors != nullptr)
+      if (shared.makeIndexErrors(backend, *plan))
         ctx.index_error_records->push_back(shared.index_errors);
+      std::vector<Tensor> scratch = allocateKernelScratch(backend, *plan, shared);
       const KernelParams params = bindKernelParams(*plan, args, outs, scratch);
       scheduled.kernel->launch(plan->launch, params);
       if (!ctx.defer_index_errors) checkIndexErrors(shared.index_errors.get());

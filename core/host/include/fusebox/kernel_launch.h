@@ -25,11 +25,17 @@ std::vector<Tensor> allocateKernelOutputs(Backend& backend, const KernelPlan& pl
 struct SharedScratch {
   std::vector<Tensor> kept;  // one per kept ScratchData binding, in binding order
   std::shared_ptr<IndexErrorRecord> index_errors;  // null without index checks
+
+  // Makes `index_errors` when `plan` has index checks and it is not made
+  // yet; returns whether it made it (the runtime then registers it, before
+  // anything else of the launch can fail).
+  bool makeIndexErrors(Backend& backend, const KernelPlan& plan);
 };
 
 // One buffer per ScratchData or IndexErrors binding, in binding order: from
 // `shared` for kept scratch and the index-error words (made and zeroed there
-// at the first call), freshly allocated and zeroed for any other scratch.
+// at the first call: makeIndexErrors), freshly allocated and zeroed for any
+// other scratch.
 std::vector<Tensor> allocateKernelScratch(Backend& backend, const KernelPlan& plan,
                                           SharedScratch& shared);
 

@@ -212,7 +212,8 @@ class FusionRuntime {
   // kernel has finished (with `wait`, of every earlier call, waiting for
   // them), as a UserError naming the kernel, the op and the index; the
   // outputs of that call hold element 0 where the index was out of range.
-  // Each error is raised once. run() calls it (without waiting) first.
+  // Each error is raised once. run() calls it first, without waiting
+  // (benchmarkKernels with waiting: it checks its own launches at once).
   void checkDeferredIndexErrors(bool wait);
 
   // RuntimeOptions::outputs_on_host from now on (benchmarks keep outputs on

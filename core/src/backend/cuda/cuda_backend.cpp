@@ -150,6 +150,7 @@ Tensor CudaBackendImpl::toHost(const Tensor& t) {
 class MappedSlots {
  public:
   static constexpr int64_t kSlotBytes = 64;
+  explicit MappedSlots(std::shared_ptr<CudaDevice> device) : device_(std::move(device)) {}
   ~MappedSlots() {
     // At process exit the driver may be gone already: nothing to release then.
     try {
@@ -173,12 +174,21 @@ class MappedSlots {
     std::memset(slot, 0, static_cast<size_t>(kSlotBytes));
     return slot;
   }
+  // A kernel queued before the slot's owner let it go may still write it:
+  // the slot is reused only after the stream's work (a stream switch waits
+  // for the stream left, so the current one is the last a kernel ran on).
   void give(void* slot) {
+    try {
+      device_->synchronize("returning a mapped host slot");
+    } catch (...) {
+      return;  // a failed context runs no more kernels; the slot stays out of use
+    }
     std::lock_guard lock(mutex_);
     free_.push_back(slot);
   }
 
  private:
+  std::shared_ptr<CudaDevice> device_;
   std::mutex mutex_;
   std::vector<void*> chunks_, free_;
 };
@@ -197,9 +207,10 @@ Tensor CudaBackendImpl::allocateMapped(int64_t words) {
                        "{} has no unified addressing: its kernels cannot write host memory, "
                        "which index checks need",
                        describe());
-    mapped_slots_ = std::make_shared<MappedSlots>();
+    mapped_slots_ = std::make_shared<MappedSlots>(device_);
   });
   std::shared_ptr<MappedSlots> slots = mapped_slots_;
+  device_->makeCurrent();  // cuMemAllocHost belongs to the current context
   return Tensor::fromBlob(slots->take(), DataType::Int64, {words}, {1}, Device::Host,
                           [slots](void* slot) { slots->give(slot); });
 }
