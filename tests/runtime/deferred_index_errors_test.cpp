@@ -46,19 +46,13 @@ Tensor table() {
   return t;
 }
 
-Tensor indices(std::vector<int64_t> values) {
-  Tensor t = Tensor::empty(DataType::Int64, {static_cast<int64_t>(values.size())});
-  for (size_t i = 0; i < values.size(); ++i) static_cast<int64_t*>(t.data())[i] = values[i];
-  return t;
-}
-
 TEST(DeferredIndexErrors, TheNextCallRaisesItOnce) {
   const PythonDefinition def = gatherRows();
   Captured captured;
   auto rt = runtimeFor(def, captured, /*defer=*/true);
-  EXPECT_NO_THROW(rt->run({table(), indices({1, 7})}));  // 7: the table has 4 rows
+  EXPECT_NO_THROW(rt->run({table(), int64Values({1, 7})}));  // 7: the table has 4 rows
   try {
-    rt->run({table(), indices({3, 0})});
+    rt->run({table(), int64Values({3, 0})});
     FAIL() << "the next call did not raise the earlier call's index error";
   } catch (const UserError& e) {
     EXPECT_THAT(e.what(), HasSubstr("an earlier call of this fusion: index_select"));
@@ -66,7 +60,7 @@ TEST(DeferredIndexErrors, TheNextCallRaisesItOnce) {
     EXPECT_THAT(e.what(), HasSubstr("that call's outputs hold element 0"));
   }
   // Raised once: the same call now runs, with the right rows.
-  std::vector<Argument> out = rt->run({table(), indices({3, 0})});
+  std::vector<Argument> out = rt->run({table(), int64Values({3, 0})});
   const Tensor& rows = std::get<Tensor>(out.at(0));
   EXPECT_EQ(rows.getDouble({0, 5}), 3 * 8 + 5);
   EXPECT_EQ(rows.getDouble({1, 2}), 2);
@@ -79,7 +73,7 @@ TEST(DeferredIndexErrors, TurningDeferralOffRaisesWhatIsPendingThenChecksEachCal
   Captured captured;
   auto rt = runtimeFor(def, captured, /*defer=*/false);
   rt->setDeferIndexErrors(true);
-  EXPECT_NO_THROW(rt->run({table(), indices({9})}));
+  EXPECT_NO_THROW(rt->run({table(), int64Values({9})}));
   try {
     rt->setDeferIndexErrors(false);
     FAIL() << "turning deferral off did not raise the pending index error";
@@ -87,17 +81,17 @@ TEST(DeferredIndexErrors, TurningDeferralOffRaisesWhatIsPendingThenChecksEachCal
     EXPECT_THAT(e.what(), HasSubstr("index 9 is out of range for dim 0"));
   }
   // Not deferred any more: the call itself raises.
-  EXPECT_THROW(rt->run({table(), indices({4})}), UserError);
+  EXPECT_THROW(rt->run({table(), int64Values({4})}), UserError);
 }
 
 TEST(DeferredIndexErrors, CheckingRaisesItWithoutAnotherCall) {
   const PythonDefinition def = gatherRows();
   Captured captured;
   auto rt = runtimeFor(def, captured, /*defer=*/true);
-  rt->run({table(), indices({-5})});
+  rt->run({table(), int64Values({-5})});
   EXPECT_THROW(rt->checkDeferredIndexErrors(/*wait=*/true), UserError);
   EXPECT_NO_THROW(rt->checkDeferredIndexErrors(/*wait=*/true));
-  rt->run({table(), indices({2})});
+  rt->run({table(), int64Values({2})});
   EXPECT_NO_THROW(rt->checkDeferredIndexErrors(/*wait=*/true));
 }
 
@@ -133,8 +127,8 @@ TEST(DeferredIndexErrors, WithoutTheOptionTheCallItselfFails) {
   const PythonDefinition def = gatherRows();
   Captured captured;
   auto rt = runtimeFor(def, captured, /*defer=*/false);
-  EXPECT_THROW(rt->run({table(), indices({1, 7})}), UserError);
-  EXPECT_NO_THROW(rt->run({table(), indices({1, 2})}));
+  EXPECT_THROW(rt->run({table(), int64Values({1, 7})}), UserError);
+  EXPECT_NO_THROW(rt->run({table(), int64Values({1, 2})}));
 }
 
 }  // namespace

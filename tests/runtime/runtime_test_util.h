@@ -55,6 +55,13 @@ inline Tensor sampleTensor(const std::vector<int64_t>& sizes, int salt = 0,
   return t;
 }
 
+// A 1-D int64 host tensor holding `values` (indices for gathers).
+inline Tensor int64Values(const std::vector<int64_t>& values) {
+  Tensor t = Tensor::empty(DataType::Int64, {static_cast<int64_t>(values.size())});
+  for (size_t i = 0; i < values.size(); ++i) static_cast<int64_t*>(t.data())[i] = values[i];
+  return t;
+}
+
 // Bit for bit (NaN equals NaN; -0.0 is not 0.0; integers as integers).
 inline void expectSameValues(const Argument& actual, const Argument& expected,
                              const std::string& what = {}) {

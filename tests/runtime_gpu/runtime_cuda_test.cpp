@@ -103,12 +103,6 @@ std::unique_ptr<Fusion> gatherRows() {
   return f;
 }
 
-Tensor rowIndices(std::vector<int64_t> values) {
-  Tensor t = Tensor::empty(DataType::Int64, {static_cast<int64_t>(values.size())});
-  for (size_t i = 0; i < values.size(); ++i) static_cast<int64_t*>(t.data())[i] = values[i];
-  return t;
-}
-
 TEST_F(RuntimeCuda, IndexErrorsReachTheHostThroughMappedMemory) {
   // The kernel writes its record into pinned host memory: a call that waits
   // raises it, one that does not leaves it for a later check, and the record
@@ -116,8 +110,8 @@ TEST_F(RuntimeCuda, IndexErrorsReachTheHostThroughMappedMemory) {
   auto rt = runtime(gatherRows(), /*outputs_on_host=*/false);
   Backend& backend = *rt->backend();
   const Tensor table = backend.toBackend(sampleTensor({4, 64}));
-  const Tensor good = backend.toBackend(rowIndices({3, 0, 2}));
-  const Tensor bad = backend.toBackend(rowIndices({1, 7, 2}));
+  const Tensor good = backend.toBackend(int64Values({3, 0, 2}));
+  const Tensor bad = backend.toBackend(int64Values({1, 7, 2}));
   rt->run({table, good});
   try {
     rt->run({table, bad});
