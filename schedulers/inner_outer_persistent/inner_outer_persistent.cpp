@@ -71,9 +71,10 @@ class InnerOuterPersistentScheduler final : public Scheduler {
                    "heuristic decides; for tuning)"});
     out.push_back({"prefetch_rows", OptionType::String, std::string("off"),
                    "Whether a block copies its next row group into shared memory (cp.async) "
-                   "while it computes this one: \"on\" (the row buffers in shared memory, "
-                   "two stages) or \"off\" (in registers, loaded at each row group; measured "
-                   "faster on an H200 at every size tried)"});
+                   "while it computes this one: \"staged\" (the row in registers, the next "
+                   "one copied into one stage of shared memory), \"on\" (the row buffers in "
+                   "shared memory, two stages) or \"off\" (in registers, loaded at each row "
+                   "group)"});
     out.push_back({"column_accumulators", OptionType::String, std::string("auto"),
                    "Where each thread sums the column reductions: \"shared\" (dynamic shared "
                    "memory, 64 registers fewer on layernorm backward), \"registers\", or "
@@ -85,7 +86,7 @@ class InnerOuterPersistentScheduler final : public Scheduler {
     Configurable::configure(settings);
     checkRowShapeOptions(name(), settings, forcedShape());
     requireOneOf(settings, "column_accumulators", {"auto", "registers", "shared"});
-    requireOneOf(settings, "prefetch_rows", {"on", "off"});
+    requireOneOf(settings, "prefetch_rows", {"on", "off", "staged"});
     requireIntInRange(settings, "blocks_per_sm", 0, 8, " (0: the heuristic decides)");
   }
 
@@ -163,7 +164,28 @@ class InnerOuterPersistentScheduler final : public Scheduler {
           dynamic, an.params.threads(), an.params.elementsPerThread(), shared,
           info.device().shared_memory_per_block);
     an.params.accumulator_shared_bytes = dynamic;
-    if (option<std::string>("prefetch_rows") == "on") {
+    const int64_t limit = info.device().shared_memory_per_block;
+    auto tooLarge = [&](const char* what, int64_t bytes) {
+      return fmt::format(
+          "prefetch_rows = \"{}\": {} {} B of shared memory a block, {} B with the rest, "
+          "more than the {} B a block may have",
+          option<std::string>("prefetch_rows"), what, bytes, shared + bytes, limit);
+    };
+    if (option<std::string>("prefetch_rows") == "staged") {
+      // One stage of the buffers a row group reads again (the loaded ones
+      // no row moves are loaded once, not staged).
+      std::vector<PersistentBuffer> staged;
+      for (const PersistentBuffer& b : an.params.buffers)
+        if (!b.row_invariant && !b.kept_value) staged.push_back(b);
+      const int64_t bytes = sharedBuffersBytes(staged, an.params.block[1], an.params.block[0],
+                                               an.params.batch, an.params.vector_width);
+      if (shared + bytes > limit) return tooLarge("a stage of the row buffers takes", bytes);
+      // Chunks of one element are loaded at each row group, as without.
+      if (bytes > 0 && an.params.vector_width > 1) {
+        an.params.staged_rows = true;
+        an.params.shared_buffer_bytes = bytes;
+      }
+    } else if (option<std::string>("prefetch_rows") == "on") {
       // Measured and left off by default: on an H200 every size tried ran
       // slower (layernorm backward 8192x5120 bf16 120.6 us against 106.1,
       // 16384x4096 212.8 against 140.2; docs/schedulers/persistent.md). The
@@ -173,11 +195,7 @@ class InnerOuterPersistentScheduler final : public Scheduler {
       const int64_t staged =
           sharedBuffersBytes(an.params.buffers, int64_t{2} * an.params.block[1], an.params.block[0],
                              an.params.batch, an.params.vector_width);
-      if (shared + staged > info.device().shared_memory_per_block)
-        return fmt::format(
-            "prefetch_rows = \"on\": two stages of the row buffers take {} B of shared memory "
-            "a block, {} B with the rest, more than the {} B a block may have",
-            staged, shared + staged, info.device().shared_memory_per_block);
+      if (shared + staged > limit) return tooLarge("two stages of the row buffers take", staged);
       an.params.buffer_stages = 2;
       an.params.register_batch = 0;
       an.params.shared_buffer_bytes = staged;

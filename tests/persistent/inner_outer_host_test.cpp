@@ -205,6 +205,37 @@ TEST(InnerOuterPersistentHeuristics, PrefetchedRowsTakeTwoStagesOfSharedMemory) 
       << refused;
 }
 
+// prefetch_rows = "staged" takes one stage of the buffers a row group
+// loads (x and dy, not the weight, which is loaded once), or says why it
+// cannot.
+TEST(InnerOuterPersistentHeuristics, StagedRowsTakeOneStageOfTheRowsBuffers) {
+  DeviceProperties h100;
+  h100.multiprocessor_count = 132;
+  h100.shared_memory_per_block = 227 * 1024;
+  OptionSettings staged;
+  staged["prefetch_rows"] = OptionSetting{OptionValue(std::string("staged")), {}};
+  // 128 threads x 2 rows x 5 chunks x 8 elements x 2 B, for x and dy.
+  const std::string params = layernormBackwardParams(h100, 8192, 5120, staged);
+  EXPECT_EQ(paramLine(params, "buffer_placement"),
+            "registers; the next row group staged in shared memory (cp.async) while this one is "
+            "computed (40960 B a block, dynamic)")
+      << params;
+  // With the 81920 B of column accumulators, one block an SM.
+  EXPECT_EQ(paramLine(params, "launch_bounds"), "256 threads, 1 blocks per SM") << params;
+  // Where the stage and the accumulators do not fit together, the
+  // accumulators go to registers ("auto"), or the stage is refused.
+  h100.shared_memory_per_block = 96 * 1024;
+  const std::string fallback = layernormBackwardParams(h100, 16384, 4096, staged);
+  EXPECT_EQ(paramLine(fallback, "column accumulators"), "registers") << fallback;
+  EXPECT_EQ(paramLine(fallback, "buffer_placement").rfind("registers; the next row group", 0), 0u)
+      << fallback;
+  staged["column_accumulators"] = OptionSetting{OptionValue(std::string("shared")), {}};
+  const std::string refused = layernormBackwardParams(h100, 16384, 4096, staged);
+  EXPECT_NE(refused.find("prefetch_rows = \"staged\": a stage of the row buffers takes"),
+            std::string::npos)
+      << refused;
+}
+
 TEST(InnerOuterPersistentOptions, BadValuesNameTheSchedulerAndOption) {
   auto s = builtinScheduler("inner_outer_persistent");
   OptionSettings settings;

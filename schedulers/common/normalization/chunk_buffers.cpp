@@ -5,6 +5,8 @@
 
 #include <fusebox/error.h>
 
+#include <algorithm>
+
 #include "kernel_ir/element_math.h"
 #include "kernelgen/codegen_ops.h"
 #include "kernelgen/int_math.h"
@@ -59,18 +61,25 @@ void BufferArrays::store(kir::Block& at, const std::string& name, const kir::Val
   auto inRegisters = [&](kir::Block& b) {
     b.assign(lane(kir::subscript(kir::var(name), k)), value);
   };
-  if (p_.shared_buffer_bytes == 0) return inRegisters(at);
+  if (!sharedChunks()) return inRegisters(at);
   if (p_.register_batch == 0) return inShared(at);
   auto [registers, shared] = at.ifElse(k < batch);
   inRegisters(registers);
   inShared(shared);
 }
 
-void BufferArrays::loadChunk(const std::string& name, const kir::Value& address, int vec,
-                             int64_t element_bytes) {
+void BufferArrays::loadChunk(kir::Block& into, const std::string& name, const kir::Value& address,
+                             int vec, int64_t element_bytes, bool staged) {
   const int64_t bytes = vec * element_bytes;
-  if (p_.shared_buffer_bytes == 0 || !kir::asyncCopyMoves(bytes))
-    return store(loads, name, kir::loadVector(vec, address));
+  if (staged) {
+    // Copied into the thread's staging slot by the load pass, moved into
+    // the registers by `restore` a turn later.
+    const kir::Value slot = chunkIndex() * kir::lit(int64_t{p_.block[0]});
+    kir::asyncCopy(into, static_cast<int>(bytes), kir::var(name + "_s") + slot, address);
+    return store(restore, name, kir::subscript(kir::var(name + "_s"), slot));
+  }
+  if (!sharedChunks() || !kir::asyncCopyMoves(bytes))
+    return store(into, name, kir::loadVector(vec, address));
   // A chunk kept in shared memory is copied there asynchronously: no
   // register holds it on the way, so a thread's copies all issue before the
   // first waits (H200, softmax forward 4096x32000 bf16, a block of 512
@@ -82,8 +91,8 @@ void BufferArrays::loadChunk(const std::string& name, const kir::Value& address,
     kir::asyncCopy(b, static_cast<int>(bytes), kir::var(name + "_s") + slot(true), address);
   };
   async_copies_ = true;
-  if (p_.register_batch == 0) return inShared(loads);
-  auto [registers, shared] = loads.ifElse(k < batch);
+  if (p_.register_batch == 0) return inShared(into);
+  auto [registers, shared] = into.ifElse(k < batch);
   registers.assign(kir::subscript(kir::var(name), k), kir::loadVector(vec, address));
   inShared(shared);
 }
@@ -95,24 +104,40 @@ kir::Type BufferArrays::chunkType(DataType dtype) const {
 kir::Value BufferArrays::chunkOf(const std::string& name) const {
   const kir::Value k = chunkIndex();
   const kir::Value in_registers = kir::subscript(kir::var(name), k);
-  if (p_.shared_buffer_bytes == 0) return in_registers;
+  if (!sharedChunks()) return in_registers;
   const kir::Value shared = kir::subscript(kir::var(name + "_s"), slot(false));
   if (p_.register_batch == 0) return shared;
   return kir::select(k < kir::lit(p_.register_batch), in_registers, shared);
 }
 
+bool BufferArrays::allRead(const std::set<std::string>& keys) const {
+  return std::all_of(keys.begin(), keys.end(),
+                     [&](const std::string& key) { return read_keys_.count(key) > 0; });
+}
+
+bool BufferArrays::rowInvariant(const ElementRef& ref) const {
+  return hoist_ && !sharedChunks() && ref.offset.affine && ref.offset.a.terms.empty() &&
+         zeroOn(ref.offset.a, hoist_kept_dims_);
+}
+
 std::string BufferArrays::buffer(const ElementRef& ref, const std::string& key,
                                  const VectorPlacement& vp) {
+  read_keys_.insert(key);
   auto it = names_.find(key);
   if (it == names_.end()) {
     const std::string name = fmt::format("{}{}", prefix_, names_.size());
     const int vec = p_.vector_width;
     const kir::Type array = chunkType(ref.tv->dtype());
-    if (p_.shared_buffer_bytes == 0 || p_.register_batch > 0)
-      decls.declareArray(name, array, p_.shared_buffer_bytes == 0 ? p_.batch : p_.register_batch);
-    if (p_.shared_buffer_bytes > 0) {
+    // Staged rows copy the vector chunks a row moves; the rest load at
+    // the row's turn (restore) or once (invariant_loads).
+    const bool vector = vec > 1 && vp.isVectorAccess(ref);
+    const bool staged = p_.staged_rows && vector && !rowInvariant(ref) &&
+                        kir::asyncCopyMoves(vec * dataTypeSize(ref.tv->dtype()));
+    if (!sharedChunks() || p_.register_batch > 0)
+      decls.declareArray(name, array, !sharedChunks() ? p_.batch : p_.register_batch);
+    if (sharedChunks() || staged) {
       // This thread's first shared slot; the next chunk is block[0] slots on.
-      const int64_t shared_chunks = p_.batch - p_.register_batch;
+      const int64_t shared_chunks = staged ? p_.batch : p_.batch - p_.register_batch;
       const kir::Value smem =
           kir::call("fusebox::dynamicSharedMemory", {}, {kir::named("unsigned char")});
       decls.declare(name + "_s", kir::constPointerTo(array),
@@ -127,13 +152,17 @@ std::string BufferArrays::buffer(const ElementRef& ref, const std::string& key,
             "the persistent buffers need more than the {} B of shared memory the params give",
             p_.shared_buffer_bytes));
     }
-    if (vec > 1 && vp.isVectorAccess(ref)) {
-      loadChunk(name, kir::var(ref.pointer) + vp.offsetValue(ref.offset, "mb"), vec,
-                dataTypeSize(ref.tv->dtype()));
+    if (vector) {
+      kir::Block& into = rowInvariant(ref)           ? invariant_loads
+                         : p_.staged_rows && !staged ? restore
+                                                     : loads;
+      loadChunk(into, name, kir::var(ref.pointer) + vp.offsetValue(ref.offset, "mb"), vec,
+                dataTypeSize(ref.tv->dtype()), staged);
     } else {
       const size_t last = md_.groups.size() - 1;
       kir::Block element =
-          loads.forLoop("v", kir::intType(), kir::lit(0), kir::lit(vec), {}, kir::Unroll::Full);
+          (p_.staged_rows ? restore : loads)
+              .forLoop("v", kir::intType(), kir::lit(0), kir::lit(vec), {}, kir::Unroll::Full);
       const kir::Value m = element.declare(fmt::format("m{}", last), kir::indexType(),
                                            kir::var("mb") + elementIndex(), {.is_const = true});
       element.declare(fmt::format("i{}", md_.groups[last][0]), kir::indexType(), m,

@@ -58,12 +58,30 @@ class BufferArrays {
   // live in shared memory (sharedChunks()), a pass copies it once a chunk
   // (one vector load from shared memory, not one an element).
   kir::Value chunkOf(const std::string& name) const;
-  bool sharedChunks() const { return p_.shared_buffer_bytes > 0; }
+  bool sharedChunks() const { return p_.shared_buffer_bytes > 0 && !p_.staged_rows; }
   // A chunk of a buffer of `dtype`: fusebox::Array<storage type, vector_width>.
   kir::Type chunkType(DataType dtype) const;
 
   kir::Block decls;  // the arrays, at the top of the kernel
   kir::Block loads;  // the load pass's chunk body
+  // Kernels whose blocks walk rows grid-stride keep a thread's columns for
+  // every row: a buffer in registers that no dim of `kept_dims` moves (a
+  // weight over the columns) is then loaded once, by invariant_loads (a
+  // chunk body over the reduced dims' indices alone) before the row loop,
+  // instead of at every row.
+  void hoistRowInvariant(std::vector<int> kept_dims) {
+    hoist_ = true;
+    hoist_kept_dims_ = std::move(kept_dims);
+  }
+  kir::Block invariant_loads;
+  // Staged rows (PersistentParams::staged_rows): `loads` copies a row
+  // group's chunks into the staging slots, and `restore` (a chunk body,
+  // for the row group the loop is at) moves them into the registers and
+  // makes the loads that are not copied.
+  kir::Block restore;
+  // Whether every buffer of `keys` has been read (each buffer is read
+  // through buffer() by the passes).
+  bool allRead(const std::set<std::string>& keys) const;
   // Whether the load pass copies chunks into shared memory asynchronously
   // (known once a pass has read a buffer); the row kernel commits and waits
   // for them chunk by chunk (row_kernel.cpp).
@@ -82,12 +100,18 @@ class BufferArrays {
 
   // The load pass's vector load of chunk k of buffer `name` from `address`:
   // into registers, or copied asynchronously into its shared slot.
-  void loadChunk(const std::string& name, const kir::Value& address, int vec,
-                 int64_t element_bytes);
+  // Into `into`; `staged`: copied into the staging slot, moved by `restore`.
+  void loadChunk(kir::Block& into, const std::string& name, const kir::Value& address, int vec,
+                 int64_t element_bytes, bool staged = false);
+  // Whether the buffer of `ref` is loaded once for every row.
+  bool rowInvariant(const kernelgen::ElementRef& ref) const;
 
   std::map<std::string, std::string> names_;
   int64_t shared_offset_ = 0;  // bytes of dynamic shared memory given out
   bool async_copies_ = false;  // the load pass copies chunks into shared memory
+  bool hoist_ = false;
+  std::set<std::string> read_keys_;
+  std::vector<int> hoist_kept_dims_;
 };
 
 class CachePlacement final : public kernelgen::Placement {

@@ -48,6 +48,10 @@ std::string PersistentParams::toString() const {
       buffer_budget,
       reload ? std::string("none: every pass reads its inputs again (from the L2 while the row "
                            "is in flight)")
+      : staged_rows
+          ? fmt::format("registers; the next row group staged in shared memory (cp.async) "
+                        "while this one is computed ({} B a block, dynamic)",
+                        shared_buffer_bytes)
       : shared_buffer_bytes > 0 && buffer_stages > 1
           ? fmt::format("shared memory, {} stages: the next row group copied while this one "
                         "is computed ({} B a block, dynamic)",

@@ -21,6 +21,10 @@ namespace fusebox::normalization {
 struct PersistentBuffer {
   std::string tensor;  // the input's name in the segment
   int64_t element_bytes = 0;
+  // No kept dim moves its loads (a weight over the columns): a kernel whose
+  // blocks walk the rows loads it once (BufferArrays::hoistRowInvariant).
+  bool row_invariant = false;
+  bool kept_value = false;  // a computed value kept, not a load
 };
 
 // The widest state a cluster combine exchanges (a row kernel's reduction
@@ -59,6 +63,11 @@ class PersistentParams : public HeuristicParams {
   // copies its next row group asynchronously while it computes this one
   // (row_kernel.cpp); shared_buffer_bytes holds both. 1: no prefetch.
   int buffer_stages = 1;
+  // Inner-outer kernels: every chunk in registers, and each turn of the
+  // row loop copies the block's next row group (cp.async) into one stage
+  // of dynamic shared memory, shared_buffer_bytes a block, which the next
+  // turn moves into the registers (row_kernel.cpp).
+  bool staged_rows = false;
   // Inner: blocks that share each row, a thread-block cluster (1: a block
   // holds whole rows). Block r of a cluster holds the row's chunks
   // (k * row_split + r) * block[0] + x; the blocks combine their states

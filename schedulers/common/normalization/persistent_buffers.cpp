@@ -14,11 +14,15 @@ using kernelgen::Access;
 
 namespace {
 
-bool movesAlongReducedDims(const Access& a, const RowFacts& facts) {
-  if (!a.offset.affine) return true;
+// Whether the access moves along the reduced dims (`reduced`), or the kept ones.
+bool movesAlong(const Access& a, const RowFacts& facts, bool reduced) {
+  if (!a.offset.affine || (!reduced && !a.offset.a.terms.empty())) return true;
   for (size_t d = 0; d < facts.domain.size(); ++d)
-    if (facts.reduced[d] && facts.domain[d] > 1 && a.offset.a.coef[d] != 0) return true;
+    if (facts.reduced[d] == reduced && facts.domain[d] > 1 && a.offset.a.coef[d] != 0) return true;
   return false;
+}
+bool movesAlongReducedDims(const Access& a, const RowFacts& facts) {
+  return movesAlong(a, facts, true);
 }
 
 // Ops whose result costs more to compute again than to keep: the special
@@ -85,7 +89,8 @@ RowBufferPlan planRowBuffers(const RowAccesses& accesses, const RowFacts& facts,
   for (const auto& [key, seen] : loads) {
     if (seen.passes.size() < 2) continue;
     plan.cached.insert(key);
-    plan.buffers.push_back({seen.access->tv->toString(), seen.access->element_size});
+    plan.buffers.push_back({seen.access->tv->toString(), seen.access->element_size,
+                            !movesAlong(*seen.access, facts, false)});
     plan.bytes_per_row = checked::orThrow(
         checked::add(plan.bytes_per_row,
                      checked::mul(seen.access->element_size, facts.reduced_extent)),
@@ -99,7 +104,7 @@ RowBufferPlan planRowBuffers(const RowAccesses& accesses, const RowFacts& facts,
       if (passes.size() < 2 || !isTranscendental(tv->definition())) continue;
       plan.kept_values[tv] = *passes.begin();
       plan.buffers.push_back(
-          {fmt::format("{} (kept value)", tv->toString()), computeBytes(tv->dtype())});
+          {fmt::format("{} (kept value)", tv->toString()), computeBytes(tv->dtype()), false, true});
       plan.bytes_per_row = checked::orThrow(
           checked::add(plan.bytes_per_row,
                        checked::mul(computeBytes(tv->dtype()), facts.reduced_extent)),

@@ -54,7 +54,10 @@ class RowKernelWriter final : public PersistentWriter {
         columns_(columns) {
     FUSEBOX_CHECK(columns == nullptr || p.row_split == 1,
                   "inner-outer kernel: rows split over clusters of {} blocks", p.row_split);
-    if (columns != nullptr) partials_.emplace(*columns, p, shared_column_accumulators);
+    if (columns != nullptr) {
+      partials_.emplace(*columns, p, shared_column_accumulators);
+      if (p.buffer_stages == 1) arrays_.hoistRowInvariant(p.kept_dims);
+    }
     pass_.loads_first = p.reload && p.reduced_extent >= p.vector_width;
     if (p.rowEdges()) {
       FUSEBOX_CHECK(columns == nullptr && p.reduced_dims.size() == 1 &&
@@ -82,6 +85,9 @@ class RowKernelWriter final : public PersistentWriter {
   kir::Value chunkStart(kir::Block& chunk) const;
   // The chunk's indices (mb, the reduced dims', the m<g>) from `start`.
   void declareChunkIndices(kir::Block& chunk, const std::string& start) const;
+  // `body` for each chunk of the thread's columns, outside any row: the
+  // reduced dims' indices alone (BufferArrays::invariant_loads).
+  void invariantChunks(kir::Block& k, const kir::Block& body) const;
   // The row's threads combine; every thread of the row gets the result.
   void combine(kir::Block& k, const std::vector<kir::CombineState>& states) override;
   void outputPassExtra(CachePlacement& placement) override;
@@ -94,6 +100,14 @@ class RowKernelWriter final : public PersistentWriter {
   // `first`, before the loop `rows`; each next one's in it) and the wait
   // for this one's.
   void prefetchRows(kir::Block& first, kir::Block& rows);
+  // The copies of the row group at `row_base` (its own row indices, in a
+  // scope of `at`), committed as one group; `stage`: the shared stage they
+  // go to (two-stage prefetch), or none (staged rows).
+  void copyRowGroup(kir::Block& at, const kir::Value& row_base, const kir::Value& stage = {});
+  // Staged rows: the next row group's copies, once every buffer of this one
+  // has been read into the math (so its reads of the staging slots have
+  // completed before the copies overwrite them).
+  void stageNextRows(kir::Block& k);
   // `body` for the edge element thread x holds, if any.
   void edgeElement(kir::Block& k, const kir::Block& body) const;
   void epilogue(kir::Block& k);
@@ -104,6 +118,7 @@ class RowKernelWriter final : public PersistentWriter {
   // The first pass that reads chunks copied asynchronously waits for each
   // chunk's group before its code.
   bool copies_waited_ = false;
+  bool next_rows_staged_ = false;  // staged rows: the next row group's copies written
   std::optional<ColumnPartials> partials_;
   std::unique_ptr<RowEdge> edge_;  // rows with a scalar edge
 };
@@ -144,6 +159,19 @@ void RowKernelWriter::chunkRange(kir::Block& k, const kir::Block& body, int begi
   declareChunkIndices(in, "q");
   in.append(body);
   if (commit_copies) kir::asyncCommit(chunk);
+}
+
+void RowKernelWriter::invariantChunks(kir::Block& k, const kir::Block& body) const {
+  kir::Block chunk =
+      k.forLoop("k", kir::intType(), kir::lit(0), kir::lit(p_.batch), {}, kir::Unroll::Full);
+  const kir::Value q = chunkStart(chunk);
+  kir::Block in = chunk.ifThen(q < chunksEnd(p_));
+  declareDimIndices(in, p_.reduced_dims, p_.sizes, "q", "mb");
+  for (size_t g = 0; g + 1 < md_.groups.size(); ++g)
+    if (std::count(p_.reduced_dims.begin(), p_.reduced_dims.end(), md_.groups[g][0]) > 0)
+      in.declare(fmt::format("m{}", g), kir::indexType(),
+                 kir::var(fmt::format("i{}", md_.groups[g][0])), kir::kConstUnused);
+  in.append(body);
 }
 
 void RowKernelWriter::declareChunkIndices(kir::Block& chunk, const std::string& start) const {
@@ -217,25 +245,49 @@ void RowKernelWriter::declareRow(kir::Block& rows, const kir::Value& row_in_grid
 // only the slots it copied, so its wait suffices, and its reads of a stage
 // precede its copies into it a turn later. The loads of a pass then come
 // from shared memory, never from a DRAM latency the block waits out.
+void RowKernelWriter::copyRowGroup(kir::Block& at, const kir::Value& row_base,
+                                   const kir::Value& stage) {
+  kir::Block group = at.scope();
+  if (stage.defined())
+    group.declare("fusebox_load_stage", kir::intType(), stage, {.is_const = true});
+  declareRow(group, kir::asIndex(row_base) + kir::asIndex(kir::threadIdx('y')));
+  if (!arrays_.loads.empty()) chunkRange(group, arrays_.loads, 0, p_.batch);
+  kir::asyncCommit(at);
+}
+
+kir::Value firstRowBase(const PersistentParams& p) {
+  const kir::Type i64 = kir::named("int64_t");
+  return kir::cast(i64, kir::blockIdx('x')) * kir::lit(p.block[1]);
+}
+kir::Value nextRowBase(const PersistentParams& p) {
+  const kir::Type i64 = kir::named("int64_t");
+  return kir::var("row_base", i64) + kir::cast(i64, kir::gridDim('x')) * kir::lit(p.block[1]);
+}
+
 void RowKernelWriter::prefetchRows(kir::Block& first, kir::Block& rows) {
   FUSEBOX_CHECK(columns_ != nullptr && p_.register_batch == 0 && p_.shared_buffer_bytes > 0,
                 "row kernel: prefetched rows outside an inner-outer kernel with shared buffers");
-  const kir::Value row_of_thread = kir::asIndex(kir::threadIdx('y'));
-  auto copyRows = [&](kir::Block& at, const kir::Value& row_base, const kir::Value& stage) {
-    kir::Block group = at.scope();
-    group.declare("fusebox_load_stage", kir::intType(), stage, {.is_const = true});
-    declareRow(group, kir::asIndex(row_base) + row_of_thread);
-    if (!arrays_.loads.empty()) chunkRange(group, arrays_.loads, 0, p_.batch);
-    kir::asyncCommit(at);
-  };
-  const kir::Type i64 = kir::named("int64_t");
   first.comment("the first row group's copies, into stage 0");
-  copyRows(first, kir::cast(i64, kir::blockIdx('x')) * kir::lit(p_.block[1]), kir::lit(0));
+  copyRowGroup(first, firstRowBase(p_), kir::lit(0));
   rows.comment("the next row group's copies, into the other stage; then wait for this one's");
-  copyRows(rows,
-           kir::var("row_base", i64) + kir::cast(i64, kir::gridDim('x')) * kir::lit(p_.block[1]),
-           kir::lit(1) - kir::var("fusebox_stage", kir::intType()));
+  copyRowGroup(rows, nextRowBase(p_), kir::lit(1) - kir::var("fusebox_stage", kir::intType()));
   kir::asyncWait(rows, 1);
+}
+
+// Staged rows hold a row group in registers and one in flight to the
+// staging slots: twice the bytes in flight of a block that loads each row
+// group when it gets to it, with the same registers. Each thread reads back
+// only the slots it copied, so its own wait suffices, without a block
+// barrier. It copies the next row group once every buffer has been read,
+// after a __syncwarp: the memory ordering that makes its reads of the slots
+// performed before the copies write them (PTX orders an asynchronous copy
+// after nothing else by itself).
+void RowKernelWriter::stageNextRows(kir::Block& k) {
+  if (!p_.staged_rows || next_rows_staged_ || !arrays_.allRead(cached_)) return;
+  k.comment("the next row group's copies, into the staging slots this one has read");
+  k.evaluate(kir::call("__syncwarp", {}));
+  copyRowGroup(k, nextRowBase(p_));
+  next_rows_staged_ = true;
 }
 
 void RowKernelWriter::declareRowEdge(kir::Block& rows) const {
@@ -254,6 +306,7 @@ void RowKernelWriter::edgeElement(kir::Block& k, const kir::Block& body) const {
 }
 
 void RowKernelWriter::afterChunks(kir::Block& k, int stage, bool deviations) {
+  stageNextRows(k);
   if (edge_ == nullptr) return;
   k.comment("the row's scalar edge");
   const PassChunk chunk = edge_->pass(stage, deviations, pass_.load_hint);
@@ -307,16 +360,12 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
   const bool prefetch = p_.buffer_stages > 1;
   if (columns_ != nullptr) {
     partials_->declare(main);
-    if (prefetch) {
-      main.declare("fusebox_stage", kir::intType(), kir::lit(0));
-      first_copies = main.scope();
-    }
+    if (prefetch) main.declare("fusebox_stage", kir::intType(), kir::lit(0));
+    if (prefetch || p_.staged_rows) first_copies = main.scope();
     // Inner-outer: the blocks walk the rows grid-stride, so each block's
-    // column sums cover its share of the rows.
-    const kir::Type i64 = kir::named("int64_t");
-    rows = main.forLoop("row_base", i64, kir::cast(i64, kir::blockIdx('x')) * kir::lit(p_.block[1]),
-                        kir::lit(p_.kept_extent),
-                        kir::cast(i64, kir::gridDim('x')) * kir::lit(p_.block[1]));
+    // column sums cover its share of the rows. The loop is placed once its
+    // body is written: the buffers loaded once go before it.
+    rows = kir::Block();
     row_in_grid = kir::asIndex(kir::var("row_base")) + kir::asIndex(kir::threadIdx('y'));
   } else if (p_.row_split > 1) {
     // Blocks rank 0 .. row_split - 1 of a cluster share its rows.
@@ -341,6 +390,14 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
   epilogue(stages);
   if (prefetch) {
     prefetchRows(first_copies, rows);
+  } else if (p_.staged_rows) {
+    FUSEBOX_CHECK(columns_ != nullptr && next_rows_staged_,
+                  "row kernel: staged rows outside an inner-outer kernel, or never copied");
+    first_copies.comment("the first row group's copies, into the staging slots");
+    copyRowGroup(first_copies, firstRowBase(p_));
+    rows.comment("this row group's copies, from the staging slots into the registers");
+    kir::asyncWait(rows, 0);
+    chunkRange(rows, arrays_.restore, 0, p_.batch);
   } else if (!arrays_.loads.empty()) {
     rows.comment("load the persistent buffers");
     chunkRange(rows, arrays_.loads, 0, p_.batch, arrays_.asyncCopies());
@@ -350,6 +407,17 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
   if (prefetch)
     rows.assign(kir::var("fusebox_stage", kir::intType()),
                 kir::lit(1) - kir::var("fusebox_stage", kir::intType()));
+  if (columns_ != nullptr) {
+    if (!arrays_.invariant_loads.empty()) {
+      main.comment("the buffers no row moves, loaded once");
+      invariantChunks(main, arrays_.invariant_loads);
+    }
+    const kir::Type i64 = kir::named("int64_t");
+    main.forLoop("row_base", i64, kir::cast(i64, kir::blockIdx('x')) * kir::lit(p_.block[1]),
+                 kir::lit(p_.kept_extent),
+                 kir::cast(i64, kir::gridDim('x')) * kir::lit(p_.block[1]))
+        .append(rows);
+  }
   if (cluster_combines_ > 0) {
     main.comment("no block leaves while the cluster may read its exchange slots");
     main.evaluate(kir::call("fusebox::clusterSync", {}));
