@@ -237,14 +237,6 @@ void RowKernelWriter::declareRow(kir::Block& rows, const kir::Value& row_in_grid
   if (p_.rowEdges()) declareRowEdge(rows);
 }
 
-// Before the loop, the first row group's copies go into stage 0. Each turn
-// of the loop copies the next row group (the block's rows a grid's stride
-// on) into the other stage, commits them as one group, and waits for all
-// but that group: this row group's, committed a turn earlier, whose copies
-// landed while the previous row group was computed. Each thread reads back
-// only the slots it copied, so its wait suffices, and its reads of a stage
-// precede its copies into it a turn later. The loads of a pass then come
-// from shared memory, never from a DRAM latency the block waits out.
 void RowKernelWriter::copyRowGroup(kir::Block& at, const kir::Value& row_base,
                                    const kir::Value& stage) {
   kir::Block group = at.scope();
@@ -264,6 +256,14 @@ kir::Value nextRowBase(const PersistentParams& p) {
   return kir::var("row_base", i64) + kir::cast(i64, kir::gridDim('x')) * kir::lit(p.block[1]);
 }
 
+// Before the loop, the first row group's copies go into stage 0. Each turn
+// of the loop copies the next row group (the block's rows a grid's stride
+// on) into the other stage, commits them as one group, and waits for all
+// but that group: this row group's, committed a turn earlier, whose copies
+// landed while the previous row group was computed. Each thread reads back
+// only the slots it copied, so its wait suffices, and its reads of a stage
+// precede its copies into it a turn later. The loads of a pass then come
+// from shared memory, never from a DRAM latency the block waits out.
 void RowKernelWriter::prefetchRows(kir::Block& first, kir::Block& rows) {
   FUSEBOX_CHECK(columns_ != nullptr && p_.register_batch == 0 && p_.shared_buffer_bytes > 0,
                 "row kernel: prefetched rows outside an inner-outer kernel with shared buffers");
