@@ -94,9 +94,7 @@ std::string layernormBackwardParams(const DeviceProperties& device, int64_t rows
 }
 
 TEST(InnerOuterPersistentHeuristics, LayernormBackwardOnAnH100) {
-  DeviceProperties h100;
-  h100.multiprocessor_count = 132;
-  h100.shared_memory_per_block = 227 * 1024;  // the opt-in limit
+  DeviceProperties h100 = h100Properties();
   for (auto [rows, width, block] :
        {std::tuple<int64_t, int64_t, const char*>{16384, 4096, "[128, 2, 1]"},
         {32768, 1024, "[32, 8, 1]"}}) {
@@ -121,9 +119,7 @@ TEST(InnerOuterPersistentHeuristics, LayernormBackwardOnAnH100) {
 // registers whole, in 16-byte groups ([c][k][v / 4][thread][v % 4]), not an
 // element at a time. (Its results: persistent_cases.inc.)
 TEST(InnerOuterPersistentKernel, RowSumsShareBarriersAndAccumulatorsMoveAsVectors) {
-  DeviceProperties h100;
-  h100.multiprocessor_count = 132;
-  h100.shared_memory_per_block = 227 * 1024;
+  DeviceProperties h100 = h100Properties();
   PythonDefinition def = normDefinition(Norm::LayerNormBwd, DataType::BFloat16);
   const std::vector<ArgumentInfo> infos = {
       tensorInfo(DataType::BFloat16, {16384, 4096}), tensorInfo(DataType::BFloat16, {16384, 4096}),
@@ -163,9 +159,7 @@ TEST(InnerOuterPersistentKernel, RowSumsShareBarriersAndAccumulatorsMoveAsVector
 // need while their buffers keep at most 256 B a thread; past that, 4 chunks
 // still.
 TEST(InnerOuterPersistentHeuristics, WideRowsTake128ThreadsWhileTheirBuffersFit) {
-  DeviceProperties h100;
-  h100.multiprocessor_count = 132;
-  h100.shared_memory_per_block = 227 * 1024;
+  DeviceProperties h100 = h100Properties();
   for (auto [width, block, batch] : {std::tuple<int64_t, const char*, const char*>{
                                          2048, "[64, 4, 1]", "4"},  // 256 chunks: 4 a thread
                                      {3072, "[128, 2, 1]", "3"},
@@ -183,9 +177,7 @@ TEST(InnerOuterPersistentHeuristics, WideRowsTake128ThreadsWhileTheirBuffersFit)
 // prefetch_rows = "on" keeps both stages of the row buffers in shared
 // memory beside the column accumulators, or says why it cannot.
 TEST(InnerOuterPersistentHeuristics, PrefetchedRowsTakeTwoStagesOfSharedMemory) {
-  DeviceProperties h100;
-  h100.multiprocessor_count = 132;
-  h100.shared_memory_per_block = 227 * 1024;
+  DeviceProperties h100 = h100Properties();
   OptionSettings on;
   on["prefetch_rows"] = OptionSetting{OptionValue(std::string("on")), {}};
   // 128 threads x 5 chunks x 8 elements x 2 rows x 2 stages x 2 B, for
@@ -209,9 +201,7 @@ TEST(InnerOuterPersistentHeuristics, PrefetchedRowsTakeTwoStagesOfSharedMemory) 
 // loads (x and dy, not the weight, which is loaded once), or says why it
 // cannot.
 TEST(InnerOuterPersistentHeuristics, StagedRowsTakeOneStageOfTheRowsBuffers) {
-  DeviceProperties h100;
-  h100.multiprocessor_count = 132;
-  h100.shared_memory_per_block = 227 * 1024;
+  DeviceProperties h100 = h100Properties();
   OptionSettings staged;
   staged["prefetch_rows"] = OptionSetting{OptionValue(std::string("staged")), {}};
   // 128 threads x 2 rows x 5 chunks x 8 elements x 2 B, for x and dy.

@@ -113,9 +113,7 @@ TEST(InnerPersistentRejects, ARowTooWideForTheRegistersNamesItsSizes) {
 // refuses what needs shared memory. Left to the heuristics, such a row is
 // read again by each pass instead.
 TEST(InnerPersistentHeuristics, RowsTooWideForTheRegistersGoToSharedMemory) {
-  DeviceProperties h100;
-  h100.multiprocessor_count = 132;
-  h100.shared_memory_per_block = 227 * 1024;
+  DeviceProperties h100 = h100Properties();
   auto decide = [&](DataType dtype, int64_t width, const std::string& placement,
                     std::string* params) {
     PythonDefinition def = normDefinition(Norm::SoftmaxFwd, dtype);

@@ -18,6 +18,15 @@ inline SchedulerRun expectPersistentMatches(const std::string& scheduler, Backen
   return expectSchedulerMatchesEvaluator(*s, backend, fusion, inputs, device);
 }
 
+// An H100's multiprocessors and its opt-in shared memory a block (the
+// heuristics' tests; the rest of the properties as DeviceProperties says).
+inline DeviceProperties h100Properties() {
+  DeviceProperties d;
+  d.multiprocessor_count = 132;
+  d.shared_memory_per_block = 227 * 1024;
+  return d;
+}
+
 // A scheduler's compile-time and run-time decisions on `f` (the host's
 // device properties).
 // A scheduler's answer on `f` as a Decision; with `structural_only`, only a

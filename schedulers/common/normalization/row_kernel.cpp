@@ -83,8 +83,9 @@ class RowKernelWriter final : public PersistentWriter {
                   bool commit_copies = false);
   // Chunk k's first element along the reduced dims (declared as q).
   kir::Value chunkStart(kir::Block& chunk) const;
-  // The chunk's indices (mb, the reduced dims', the m<g>) from `start`.
-  void declareChunkIndices(kir::Block& chunk, const std::string& start) const;
+  // The chunk's indices (mb, the reduced dims', the m<g>) from `start`;
+  // without `row_dims`, those of the reduced dims alone (outside any row).
+  void declareChunkIndices(kir::Block& chunk, const std::string& start, bool row_dims = true) const;
   // `body` for each chunk of the thread's columns, outside any row: the
   // reduced dims' indices alone (BufferArrays::invariant_loads).
   void invariantChunks(kir::Block& k, const kir::Block& body) const;
@@ -166,19 +167,18 @@ void RowKernelWriter::invariantChunks(kir::Block& k, const kir::Block& body) con
       k.forLoop("k", kir::intType(), kir::lit(0), kir::lit(p_.batch), {}, kir::Unroll::Full);
   const kir::Value q = chunkStart(chunk);
   kir::Block in = chunk.ifThen(q < chunksEnd(p_));
-  declareDimIndices(in, p_.reduced_dims, p_.sizes, "q", "mb");
-  for (size_t g = 0; g + 1 < md_.groups.size(); ++g)
-    if (std::count(p_.reduced_dims.begin(), p_.reduced_dims.end(), md_.groups[g][0]) > 0)
-      in.declare(fmt::format("m{}", g), kir::indexType(),
-                 kir::var(fmt::format("i{}", md_.groups[g][0])), kir::kConstUnused);
+  declareChunkIndices(in, "q", false);
   in.append(body);
 }
 
-void RowKernelWriter::declareChunkIndices(kir::Block& chunk, const std::string& start) const {
+void RowKernelWriter::declareChunkIndices(kir::Block& chunk, const std::string& start,
+                                          bool row_dims) const {
   declareDimIndices(chunk, p_.reduced_dims, p_.sizes, start, "mb");
   for (size_t g = 0; g + 1 < md_.groups.size(); ++g)
-    chunk.declare(fmt::format("m{}", g), kir::indexType(),
-                  kir::var(fmt::format("i{}", md_.groups[g][0])), kir::kConstUnused);
+    if (row_dims ||
+        std::count(p_.reduced_dims.begin(), p_.reduced_dims.end(), md_.groups[g][0]) > 0)
+      chunk.declare(fmt::format("m{}", g), kir::indexType(),
+                    kir::var(fmt::format("i{}", md_.groups[g][0])), kir::kConstUnused);
 }
 
 // A reloaded row's pass that reads two or more vectors a chunk (the
@@ -247,13 +247,16 @@ void RowKernelWriter::copyRowGroup(kir::Block& at, const kir::Value& row_base,
   kir::asyncCommit(at);
 }
 
+// The grid-stride row loop of inner-outer kernels: a block's first row
+// group, and the stride to its next.
 kir::Value firstRowBase(const PersistentParams& p) {
-  const kir::Type i64 = kir::named("int64_t");
-  return kir::cast(i64, kir::blockIdx('x')) * kir::lit(p.block[1]);
+  return kir::cast(kir::named("int64_t"), kir::blockIdx('x')) * kir::lit(p.block[1]);
+}
+kir::Value rowStride(const PersistentParams& p) {
+  return kir::cast(kir::named("int64_t"), kir::gridDim('x')) * kir::lit(p.block[1]);
 }
 kir::Value nextRowBase(const PersistentParams& p) {
-  const kir::Type i64 = kir::named("int64_t");
-  return kir::var("row_base", i64) + kir::cast(i64, kir::gridDim('x')) * kir::lit(p.block[1]);
+  return kir::var("row_base", kir::named("int64_t")) + rowStride(p);
 }
 
 // Before the loop, the first row group's copies go into stage 0. Each turn
@@ -412,10 +415,8 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
       main.comment("the buffers no row moves, loaded once");
       invariantChunks(main, arrays_.invariant_loads);
     }
-    const kir::Type i64 = kir::named("int64_t");
-    main.forLoop("row_base", i64, kir::cast(i64, kir::blockIdx('x')) * kir::lit(p_.block[1]),
-                 kir::lit(p_.kept_extent),
-                 kir::cast(i64, kir::gridDim('x')) * kir::lit(p_.block[1]))
+    main.forLoop("row_base", kir::named("int64_t"), firstRowBase(p_), kir::lit(p_.kept_extent),
+                 rowStride(p_))
         .append(rows);
   }
   if (cluster_combines_ > 0) {
