@@ -170,7 +170,8 @@ TEST(InnerOuterPersistentHeuristics, WideRowsTake128ThreadsWhileTheirBuffersFit)
     const std::string params = layernormBackwardParams(h100, 8192, width);
     EXPECT_EQ(paramLine(params, "block"), block) << params;
     EXPECT_EQ(paramLine(params, "batch"), batch) << params;
-    EXPECT_EQ(paramLine(params, "buffer_placement"), "registers") << params;
+    // In registers (the next row group staged in shared memory beside them).
+    EXPECT_EQ(paramLine(params, "buffer_placement").rfind("registers", 0), 0u) << params;
   }
 }
 
@@ -240,10 +241,10 @@ TEST(InnerOuterPersistentOptions, BadValuesNameTheSchedulerAndOption) {
         << e.what();
   }
   OptionSettings prefetch;
-  prefetch["prefetch_rows"] = OptionSetting{OptionValue(std::string("auto")), {}};
+  prefetch["prefetch_rows"] = OptionSetting{OptionValue(std::string("always")), {}};
   try {
     s->configure(prefetch);
-    ADD_FAILURE() << "accepted prefetch_rows = \"auto\"";
+    ADD_FAILURE() << "accepted prefetch_rows = \"always\"";
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("prefetch_rows"), std::string::npos) << e.what();
   }

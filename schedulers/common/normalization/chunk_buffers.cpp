@@ -177,8 +177,33 @@ std::string BufferArrays::buffer(const ElementRef& ref, const std::string& key,
   return it->second;
 }
 
+kir::Value BufferArrays::rowScalar(const ElementRef& ref, const std::string& key,
+                                   const VectorPlacement& vp) {
+  if (!p_.staged_rows || ref.conditional || !ref.offset.affine || !ref.offset.a.terms.empty() ||
+      !zeroOn(ref.offset.a, p_.reduced_dims))
+    return {};
+  const kir::Type ct = kir::computeTypeFor(ref.tv->dtype());
+  auto it = row_scalars_.find(key);
+  if (it == row_scalars_.end()) {
+    const std::string name = fmt::format("rs{}", row_scalars_.size());
+    decls.declareArray(name, ct, 1);
+    decls.declareArray(name + "n", ct, 1);
+    const kir::Value first_chunk = chunkIndex() == kir::lit(0);
+    loads.ifThen(first_chunk)
+        .assign(kir::subscript(kir::var(name + "n"), kir::lit(0)),
+                kir::castFrom(ct, kir::subscript(kir::var(ref.pointer),
+                                                 vp.offsetValue(ref.offset, "mb", ref.pointer))));
+    restore.ifThen(first_chunk)
+        .assign(kir::subscript(kir::var(name), kir::lit(0)),
+                kir::subscript(kir::var(name + "n"), kir::lit(0)));
+    it = row_scalars_.emplace(key, name).first;
+  }
+  return kir::subscript(kir::var(it->second, ct), kir::lit(0));
+}
+
 kir::Value CachePlacement::load(CodeSink& sink, const ElementRef& ref) {
   const std::string key = accessKey(ref.tv, ref.offset, space_);
+  if (const kir::Value scalar = arrays_.rowScalar(ref, key, vec); scalar.defined()) return scalar;
   if (ref.conditional || cached_.count(key) == 0) return vec.load(sink, ref);
   const std::string buffer = arrays_.buffer(ref, key, vec);
   kir::Value chunk = arrays_.chunkOf(buffer);

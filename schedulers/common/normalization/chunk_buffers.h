@@ -79,6 +79,13 @@ class BufferArrays {
   // for the row group the loop is at) moves them into the registers and
   // makes the loads that are not copied.
   kir::Block restore;
+  // Staged rows: a load of one element per row (the saved mean and rstd,
+  // read by every chunk) is made a turn ahead too, into rs<n>n by `loads`,
+  // and moved into rs<n> by `restore` (both at chunk 0, which every thread
+  // that has chunks holds): else its DRAM latency is waited out at every
+  // row group. The value to read, or none when `ref` is not such a load.
+  kir::Value rowScalar(const kernelgen::ElementRef& ref, const std::string& key,
+                       const kernelgen::VectorPlacement& vp);
   // Whether every buffer of `keys` has been read (each buffer is read
   // through buffer() by the passes).
   bool allRead(const std::set<std::string>& keys) const;
@@ -107,6 +114,7 @@ class BufferArrays {
   bool rowInvariant(const kernelgen::ElementRef& ref) const;
 
   std::map<std::string, std::string> names_;
+  std::map<std::string, std::string> row_scalars_;  // key -> rs<n>
   int64_t shared_offset_ = 0;  // bytes of dynamic shared memory given out
   bool async_copies_ = false;  // the load pass copies chunks into shared memory
   bool hoist_ = false;

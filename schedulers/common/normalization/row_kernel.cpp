@@ -105,10 +105,10 @@ class RowKernelWriter final : public PersistentWriter {
   // scope of `at`), committed as one group; `stage`: the shared stage they
   // go to (two-stage prefetch), or none (staged rows).
   void copyRowGroup(kir::Block& at, const kir::Value& row_base, const kir::Value& stage = {});
-  // Staged rows: the next row group's copies, once every buffer of this one
-  // has been read into the math (so its reads of the staging slots have
-  // completed before the copies overwrite them).
-  void stageNextRows(kir::Block& k);
+  // Staged rows: the first row group's copies in `first`; at the top of
+  // each turn of `rows`, this row group into the registers, then the next
+  // one's copies.
+  void stageRows(kir::Block& first, kir::Block& rows);
   // `body` for the edge element thread x holds, if any.
   void edgeElement(kir::Block& k, const kir::Block& body) const;
   void epilogue(kir::Block& k);
@@ -119,7 +119,6 @@ class RowKernelWriter final : public PersistentWriter {
   // The first pass that reads chunks copied asynchronously waits for each
   // chunk's group before its code.
   bool copies_waited_ = false;
-  bool next_rows_staged_ = false;  // staged rows: the next row group's copies written
   std::optional<ColumnPartials> partials_;
   std::unique_ptr<RowEdge> edge_;  // rows with a scalar edge
 };
@@ -277,20 +276,27 @@ void RowKernelWriter::prefetchRows(kir::Block& first, kir::Block& rows) {
   kir::asyncWait(rows, 1);
 }
 
-// Staged rows hold a row group in registers and one in flight to the
-// staging slots: twice the bytes in flight of a block that loads each row
-// group when it gets to it, with the same registers. Each thread reads back
-// only the slots it copied, so its own wait suffices, without a block
-// barrier. It copies the next row group once every buffer has been read,
-// after a __syncwarp: the memory ordering that makes its reads of the slots
-// performed before the copies write them (PTX orders an asynchronous copy
-// after nothing else by itself).
-void RowKernelWriter::stageNextRows(kir::Block& k) {
-  if (!p_.staged_rows || next_rows_staged_ || !arrays_.allRead(cached_)) return;
-  k.comment("the next row group's copies, into the staging slots this one has read");
-  k.evaluate(kir::call("__syncwarp", {}));
-  copyRowGroup(k, nextRowBase(p_));
-  next_rows_staged_ = true;
+// Staged rows keep a row group in registers and the next one in flight to
+// the staging slots of shared memory (cp.async: no registers held on the
+// way), twice the bytes in flight of a block that loads each row group when
+// it gets to it. The next row group's copies issue at the top of the turn,
+// right after this one is moved into the registers, so they land while it
+// is combined and written. A thread reads back only the slots it copied, so
+// its own wait suffices, without a block barrier; the __syncwarp between
+// its reads of the slots and the copies that overwrite them is the memory
+// ordering that makes the reads performed first (PTX orders an asynchronous
+// copy after nothing else by itself).
+void RowKernelWriter::stageRows(kir::Block& first, kir::Block& rows) {
+  FUSEBOX_CHECK(columns_ != nullptr, "row kernel: staged rows outside an inner-outer kernel");
+  first.comment("the first row group's copies, into the staging slots");
+  copyRowGroup(first, firstRowBase(p_));
+  rows.comment(
+      "this row group, from the staging slots into the registers; then the next one's "
+      "copies");
+  kir::asyncWait(rows, 0);
+  chunkRange(rows, arrays_.restore, 0, p_.batch);
+  rows.evaluate(kir::call("__syncwarp", {}));
+  copyRowGroup(rows, nextRowBase(p_));
 }
 
 void RowKernelWriter::declareRowEdge(kir::Block& rows) const {
@@ -309,7 +315,6 @@ void RowKernelWriter::edgeElement(kir::Block& k, const kir::Block& body) const {
 }
 
 void RowKernelWriter::afterChunks(kir::Block& k, int stage, bool deviations) {
-  stageNextRows(k);
   if (edge_ == nullptr) return;
   k.comment("the row's scalar edge");
   const PassChunk chunk = edge_->pass(stage, deviations, pass_.load_hint);
@@ -394,13 +399,7 @@ GeneratedKernel RowKernelWriter::write(const std::string& scheduler) {
   if (prefetch) {
     prefetchRows(first_copies, rows);
   } else if (p_.staged_rows) {
-    FUSEBOX_CHECK(columns_ != nullptr && next_rows_staged_,
-                  "row kernel: staged rows outside an inner-outer kernel, or never copied");
-    first_copies.comment("the first row group's copies, into the staging slots");
-    copyRowGroup(first_copies, firstRowBase(p_));
-    rows.comment("this row group's copies, from the staging slots into the registers");
-    kir::asyncWait(rows, 0);
-    chunkRange(rows, arrays_.restore, 0, p_.batch);
+    stageRows(first_copies, rows);
   } else if (!arrays_.loads.empty()) {
     rows.comment("load the persistent buffers");
     chunkRange(rows, arrays_.loads, 0, p_.batch, arrays_.asyncCopies());
