@@ -31,6 +31,7 @@ struct RunOptions {
   int64_t bench = 0;
   bool bench_warm_l2 = false;
   bool time_compile = false;
+  bool plan_only = false;
   PassFlags passes;
 };
 
@@ -106,6 +107,19 @@ int runCommand(const RunOptions& o) {
   for (const auto& text : o.inputs) overrides.push_back(parseInputOverride(text));
   std::vector<Argument> args = makeInputs(def, overrides, o.seed);
   std::unique_ptr<FusionRuntime> runtime = makeRuntime(def, o);
+  if (o.plan_only) {
+    const FusionRuntime::PlanSummary plan = runtime->plan(args);
+    std::vector<std::string> segments;
+    for (size_t g = 0; g < plan.schedulers.size(); ++g)
+      segments.push_back(plan.schedulers[g].empty()
+                             ? fmt::format("group {} when it runs", g)
+                             : fmt::format("group {} by {}", g, plan.schedulers[g]));
+    std::cout << "backend: " << runtime->describeBackend() << "\n"
+              << fmt::format("plan only: {} segment{} ({}), {} generated kernel{}; nothing ran\n",
+                             plan.schedulers.size(), plan.schedulers.size() == 1 ? "" : "s",
+                             fmt::join(segments, ", "), plan.kernels, plan.kernels == 1 ? "" : "s");
+    return kOk;
+  }
 
   // An aliased output overwrites its input, so --validate compares with the
   // evaluator run on the inputs as they were before the last run.
@@ -220,6 +234,14 @@ Command addRunCommand(CLI::App& parent) {
   app->add_flag("--time-compile", options->time_compile,
                 "Print the first run's passes, segmentation, heuristics+codegen, compile and "
                 "load times");
+  CLI::Option* plan_only =
+      app->add_flag("--plan-only", options->plan_only,
+                    "Plan the first call (passes, segmentation, heuristics, code generation and "
+                    "the dumps asked for) without compiling or running a kernel: with --set "
+                    "runtime.device=h100 on the host backend, an H100's plans from any machine");
+  for (const char* other : {"--validate", "--bench", "--sweep", "--save-outputs", "--time-compile",
+                            "--repeat", "--bench-warm-l2"})
+    plan_only->excludes(other);
   addPassFlags(app, options->passes);
   addRuntimeFlags(app, options->passes);
   return {app, [options] { return runCommand(*options); }};

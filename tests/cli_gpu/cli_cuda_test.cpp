@@ -56,6 +56,28 @@ TEST_F(CliCuda, PointwiseKernelValidatesAndBenchesWithEvents) {
                                       "\\(0 from the kernel cache"));
 }
 
+// The cuda backend plans for its own GPU: [runtime] device is refused
+// there, and device_properties prints the GPU's as a device text the host
+// backend takes.
+TEST_F(CliCuda, TheGpuPlansForItselfAndPrintsItsDeviceText) {
+  auto refused = runCommand(run("examples/bias_gelu.py",
+                                "--input T0=256x1024 --input T1=1024 --backend cuda --set "
+                                "runtime.device=h100"));
+  EXPECT_EQ(refused.exit_code, 1) << refused.output;
+  EXPECT_THAT(refused.output,
+              HasSubstr("[runtime] device \"h100\" plans kernels for a GPU on "
+                        "the host backend; the cuda backend plans for its own GPU"));
+  auto r = runCommand(run("examples/bias_gelu.py",
+                          "--input T0=256x1024 --input T1=1024 --backend cuda --plan-only --dump "
+                          "device_properties,ptxas_info"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, ContainsRegex("\\[runtime\\] device: \"sm=[0-9]+,sms=[0-9]+,threads="));
+  EXPECT_THAT(r.output, ContainsRegex("=== ptxas info: group 0 \\(fusebox_pointwise_[0-9a-f]+, "
+                                      "sm_[0-9]+\\) ==="));
+  EXPECT_THAT(r.output, HasSubstr("plan only: 1 segment (group 0 by pointwise), 1 generated "
+                                  "kernel; nothing ran"));
+}
+
 TEST_F(CliCuda, ExampleWithAReductionIsOneReductionKernel) {
   auto r = runCommand(run("examples/gelu_bias_grad.py",
                           "--input T0=2x8x16 --input T1=2x8x16 --input T2=16 --backend cuda "

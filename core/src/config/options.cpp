@@ -1,5 +1,7 @@
 #include <fusebox/options.h>
 
+#include <fusebox/device_spec.h>
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -54,6 +56,14 @@ const std::vector<OptionSpec>& dumpSpecs() {
        "when kernel_source is on too)"},
       {"kernel_source", OptionType::Bool, false,
        "Print the CUDA C++ source of each kernel a scheduler generated"},
+      {"ptxas_info", OptionType::Bool, false,
+       "Print ptxas's resource report (registers, spills, stack, shared memory) of each "
+       "generated kernel, compiled by NVRTC for the device planned for (the GPU, or [runtime] "
+       "device on the host backend)"},
+      {"device_properties", OptionType::Bool, false,
+       "Print the device properties the schedulers plan for (the GPU's on the cuda backend, "
+       "[runtime] device's on the host), with the [runtime] device text that gives them "
+       "back"},
       {"graph_file", OptionType::String, std::string(),
        "Write the segment graph to this Graphviz file (and an SVG beside it when `dot` is "
        "installed)"},
@@ -79,6 +89,11 @@ const std::vector<OptionSpec>& runtimeSpecs() {
        "\"symbolic\": kernels read sizes from their parameters, and a new size reuses a "
        "compiled kernel when the scheduler's heuristics are the same; \"auto\": static for "
        "the first input signature of a concretization, symbolic for the later ones"},
+      {"device", OptionType::String, std::string(),
+       "The GPU a host-backend run plans its kernels for: \"h100\", \"h200\" and/or "
+       "key=value items (sm, sms, threads, shared, registers, l2, clusters), e.g. "
+       "\"h100,l2=62914560\"; empty: the host's own properties. The cuda backend plans for "
+       "its GPU and refuses this option"},
   };
   return specs;
 }
@@ -177,6 +192,11 @@ void Options::apply(std::string_view table, const OptionSettings& settings) {
           it->second.where,
           fmt::format("option 'shapes' is \"static\", \"symbolic\" or \"auto\", got '{}'",
                       displayText(v)));
+  }
+  // A device text is checked where it is set, to name that place.
+  if (auto it = settings.find("device"); table == "runtime" && it != settings.end()) {
+    const auto& v = std::get<std::string>(resolved["device"]);
+    if (!v.empty()) parseDeviceSpec(v, it->second.where);
   }
   // Only what was given overrides; the rest keeps the earlier layers' values.
   for (const auto& [name, setting] : settings) values_[std::string(table)][name] = resolved[name];
@@ -287,6 +307,15 @@ bool Options::dumpKernelSource() const {
 }
 const std::string& Options::graphFile() const {
   return std::get<std::string>(get("dump", "graph_file"));
+}
+bool Options::dumpPtxasInfo() const {
+  return std::get<bool>(get("dump", "ptxas_info"));
+}
+bool Options::dumpDeviceProperties() const {
+  return std::get<bool>(get("dump", "device_properties"));
+}
+const std::string& Options::device() const {
+  return std::get<std::string>(get("runtime", "device"));
 }
 bool Options::verifyPasses() const {
   return std::get<bool>(get("runtime", "verify_passes"));

@@ -3,6 +3,7 @@
 // segmentation and the execution steps).
 #include <fusebox/backend/cuda_backend.h>
 #include <fusebox/concretization.h>
+#include <fusebox/device_spec.h>
 #include <fusebox/ir/printer.h>
 #include <fusebox/kernel_launch.h>
 #include <fusebox/scheduler_setup.h>
@@ -71,16 +72,47 @@ struct FusionRuntime::Impl {
     if (!backend)
       backend =
           sharedBackend(choice == BackendChoice::Cuda ? BackendKind::Cuda : BackendKind::Host);
-    if (!device_queried && choice == BackendChoice::Cuda) {
-      runtime.device = queryDeviceProperties(*backend);
+    if (!device_queried) {
       device_queried = true;
+      planDevice();
     }
     return *backend;
   }
 
+  // The properties the schedulers plan for: the GPU's on cuda, [runtime]
+  // device's (or the caller's) on the host; printed with device_properties.
+  void planDevice() {
+    const std::string& spec = options.device();
+    if (choice == BackendChoice::Cuda) {
+      if (!spec.empty())
+        throw UserError(fmt::format(
+            "[runtime] device \"{}\" plans kernels for a GPU on the host backend; the cuda "
+            "backend plans for its own GPU (leave device empty, or run with --backend host)",
+            displayText(spec)));
+      runtime.device = queryDeviceProperties(*backend);
+    } else if (!spec.empty()) {
+      runtime.device = parseDeviceSpec(spec, {"[runtime] device", 0, 0});
+    }
+    if (!options.dumpDeviceProperties()) return;
+    std::ostream& out = streams().dump;
+    const DeviceProperties& d = runtime.device;
+    out << "=== device properties ===\n"
+        << fmt::format("  name: {}\n  backend: {}\n", d.name,
+                       choice == BackendChoice::Cuda ? "cuda" : "host");
+    if (d.compute_major == 0) {
+      out << fmt::format(
+          "  planned for: the host's own properties ({} multiprocessor, {} B of shared memory a "
+          "block); set [runtime] device to plan for a GPU\n",
+          d.multiprocessor_count, d.shared_memory_per_block);
+      return;
+    }
+    out << fmt::format("  [runtime] device: \"{}\"\n", deviceSpecText(d));
+  }
+
   std::vector<Argument> run(const std::vector<Argument>& inputs, int bench_iterations,
                             std::vector<KernelBenchmark>* bench,
-                            L2State bench_l2 = L2State::Flushed);
+                            L2State bench_l2 = L2State::Flushed,
+                            FusionRuntime::PlanSummary* plan_only = nullptr);
 
   RuntimeStreams streams() const {
     return {runtime.dump ? *runtime.dump : std::cout,
@@ -201,7 +233,8 @@ FusionRuntime::~FusionRuntime() = default;
 std::vector<Argument> FusionRuntime::Impl::run(const std::vector<Argument>& inputs,
                                                int bench_iterations,
                                                std::vector<KernelBenchmark>* bench,
-                                               L2State bench_l2) {
+                                               L2State bench_l2,
+                                               FusionRuntime::PlanSummary* plan_only) {
   const auto start = std::chrono::steady_clock::now();
   auto since = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
@@ -250,6 +283,19 @@ std::vector<Argument> FusionRuntime::Impl::run(const std::vector<Argument>& inpu
   ctx.bench = bench;
   ctx.index_error_records = &index_error_records;
   ctx.defer_index_errors = runtime.defer_index_errors && bench == nullptr;
+  ctx.plan_only = plan_only != nullptr;
+  if (plan_only != nullptr) {
+    // A fresh entry, scheduled ahead and dropped: nothing compiles or runs.
+    ++counters.cache_misses;
+    std::unique_ptr<CacheEntry> planned = build(backend_inputs, report.signature);
+    scheduleAhead(*planned, backend_inputs, ctx);
+    for (const ScheduledSegment& s : planned->scheduled) {
+      plan_only->schedulers.push_back(s.plan != nullptr ? s.plugin.name : std::string());
+      if (s.kernel_plan != nullptr) ++plan_only->kernels;
+    }
+    report.milliseconds = since(start);
+    return {};
+  }
   if (found != cache.end()) {
     report.cache_hit = true;
     ++counters.cache_hits;
@@ -277,6 +323,12 @@ std::vector<Argument> FusionRuntime::Impl::run(const std::vector<Argument>& inpu
 
 std::vector<Argument> FusionRuntime::run(const std::vector<Argument>& inputs) {
   return impl_->run(inputs, 0, nullptr);
+}
+
+FusionRuntime::PlanSummary FusionRuntime::plan(const std::vector<Argument>& inputs) {
+  PlanSummary summary;
+  impl_->run(inputs, 0, nullptr, L2State::Flushed, &summary);
+  return summary;
 }
 
 std::vector<KernelBenchmark> FusionRuntime::benchmarkKernels(const std::vector<Argument>& inputs,

@@ -137,6 +137,8 @@ struct ExecutionContext {
   // defer_index_errors (and not timing kernels alone): a launch does not wait
   // to check its record.
   bool defer_index_errors = false;
+  // FusionRuntime::plan: schedule ahead, compile nothing.
+  bool plan_only = false;
 };
 
 // Picks a scheduler for group `g` of `entry` and has it make params and a plan,

@@ -1,5 +1,6 @@
 // Scheduling a segment (its scheduler, then fallbacks), scheduling ahead on a
 // miss so that independent kernels compile in parallel, and compiling kernels.
+#include <fusebox/backend/cuda_backend.h>
 #include <fusebox/backend/kernel_cache.h>
 
 #include <fmt/format.h>
@@ -175,6 +176,11 @@ ScheduledSegment scheduleGroup(CacheEntry& entry, size_t g, std::vector<Argument
       dumpKernelIr(group, *scheduled.kernel_plan, choice.entry->plugin.name, ctx.streams.dump);
     if (scheduled.kernel_plan != nullptr && ctx.options.dumpKernelSource())
       dumpKernelSource(group, *scheduled.kernel_plan, ctx.streams.dump);
+    if (scheduled.kernel_plan != nullptr && ctx.options.dumpPtxasInfo())
+      ctx.streams.dump << fmt::format("=== ptxas info: group {} ({}, sm_{}{}) ===\n{}", group.id,
+                                      scheduled.kernel_plan->kernel.name, ctx.device.compute_major,
+                                      ctx.device.compute_minor,
+                                      ptxasReport(scheduled.kernel_plan->kernel, ctx.device));
     ctx.report.compile.heuristics_ms += msSince(start);
     scheduled.made_for = made_for;
     return scheduled;
@@ -324,7 +330,7 @@ void scheduleAhead(CacheEntry& entry, const std::vector<Argument>& inputs, Execu
       known[entry.steps[g].output_slots[k]] = std::move(info);
     }
   }
-  if (to_compile.empty()) return;
+  if (to_compile.empty() || ctx.plan_only) return;
   std::vector<KernelSource> sources;
   for (size_t g : to_compile) sources.push_back(entry.scheduled[g].kernel_plan->kernel);
   const auto start = std::chrono::steady_clock::now();

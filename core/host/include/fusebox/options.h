@@ -68,6 +68,11 @@ class Options {
   bool dumpSchedulerParams() const;    // each segment's scheduler, params and plan
   bool dumpKernelIr() const;           // each kernel's kernel IR (docs/kernel-ir.md)
   bool dumpKernelSource() const;       // each generated kernel's source
+  // ptxas's report on each generated kernel (NVRTC for the planned device).
+  bool dumpPtxasInfo() const;
+  // The device properties planned for, once a run (the backend's, or
+  // [runtime] device's on the host).
+  bool dumpDeviceProperties() const;
   // Where to write the segment graph (Graphviz); empty: nowhere.
   const std::string& graphFile() const;
   // [runtime]
@@ -76,6 +81,9 @@ class Options {
   // Resize extents become constants of the concretized fusion (docs/runtime.md).
   bool concretizeResizeExtents() const;
   bool forwardInputs() const;
+  // [runtime] device: the GPU a host-backend run plans for (device_spec.h);
+  // empty: the host's own properties.
+  const std::string& device() const;
   // [runtime] shapes (docs/runtime.md, "Kernels across sizes").
   ShapesPolicy shapes() const;
 

@@ -200,6 +200,20 @@ class FusionRuntime {
   // outputs may share storage with inputs (views made by no_op).
   std::vector<Argument> run(const std::vector<Argument>& inputs);
 
+  // What plan() made: the segments, and for each its scheduler, or none
+  // when the segment is scheduled only as it runs (its inputs come from a
+  // segment that runs on the host, so their layout is not known ahead).
+  struct PlanSummary {
+    std::vector<std::string> schedulers;  // per segment; "" when not planned ahead
+    int kernels = 0;                      // segments planned as a generated kernel
+  };
+  // Everything run() does on a first call up to running (passes,
+  // segmentation, heuristics, code generation and the dumps the options ask
+  // for), without compiling or running a kernel or keeping the result:
+  // what a GPU's plans look like, from a machine without one, with
+  // [runtime] device on the host backend (docs/cli.md, --plan-only).
+  PlanSummary plan(const std::vector<Argument>& inputs);
+
   // Runs the fusion like run() and then times each segment a KernelPlan ran:
   // `iterations` launches with the same parameters after one warm-up, median
   // (CUDA events on cuda, each launch after an L2 flush unless `l2` is Warm;

@@ -11,9 +11,10 @@
 #include <sstream>
 
 #include "backend/cuda/cublas_library.h"
-#include "backend/kernel_record.h"
 #include "backend/cuda/cuda_kernel.h"
 #include "backend/cuda/nvrtc_api.h"
+#include "backend/cuda/nvrtc_compile.h"
+#include "backend/kernel_record.h"
 
 namespace fusebox::cuda {
 namespace {
@@ -310,6 +311,16 @@ std::unique_ptr<Backend> createCudaBackend(const CudaBackendOptions& options) {
 DeviceProperties queryDeviceProperties(Backend& backend) {
   if (backend.kind() != BackendKind::Cuda) return DeviceProperties{};
   return cuda::asCudaBackend(backend, "queryDeviceProperties").device().properties();
+}
+
+std::string ptxasReport(const KernelSource& kernel, const DeviceProperties& device) {
+  if (device.compute_major <= 0)
+    throw UserError(fmt::format(
+        "ptxas report of kernel {}: {} names no GPU to compile for; on the host backend set "
+        "[runtime] device (e.g. --set runtime.device=h100)",
+        kernel.name, device.name));
+  const cuda::NvrtcCompiler compiler(device.compute_major * 10 + device.compute_minor, {});
+  return compiler.ptxasReport(kernel);
 }
 
 DeviceAllocatorStats deviceAllocatorStats(Backend& backend) {

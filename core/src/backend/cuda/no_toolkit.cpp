@@ -26,6 +26,9 @@ std::unique_ptr<Backend> createCudaBackend(const CudaBackendOptions&) {
 DeviceProperties queryDeviceProperties(Backend&) {
   return DeviceProperties{};
 }
+std::string ptxasReport(const KernelSource&, const DeviceProperties&) {
+  fail();
+}
 double timeKernelMs(Backend&, CompiledKernel&, const LaunchConfig&, const KernelParams&, int,
                     L2State) {
   fail();

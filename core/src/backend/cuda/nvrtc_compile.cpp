@@ -102,6 +102,28 @@ std::vector<std::string> NvrtcCompiler::options(const KernelSource& kernel) cons
 
 std::string NvrtcCompiler::compile(const KernelSource& kernel,
                                    const std::filesystem::path& failure_dir) const {
+  return compileProgram(kernel, options(kernel), failure_dir, nullptr);
+}
+
+std::string NvrtcCompiler::ptxasReport(const KernelSource& kernel) const {
+  std::vector<std::string> opts = options(kernel);
+  opts.push_back("--ptxas-options=-v");
+  std::string log;
+  compileProgram(kernel, opts, {}, &log);
+  // ptxas's lines, without NVRTC's own warnings or ptxas's compile time
+  // (which changes from run to run).
+  std::istringstream in(log);
+  std::string line, out;
+  while (std::getline(in, line))
+    if (line.find("ptxas") != std::string::npos && line.find("Compile time") == std::string::npos)
+      out += line + "\n";
+  return out;
+}
+
+std::string NvrtcCompiler::compileProgram(const KernelSource& kernel,
+                                          const std::vector<std::string>& opts,
+                                          const std::filesystem::path& failure_dir,
+                                          std::string* log_out) const {
   const NvrtcApi& api = nvrtc();
   const auto& headers = embeddedRuntimeHeaders();
   std::vector<const char*> header_texts, header_names;
@@ -120,11 +142,13 @@ std::string NvrtcCompiler::compile(const KernelSource& kernel,
     ~Destroy() { nvrtc().destroyProgram(p); }
   } destroy{&program};
 
-  const std::vector<std::string> opts = options(kernel);
   std::vector<const char*> opt_ptrs;
   for (const auto& o : opts) opt_ptrs.push_back(o.c_str());
   nvrtcResult result =
       api.compileProgram(program, static_cast<int>(opt_ptrs.size()), opt_ptrs.data());
+  if (result != NVRTC_SUCCESS && failure_dir.empty())
+    throw UserError(fmt::format("NVRTC failed to compile kernel {} for sm_{}: {}\n{}", kernel.name,
+                                arch_, nvrtcError(result), firstLines(programLog(program), 20)));
   if (result != NVRTC_SUCCESS) {
     const std::string log = programLog(program);
     std::filesystem::create_directories(failure_dir);
@@ -143,6 +167,7 @@ std::string NvrtcCompiler::compile(const KernelSource& kernel,
         kernel.name, arch_, nvrtcError(result), source_path.string(), log_path.string(),
         firstLines(log, 20)));
   }
+  if (log_out != nullptr) *log_out = programLog(program);
   size_t size = 0;
   checkNvrtc(api.getCubinSize(program, &size), "nvrtcGetCUBINSize");
   std::string cubin(size, '\0');

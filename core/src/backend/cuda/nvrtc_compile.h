@@ -29,8 +29,16 @@ class NvrtcCompiler {
   // Compiles to a cubin. A compile failure writes the source and NVRTC's log
   // to `failure_dir`/<name>-<hash>.cu and .log and throws UserError naming both.
   std::string compile(const KernelSource& kernel, const std::filesystem::path& failure_dir) const;
+  // ptxas's resource report on `kernel` (its -v lines: registers, spills,
+  // shared memory), compiling without writing any file; a failure throws
+  // UserError with NVRTC's log.
+  std::string ptxasReport(const KernelSource& kernel) const;
 
  private:
+  // `opts` for NVRTC; an empty `failure_dir` writes no files on a failure.
+  // With `log`, NVRTC's log of a successful compile.
+  std::string compileProgram(const KernelSource& kernel, const std::vector<std::string>& opts,
+                             const std::filesystem::path& failure_dir, std::string* log) const;
   int arch_ = 0;
   std::vector<std::string> extra_options_;
 };

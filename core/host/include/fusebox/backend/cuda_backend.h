@@ -49,6 +49,14 @@ std::unique_ptr<Backend> createCudaBackend(const CudaBackendOptions& options = {
 // host defaults (DeviceProperties{}) for any other backend.
 DeviceProperties queryDeviceProperties(Backend& backend);
 
+// ptxas's report on `kernel` compiled by NVRTC for `device`'s compute
+// capability (the lines `ptxas -v` prints: registers, spills, stack, shared
+// memory). Needs libnvrtc only, no GPU or driver: with [runtime] device on
+// the host backend, a GPU's kernels are reported from any machine. Throws
+// UserError when NVRTC is missing, `device` names no compute capability,
+// or the compile fails.
+std::string ptxasReport(const KernelSource& kernel, const DeviceProperties& device);
+
 // Times one kernel with CUDA events on the backend's stream: one warm-up
 // launch, then `iterations` launches each between two events (after the
 // flush, with L2State::Flushed); returns the median in milliseconds. Throws
