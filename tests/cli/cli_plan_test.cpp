@@ -103,6 +103,7 @@ TEST(RuntimeDevice, BadTextsNameTheItemAndWhereItWasSet) {
            Case{"sms=4,sms=8", "'sms' is given twice"},
            Case{"h100,threads=100", "'threads' must be a multiple of 32, got 100"},
            Case{"sm=9", "'sm' expects an integer from 50 to 199"},
+           Case{"h100,", "an empty item (two commas in a row, or one at an end)"},
        }) {
     SCOPED_TRACE(c.text);
     const auto r = runCommand(rmsnormBackward("8", "64") + " --plan-only --set 'runtime.device=\"" +

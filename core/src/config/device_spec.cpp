@@ -78,6 +78,8 @@ DeviceProperties parseDeviceSpec(std::string_view text, const SourceLocation& wh
     const size_t comma = std::min(text.find(',', pos), text.size());
     const std::string_view item = trimmed(text.substr(pos, comma - pos));
     pos = comma + 1;
+    if (item.empty() && text.find_first_not_of(' ') != std::string_view::npos)
+      throw fail("an empty item (two commas in a row, or one at an end)");
     const size_t eq = item.find('=');
     if (eq == std::string_view::npos) {
       const std::string preset(item);
