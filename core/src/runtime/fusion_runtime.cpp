@@ -73,8 +73,8 @@ struct FusionRuntime::Impl {
       backend =
           sharedBackend(choice == BackendChoice::Cuda ? BackendKind::Cuda : BackendKind::Host);
     if (!device_queried) {
+      planDevice();  // a refusal is raised again by the next call, never skipped
       device_queried = true;
-      planDevice();
     }
     return *backend;
   }
