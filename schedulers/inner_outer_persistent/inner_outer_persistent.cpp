@@ -166,13 +166,13 @@ class InnerOuterPersistentScheduler final : public Scheduler {
           info.device().shared_memory_per_block);
     an.params.accumulator_shared_bytes = dynamic;
     const int64_t limit = info.device().shared_memory_per_block;
+    const std::string prefetch = option<std::string>("prefetch_rows");
     auto tooLarge = [&](const char* what, int64_t bytes) {
       return fmt::format(
           "prefetch_rows = \"{}\": {} {} B of shared memory a block, {} B with the rest, "
           "more than the {} B a block may have",
-          option<std::string>("prefetch_rows"), what, bytes, shared + bytes, limit);
+          prefetch, what, bytes, shared + bytes, limit);
     };
-    const std::string prefetch = option<std::string>("prefetch_rows");
     if (prefetch == "staged" || prefetch == "auto") {
       // One stage of the buffers a row group reads again (the loaded ones
       // no row moves are loaded once, not staged). On by default where it
@@ -194,7 +194,7 @@ class InnerOuterPersistentScheduler final : public Scheduler {
         an.params.staged_rows = true;
         an.params.shared_buffer_bytes = bytes;
       }
-    } else if (option<std::string>("prefetch_rows") == "on") {
+    } else if (prefetch == "on") {
       // Measured and left off by default: on an H200 every size tried ran
       // slower (layernorm backward 8192x5120 bf16 120.6 us against 106.1,
       // 16384x4096 212.8 against 140.2; docs/schedulers/persistent.md). The

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "config/text_items.h"
+
 namespace fusebox {
 
 namespace {
@@ -56,12 +58,6 @@ std::string keyList() {
   return out;
 }
 
-std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  return s;
-}
-
 }  // namespace
 
 DeviceProperties parseDeviceSpec(std::string_view text, const SourceLocation& where) {
@@ -73,12 +69,8 @@ DeviceProperties parseDeviceSpec(std::string_view text, const SourceLocation& wh
   d.name = "host";
   std::vector<std::string> seen;
   bool first = true, named = false;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    const size_t comma = std::min(text.find(',', pos), text.size());
-    const std::string_view item = trimmed(text.substr(pos, comma - pos));
-    pos = comma + 1;
-    if (item.empty() && text.find_first_not_of(' ') != std::string_view::npos)
+  for (const std::string_view item : config_text::commaItems(text)) {
+    if (item.empty() && !config_text::trim(text).empty())
       throw fail("an empty item (two commas in a row, or one at an end)");
     const size_t eq = item.find('=');
     if (eq == std::string_view::npos) {
@@ -102,8 +94,8 @@ DeviceProperties parseDeviceSpec(std::string_view text, const SourceLocation& wh
       continue;
     }
     first = false;
-    const std::string key(trimmed(item.substr(0, eq)));
-    const std::string value(trimmed(item.substr(eq + 1)));
+    const std::string key(config_text::trim(item.substr(0, eq)));
+    const std::string value(config_text::trim(item.substr(eq + 1)));
     auto k =
         std::find_if(keys().begin(), keys().end(), [&](const Key& x) { return key == x.name; });
     if (k == keys().end())

@@ -2,6 +2,8 @@
 
 #include <fusebox/device_spec.h>
 
+#include "config/text_items.h"
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -105,23 +107,13 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
+using config_text::trim;
 
 // The non-empty items of "a, b,,c", trimmed.
 std::vector<std::string_view> listItems(std::string_view text) {
   std::vector<std::string_view> items;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t comma = text.find(',', pos);
-    std::string_view item =
-        trim(text.substr(pos, comma == std::string_view::npos ? text.npos : comma - pos));
-    pos = comma == std::string_view::npos ? text.size() + 1 : comma + 1;
+  for (std::string_view item : config_text::commaItems(text))
     if (!item.empty()) items.push_back(item);
-  }
   return items;
 }
 

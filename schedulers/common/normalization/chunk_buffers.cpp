@@ -5,8 +5,6 @@
 
 #include <fusebox/error.h>
 
-#include <algorithm>
-
 #include "kernel_ir/element_math.h"
 #include "kernelgen/codegen_ops.h"
 #include "kernelgen/int_math.h"
@@ -29,6 +27,12 @@ int64_t sharedBuffersBytes(const std::vector<PersistentBuffer>& buffers, int64_t
 }
 
 namespace {
+
+// Whether `ref` reads the same element wherever `dims` are (an affine
+// offset with no run-time index and no coefficient on them).
+bool constantAlong(const ElementRef& ref, const std::vector<int>& dims) {
+  return ref.offset.affine && ref.offset.a.terms.empty() && zeroOn(ref.offset.a, dims);
+}
 
 kir::Value chunkIndex() {
   return kir::var("k", kir::intType());
@@ -110,19 +114,12 @@ kir::Value BufferArrays::chunkOf(const std::string& name) const {
   return kir::select(k < kir::lit(p_.register_batch), in_registers, shared);
 }
 
-bool BufferArrays::allRead(const std::set<std::string>& keys) const {
-  return std::all_of(keys.begin(), keys.end(),
-                     [&](const std::string& key) { return read_keys_.count(key) > 0; });
-}
-
 bool BufferArrays::rowInvariant(const ElementRef& ref) const {
-  return hoist_ && !sharedChunks() && ref.offset.affine && ref.offset.a.terms.empty() &&
-         zeroOn(ref.offset.a, hoist_kept_dims_);
+  return hoist_ && !sharedChunks() && constantAlong(ref, hoist_kept_dims_);
 }
 
 std::string BufferArrays::buffer(const ElementRef& ref, const std::string& key,
                                  const VectorPlacement& vp) {
-  read_keys_.insert(key);
   auto it = names_.find(key);
   if (it == names_.end()) {
     const std::string name = fmt::format("{}{}", prefix_, names_.size());
@@ -179,9 +176,7 @@ std::string BufferArrays::buffer(const ElementRef& ref, const std::string& key,
 
 kir::Value BufferArrays::rowScalar(const ElementRef& ref, const std::string& key,
                                    const VectorPlacement& vp) {
-  if (!p_.staged_rows || ref.conditional || !ref.offset.affine || !ref.offset.a.terms.empty() ||
-      !zeroOn(ref.offset.a, p_.reduced_dims))
-    return {};
+  if (!p_.staged_rows || ref.conditional || !constantAlong(ref, p_.reduced_dims)) return {};
   const kir::Type ct = kir::computeTypeFor(ref.tv->dtype());
   auto it = row_scalars_.find(key);
   if (it == row_scalars_.end()) {

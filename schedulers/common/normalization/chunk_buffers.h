@@ -86,9 +86,6 @@ class BufferArrays {
   // row group. The value to read, or none when `ref` is not such a load.
   kir::Value rowScalar(const kernelgen::ElementRef& ref, const std::string& key,
                        const kernelgen::VectorPlacement& vp);
-  // Whether every buffer of `keys` has been read (each buffer is read
-  // through buffer() by the passes).
-  bool allRead(const std::set<std::string>& keys) const;
   // Whether the load pass copies chunks into shared memory asynchronously
   // (known once a pass has read a buffer); the row kernel commits and waits
   // for them chunk by chunk (row_kernel.cpp).
@@ -118,7 +115,6 @@ class BufferArrays {
   int64_t shared_offset_ = 0;  // bytes of dynamic shared memory given out
   bool async_copies_ = false;  // the load pass copies chunks into shared memory
   bool hoist_ = false;
-  std::set<std::string> read_keys_;
   std::vector<int> hoist_kept_dims_;
 };
 
