@@ -46,6 +46,10 @@ class InnerPersistentScheduler final : public Scheduler {
     out.push_back(bufferPlacementOption());
     out.push_back(blocksPerRowOption());
     out.push_back(rowEdgesOption());
+    out.push_back(
+        {"blocks_per_sm", OptionType::Int, int64_t{0},
+         "Blocks each multiprocessor should hold, 1 to 8, asked of ptxas through "
+         "__launch_bounds__, which caps the registers to fit (0: the heuristic decides)"});
     return out;
   }
 
@@ -53,6 +57,7 @@ class InnerPersistentScheduler final : public Scheduler {
     Configurable::configure(settings);
     requireOneOf(settings, "persistent_buffers", {"auto", "registers", "shared", "reload"});
     checkRowShapeOptions(name(), settings, forcedShape());
+    requireIntInRange(settings, "blocks_per_sm", 0, 8, " (0: the heuristic decides)");
   }
 
   Answer propose(const Fusion& segment, RuntimeInfo& info, CompileTimeCache& cache) override {
@@ -144,8 +149,27 @@ class InnerPersistentScheduler final : public Scheduler {
       }
     }
     an.params.type = ReductionType::Inner;
+    if (problem.empty()) problem = boundBlocks(an);
     return problem;
   }
+
+  // blocks_per_sm, when set, replaces the heuristic's launch bounds (one
+  // block an SM; two for reloaded rows of one load a pass, above). Asking
+  // for the blocks a row kept in shared memory lets an SM hold caps the
+  // registers; measured on the H200 (docs/perf/corpus-13.md), no default
+  // gained by it.
+  std::string boundBlocks(Analysis& an) const {
+    const int64_t forced = option<int64_t>("blocks_per_sm");
+    if (forced == 0) return {};
+    PersistentParams& p = an.params;
+    if (forced * p.threads() > kMaxThreadsPerSM)
+      return fmt::format("blocks_per_sm {} of {} threads each exceed the {} threads an SM holds",
+                         forced, p.threads(), kMaxThreadsPerSM);
+    p.min_blocks_per_sm = static_cast<int>(forced);
+    return {};
+  }
+
+  static constexpr int64_t kMaxThreadsPerSM = 2048;
 
   // The row in the shared memory of `blocks_per_row` blocks (a cluster past
   // one), when every chunk is copied in asynchronously and two such blocks
@@ -179,7 +203,7 @@ class InnerPersistentScheduler final : public Scheduler {
     const int64_t per_block =
         p.shared_buffer_bytes + rowKernelSharedMemoryBytes(st, p) + int64_t{1024};
     return std::min<int64_t>((device.shared_memory_per_block + 1024) / per_block,
-                             2048 / std::max(p.threads(), 1));
+                             kMaxThreadsPerSM / std::max(p.threads(), 1));
   }
 
   // Whether every chunk of the row's buffers is one cp.async can copy (4,

@@ -275,7 +275,9 @@ TEST(InnerPersistentOptions, BadValuesNameTheOption) {
                             {"chunks_per_thread", int64_t{33}},
                             {"chunks_per_thread", int64_t{-1}},
                             {"blocks_per_row", int64_t{3}},
-                            {"blocks_per_row", int64_t{16}}}) {
+                            {"blocks_per_row", int64_t{16}},
+                            {"blocks_per_sm", int64_t{9}},
+                            {"blocks_per_sm", int64_t{-1}}}) {
     SCOPED_TRACE(fmt::format("{} = {}", key, value));
     OptionSettings settings;
     settings[key] = OptionSetting{OptionValue(value), {}};
@@ -320,6 +322,39 @@ TEST_F(PersistentFixture, ForcedShapesStillMatch) {
     ASSERT_TRUE(r.run_time.accepted()) << r.run_time.reason();
     EXPECT_EQ(paramLine(r.params, "block").rfind(fmt::format("[{}, ", threads), 0), 0u) << r.params;
   }
+}
+
+// blocks_per_sm replaces the launch bounds the heuristic asks ptxas for
+// (one block an SM for a row kept in shared memory) and still matches the
+// evaluator; a count whose threads no SM holds is refused with both figures.
+TEST_F(PersistentFixture, BlocksPerSmSetsTheLaunchBounds) {
+  PythonDefinition def = normDefinition(Norm::SoftmaxFwd, DataType::BFloat16);
+  const auto inputs = normInputs(def, 3, 32000, 5);
+  auto s = builtinScheduler("inner_persistent");
+  s->configure({});
+  SchedulerRun heuristic =
+      expectSchedulerMatchesEvaluator(*s, backend(), *def.fusion, inputs, h200());
+  ASSERT_TRUE(heuristic.run_time.accepted()) << heuristic.run_time.reason();
+  EXPECT_EQ(paramLine(heuristic.params, "launch_bounds"), "512 threads, 1 blocks per SM")
+      << heuristic.params;
+
+  OptionSettings settings;
+  settings["blocks_per_sm"] = OptionSetting{OptionValue(int64_t{3}), {}};
+  s->configure(settings);
+  SchedulerRun forced = expectSchedulerMatchesEvaluator(*s, backend(), *def.fusion, inputs, h200());
+  ASSERT_TRUE(forced.run_time.accepted()) << forced.run_time.reason();
+  EXPECT_EQ(paramLine(forced.params, "launch_bounds"), "512 threads, 3 blocks per SM")
+      << forced.params;
+  EXPECT_NE(forced.source.find("__launch_bounds__(512, 3)"), std::string::npos) << forced.source;
+
+  settings["blocks_per_sm"] = OptionSetting{OptionValue(int64_t{5}), {}};
+  s->configure(settings);
+  SchedulerRun refused = runScheduler(*s, backend(), *def.fusion, inputs, h200());
+  ASSERT_FALSE(refused.run_time.accepted());
+  EXPECT_NE(refused.run_time.reason().find(
+                "blocks_per_sm 5 of 512 threads each exceed the 2048 threads an SM holds"),
+            std::string::npos)
+      << refused.run_time.reason();
 }
 
 // A reloaded row's pass of two or more vector loads a chunk issues a

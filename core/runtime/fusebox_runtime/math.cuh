@@ -350,6 +350,14 @@ template <typename T>
 FUSEBOX_DEVICE bool ne(T a, T b) {
   return a != b;
 }
+// a == b for an int64 b and an int32 a that stands for an int64 (an iota
+// whose every value fits, kernelgen's narrow iotas): a 32-bit compare of the
+// element, and b's own test, the same for every element b is broadcast to.
+FUSEBOX_DEVICE bool eqInt32(int32_t a, int64_t b) {
+  const int32_t low = static_cast<int32_t>(b);
+  return static_cast<int64_t>(low) == b && low == a;
+}
+FUSEBOX_DEVICE bool neInt32(int32_t a, int64_t b) { return !eqInt32(a, b); }
 template <typename T>
 FUSEBOX_DEVICE bool lt(T a, T b) {
   return a < b;

@@ -6,9 +6,13 @@
 
 #include <fmt/format.h>
 
+#include <fusebox/checked_math.h>
+
+#include <limits>
 #include <optional>
 
 #include "kernel_ir/element_math.h"
+#include "kernel_ir/print_cuda.h"
 #include "kernelgen/size_literals.h"
 
 namespace fusebox::kernelgen {
@@ -138,6 +142,7 @@ kir::Value ElementWriter::opValue(const Expr* e, const std::vector<kir::Operand>
       return kir::unaryOp(e->attr<UnaryOpType>(), operand(0), out, approximate);
     case OpType::Binary: {
       const auto o = e->attr<BinaryOpType>();
+      if (kir::Value narrow = narrowCompare(e, ops); narrow.defined()) return narrow;
       if (auto it = prepared_divisors_.find(e);
           it != prepared_divisors_.end() && approximate &&
           kir::dividesApproximately(o, operand(0), operand(1), out))
@@ -228,10 +233,59 @@ kir::Value ElementWriter::iotaValue(const Expr* e, const Index& idx) {
   }
   // Wrapping, as the evaluator's: in uint64_t.
   const kir::Type i64 = kir::named("int64_t"), u64 = kir::named("uint64_t");
-  return declare(
+  const kir::Value value = declare(
       out, kir::roundTo(out, kir::cast(i64, kir::cast(u64, kir::castFrom(i64, start)) +
                                                 kir::cast(u64, i) *
                                                     kir::cast(u64, kir::castFrom(i64, step)))));
+  if (out == DataType::Int64) declareNarrowIota(e, i, value);
+  return value;
+}
+
+void ElementWriter::declareNarrowIota(const Expr* e, const kir::Value& i, const kir::Value& value) {
+  const auto* start = dynamic_cast<const Scalar*>(e->input(1));
+  const auto* step = dynamic_cast<const Scalar*>(e->input(2));
+  const auto& sizes = sizesOf(e->output(0));
+  // Over symbolic sizes the kernel serves other extents: not narrowed.
+  if (space_.symbolic() || start == nullptr || step == nullptr || !start->isConst() ||
+      !step->isConst() || sizes.size() != 1 || sizes[0] < 1)
+    return;
+  const int64_t first = toInt(*start->value()), stride = toInt(*step->value());
+  const std::optional<int64_t> span = checked::mul(stride, sizes[0] - 1);
+  const std::optional<int64_t> last = checked::add(first, span);
+  auto fits = [](std::optional<int64_t> x) {
+    return x && *x >= std::numeric_limits<int32_t>::min() &&
+           *x <= std::numeric_limits<int32_t>::max();
+  };
+  // Every value lies between the first and the last, and every i * step
+  // between 0 and the span: the int32 arithmetic below cannot overflow (and
+  // with a step other than 0, i < extent <= 2^31 is an int32 itself).
+  if (!fits(first) || !fits(last) || !fits(span)) return;
+  const kir::Type i32 = kir::named("int32_t");
+  kir::Value narrow = kir::cast(i32, i);
+  if (stride != 1) narrow = narrow * kir::lit(stride);
+  if (first != 0) narrow = kir::lit(first) + narrow;
+  narrow_iotas_[kir::printValue(value)] =
+      sink.at().declare(sink.newVar("n"), i32, narrow, kir::kConstUnused);
+}
+
+kir::Value ElementWriter::narrowCompare(const Expr* e, const std::vector<kir::Operand>& ops) const {
+  if (e->op() != OpType::Binary || ops.size() != 2) return {};
+  const auto o = e->attr<BinaryOpType>();
+  if ((o != BinaryOpType::Eq && o != BinaryOpType::Ne) || ops[0].dtype != DataType::Int64 ||
+      ops[1].dtype != DataType::Int64)
+    return {};
+  for (size_t k = 0; k < 2; ++k) {
+    const auto narrow = narrow_iotas_.find(kir::printValue(ops[k].value));
+    if (narrow == narrow_iotas_.end()) continue;
+    // Both iotas narrow: compare the int32 twins themselves.
+    const auto other = narrow_iotas_.find(kir::printValue(ops[1 - k].value));
+    const kir::Value b = other != narrow_iotas_.end()
+                             ? kir::cast(kir::named("int64_t"), other->second)
+                             : ops[1 - k].value;
+    return kir::call(o == BinaryOpType::Eq ? "fusebox::op::eqInt32" : "fusebox::op::neInt32",
+                     {narrow->second, b});
+  }
+  return {};
 }
 
 // uniform / normal: element i (row-major in the op's shape) from the Philox

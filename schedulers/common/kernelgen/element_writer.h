@@ -115,6 +115,15 @@ class ElementWriter {
   // A new const variable of t's compute type holding the value.
   kir::Value declare(DataType t, kir::Value value);
   kir::Value iotaValue(const Expr* e, const Index& idx);
+  // An int64 iota every value of which is an int32 (constant start and step
+  // over its extent) also declares its value as an int32, by which
+  // narrowCompare compares it.
+  void declareNarrowIota(const Expr* e, const kir::Value& i, const kir::Value& value);
+  // `a == b` / `a != b` of an int64 iota (narrow_iotas_) and another int64,
+  // in 32 bits: the other's own test, whether it is an int32, is the same
+  // for every element of a row that broadcasts it (a target). Not set: the
+  // op is none of these.
+  kir::Value narrowCompare(const Expr* e, const std::vector<kir::Operand>& ops) const;
   kir::Value randomValue(const Expr* e, const Index& idx);
 
   const kir::Value* lookup(const std::string& key) const;
@@ -166,6 +175,8 @@ class ElementWriter {
   std::vector<Access> accesses_;
   std::unordered_set<const Expr*> approximate_;  // approximate_math.h
   std::unordered_map<const Expr*, kir::Value> prepared_divisors_;
+  // By the printed int64 variable: its int32 twin (declareNarrowIota).
+  std::unordered_map<std::string, kir::Value> narrow_iotas_;
   ExactValues exact_;                            // exact_values.h
   std::unordered_map<const Expr*, int> index_check_ids_;
   std::vector<IndexCheck> index_checks_;
