@@ -6,7 +6,6 @@
 namespace fusebox::inner_outer_persistent {
 
 namespace {
-constexpr int64_t kMaxThreadsPerSm = 2048;
 constexpr int64_t kMaxBlocksPerSm = 8;
 // Registers a thread may keep (the caller's `registers`): the kernels hold
 // two or three buffers, the column accumulators and the row's values at
@@ -21,8 +20,8 @@ constexpr int64_t kMaxBlocksPerSm = 8;
 void chooseGrid(normalization::PersistentParams& p, int64_t shared_bytes,
                 const DeviceProperties& device, int64_t forced_per_sm, int64_t registers) {
   const int64_t threads = p.threads();
-  int64_t per_sm =
-      std::min(kMaxThreadsPerSm / threads, device.registers_per_block / (threads * registers));
+  int64_t per_sm = std::min(normalization::kMaxThreadsPerSm / threads,
+                            device.registers_per_block / (threads * registers));
   if (shared_bytes > 0)
     per_sm = std::min(per_sm, (device.shared_memory_per_block + 1024) / shared_bytes);
   per_sm = std::clamp<int64_t>(per_sm, 1, kMaxBlocksPerSm);

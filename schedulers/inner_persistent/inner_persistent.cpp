@@ -162,14 +162,12 @@ class InnerPersistentScheduler final : public Scheduler {
     const int64_t forced = option<int64_t>("blocks_per_sm");
     if (forced == 0) return {};
     PersistentParams& p = an.params;
-    if (forced * p.threads() > kMaxThreadsPerSM)
+    if (forced * p.threads() > kMaxThreadsPerSm)
       return fmt::format("blocks_per_sm {} of {} threads each exceed the {} threads an SM holds",
-                         forced, p.threads(), kMaxThreadsPerSM);
+                         forced, p.threads(), kMaxThreadsPerSm);
     p.min_blocks_per_sm = static_cast<int>(forced);
     return {};
   }
-
-  static constexpr int64_t kMaxThreadsPerSM = 2048;
 
   // The row in the shared memory of `blocks_per_row` blocks (a cluster past
   // one), when every chunk is copied in asynchronously and two such blocks
@@ -203,7 +201,7 @@ class InnerPersistentScheduler final : public Scheduler {
     const int64_t per_block =
         p.shared_buffer_bytes + rowKernelSharedMemoryBytes(st, p) + int64_t{1024};
     return std::min<int64_t>((device.shared_memory_per_block + 1024) / per_block,
-                             kMaxThreadsPerSM / std::max(p.threads(), 1));
+                             kMaxThreadsPerSm / std::max(p.threads(), 1));
   }
 
   // Whether every chunk of the row's buffers is one cp.async can copy (4,

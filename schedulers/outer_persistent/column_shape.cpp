@@ -34,7 +34,6 @@ namespace {
 
 constexpr int64_t kMaxBatch = 32;
 constexpr int64_t kBlockThreads = 256;
-constexpr int64_t kMaxThreadsPerSm = 2048;
 
 }  // namespace
 

@@ -142,7 +142,7 @@ kir::Value ElementWriter::opValue(const Expr* e, const std::vector<kir::Operand>
       return kir::unaryOp(e->attr<UnaryOpType>(), operand(0), out, approximate);
     case OpType::Binary: {
       const auto o = e->attr<BinaryOpType>();
-      if (kir::Value narrow = narrowCompare(e, ops); narrow.defined()) return narrow;
+      if (kir::Value narrow = narrowCompare(o, ops); narrow.defined()) return narrow;
       if (auto it = prepared_divisors_.find(e);
           it != prepared_divisors_.end() && approximate &&
           kir::dividesApproximately(o, operand(0), operand(1), out))
@@ -268,9 +268,8 @@ void ElementWriter::declareNarrowIota(const Expr* e, const kir::Value& i, const 
       sink.at().declare(sink.newVar("n"), i32, narrow, kir::kConstUnused);
 }
 
-kir::Value ElementWriter::narrowCompare(const Expr* e, const std::vector<kir::Operand>& ops) const {
-  if (e->op() != OpType::Binary || ops.size() != 2) return {};
-  const auto o = e->attr<BinaryOpType>();
+kir::Value ElementWriter::narrowCompare(BinaryOpType o,
+                                        const std::vector<kir::Operand>& ops) const {
   if ((o != BinaryOpType::Eq && o != BinaryOpType::Ne) || ops[0].dtype != DataType::Int64 ||
       ops[1].dtype != DataType::Int64)
     return {};

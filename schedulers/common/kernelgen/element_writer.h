@@ -123,7 +123,7 @@ class ElementWriter {
   // in 32 bits: the other's own test, whether it is an int32, is the same
   // for every element of a row that broadcasts it (a target). Not set: the
   // op is none of these.
-  kir::Value narrowCompare(const Expr* e, const std::vector<kir::Operand>& ops) const;
+  kir::Value narrowCompare(BinaryOpType o, const std::vector<kir::Operand>& ops) const;
   kir::Value randomValue(const Expr* e, const Index& idx);
 
   const kir::Value* lookup(const std::string& key) const;

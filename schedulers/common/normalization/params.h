@@ -15,6 +15,11 @@
 
 namespace fusebox::normalization {
 
+// Threads a multiprocessor holds at once (compute capability 8.0 and 9.0;
+// DeviceProperties does not carry it): bounds the blocks an SM of every
+// persistent kernel's launch.
+inline constexpr int64_t kMaxThreadsPerSm = 2048;
+
 // A segment input the kernel keeps in registers between its stages: read
 // once per element, used by several stages (a persistent buffer projected to
 // the input it is computed from, so it is kept at the input's dtype).

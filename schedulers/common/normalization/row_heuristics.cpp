@@ -243,8 +243,9 @@ std::string chooseRowShape(const RowFacts& facts, const RowAccesses& accesses,
     const int64_t threads = std::max<int64_t>(c.bx * rows, 32);
     const int64_t regs =
         std::min<int64_t>(255, kRegisterOverhead + ceilDiv(register_chunks * v * element_bytes, 4));
-    int64_t blocks = std::min<int64_t>(
-        {32, 2048 / threads, device.registers_per_block / std::max<int64_t>(1, regs * threads)});
+    int64_t blocks =
+        std::min<int64_t>({32, kMaxThreadsPerSm / threads,
+                           device.registers_per_block / std::max<int64_t>(1, regs * threads)});
     if (smem > 0) blocks = std::min(blocks, device.shared_memory_per_block / (smem + 1024));
     return blocks * threads / 32;
   };
