@@ -27,6 +27,17 @@ TEST(KernelIrElementMath, ResultsAreRoundedThroughTheirStorageType) {
             "fusebox::Cast<int64_t>::from(fusebox::Cast<int32_t>::from(x))");
 }
 
+TEST(KernelIrElementMath, VectorElementsWidenBFloat16FromTheirWord) {
+  // A bfloat16 lane through widenLane (one instruction on its 32-bit word);
+  // every other dtype is the element's own conversion to its compute type.
+  EXPECT_EQ(printValue(vectorElement(DataType::BFloat16, var("vl0"), var("v"))),
+            "fusebox::widenLane(vl0, v)");
+  EXPECT_EQ(printValue(vectorElement(DataType::Half, var("vl0"), var("v"))),
+            "fusebox::Cast<float>::from(vl0[v])");
+  EXPECT_EQ(printValue(vectorElement(DataType::Int32, subscript(var("pb0"), var("k")), lit(3))),
+            "fusebox::Cast<int64_t>::from(pb0[k][3])");
+}
+
 TEST(KernelIrElementMath, OperandsMeetInThePromotedComputeType) {
   // An int32 compared with a float: both as float, the result a bool.
   EXPECT_EQ(printValue(binaryOp(BinaryOpType::Lt, {var("i"), DataType::Int32},

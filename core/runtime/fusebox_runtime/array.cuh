@@ -155,6 +155,32 @@ FUSEBOX_DEVICE void storeVec(T* p, const Array<T, N>& v) {
 #endif
 }
 
+// Element i of a vector (or of any indexable value) as a float. kernelgen
+// reads each bfloat16 of a loaded vector this way (kir::vectorElement).
+template <typename V, typename I>
+FUSEBOX_DEVICE float widenLane(const V& v, I i) {
+  return static_cast<float>(v[i]);
+}
+
+// For an even number of bfloat16, from the 32-bit word holding the element
+// and its neighbour: the even element is the word shifted up, the odd one
+// the word's high half masked, one instruction each. Widening the 16-bit
+// element itself has the compiler split the word into halves first, which
+// costs the odd element a byte permute and a shift more
+// (docs/perf/corpus-14.md). Both give the same bits as the element's own
+// conversion on the GPU; the host keeps that conversion.
+template <int N, typename I>
+FUSEBOX_DEVICE float widenLane(const Array<BFloat16, N>& v, I i) {
+#if defined(FUSEBOX_CUDA_COMPILER)
+  if constexpr (N % 2 == 0) {
+    // An Array of an even number of bfloat16 is aligned to at least 4 bytes.
+    const uint32_t w = reinterpret_cast<const uint32_t*>(&v)[i >> 1];
+    return bitCast<float>((i & 1) != 0 ? (w & 0xFFFF0000u) : (w << 16));
+  }
+#endif
+  return static_cast<float>(v[i]);
+}
+
 // True when p is aligned for an N-wide vector access of T.
 template <int N, typename T>
 FUSEBOX_DEVICE bool isAlignedForVec(const T* p) {

@@ -162,6 +162,12 @@ Value storedAs(DataType t, Value x) {
   return castFrom(storageTypeFor(t), std::move(x));
 }
 
+Value vectorElement(DataType t, Value vector, Value index) {
+  if (t == DataType::BFloat16)
+    return call("fusebox::widenLane", {std::move(vector), std::move(index)});
+  return castFrom(computeTypeFor(t), subscript(std::move(vector), std::move(index)));
+}
+
 Value literal(const ScalarValue& v, DataType t) {
   switch (t) {
     case DataType::Bool:

@@ -26,6 +26,11 @@ Value roundTo(DataType t, Value x);
 // every value of a t tensor is), in t's storage type: a bfloat16 by taking
 // the float's top half (fusebox::BFloat16::fromExact), the rest by Cast.
 Value storedAs(DataType t, Value x);
+// Element `index` of `vector` (a fusebox::Array of t's storage type) in t's
+// compute type. A bfloat16 is widened from the 32-bit word that holds it
+// and its neighbour (fusebox::widenLane): one instruction each, where
+// widening the 16-bit element costs the odd one a byte permute and a shift.
+Value vectorElement(DataType t, Value vector, Value index);
 // A constant scalar of dtype t, in t's compute type.
 Value literal(const ScalarValue& v, DataType t);
 

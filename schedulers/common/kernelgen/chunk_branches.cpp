@@ -48,8 +48,7 @@ kir::Value VectorPlacement::chunkCondition(CodeSink& sink, const BranchBounds& b
 }
 
 kir::Value VectorPlacement::vectorElement(const TensorView* tv, const std::string& var) {
-  return kir::castFrom(kir::computeTypeFor(tv->dtype()),
-                       kir::subscript(kir::var(var), kir::var("v", kir::intType())));
+  return kir::vectorElement(tv->dtype(), kir::var(var), kir::var("v", kir::intType()));
 }
 
 // A load under checks uniform over the chunk: made once for the chunk, under

@@ -211,7 +211,7 @@ kir::Value CachePlacement::load(CodeSink& sink, const ElementRef& ref) {
     }
     chunk = kir::var(copy->second);
   }
-  return kir::castFrom(kir::computeTypeFor(ref.tv->dtype()), kir::subscript(chunk, elementIndex()));
+  return kir::vectorElement(ref.tv->dtype(), chunk, elementIndex());
 }
 
 void KeptValues::beginPass(ElementWriter& w, int pass) {
